@@ -1,0 +1,39 @@
+#pragma once
+// The command line of towerbench-cli, parsed into a value. No LibTorch here.
+//
+//   towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]
+//                                [--set json.path=value]... [--new-run]
+//   towerbench-cli validate PROJECT
+//   towerbench-cli --help | --version
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/Check.h"
+
+namespace tbench::cli {
+
+struct CliArgs {
+  std::string command;  ///< "train", "validate", "help" or "version"
+  std::string project;
+  std::string runDir;
+  std::optional<int64_t> maxEpoch;
+  std::optional<int64_t> stepsPerEpoch;
+  std::vector<std::string> overrides;  ///< "path=value", applied in order
+  bool newRun = false;
+};
+
+/// Bad usage; main prints it with the usage text and exits with 2.
+class UsageError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// Parses argv (without argv[0]). Throws UsageError.
+CliArgs parseCliArgs(const std::vector<std::string>& args);
+
+/// The usage text printed by --help and after a usage error.
+std::string usageText();
+
+}  // namespace tbench::cli

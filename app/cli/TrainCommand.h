@@ -1,0 +1,16 @@
+#pragma once
+// The commands of towerbench-cli. Each returns the process exit status (0 success, 1 training
+// failed, 2 bad input, 130 stopped by a signal) and writes its messages to stderr.
+
+#include "app/cli/CliArgs.h"
+
+namespace tbench::cli {
+
+/// `train`: loads the project, applies overrides, prepares the run directory (project.json,
+/// log.log) and trains headless. `commandLine` is written as the first line of log.log.
+int runTrain(const CliArgs& args, const std::string& commandLine);
+
+/// `validate`: checks the project and opens its data sources; prints every problem.
+int runValidate(const CliArgs& args);
+
+}  // namespace tbench::cli

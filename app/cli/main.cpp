@@ -1,0 +1,34 @@
+// towerbench-cli: the headless runner (see CliArgs.h for the commands).
+
+#include <iostream>
+
+#include <torch/version.h>
+
+#include "app/cli/CliArgs.h"
+#include "app/cli/TrainCommand.h"
+#include "engine/train/Environment.h"
+
+int main(int argc, char** argv) {
+  tbench::tuneAllocator();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string commandLine = "towerbench-cli";
+  for (const auto& a : args) commandLine += " " + a;
+
+  tbench::cli::CliArgs parsed;
+  try {
+    parsed = tbench::cli::parseCliArgs(args);
+  } catch (const tbench::cli::UsageError& e) {
+    std::cerr << "towerbench-cli: " << e.what() << "\n\n" << tbench::cli::usageText();
+    return 2;
+  }
+  if (parsed.command == "help") {
+    std::cout << tbench::cli::usageText();
+    return 0;
+  }
+  if (parsed.command == "version") {
+    std::cout << "towerbench-cli 0.1.0 (LibTorch " << TORCH_VERSION << ")\n";
+    return 0;
+  }
+  if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
+  return tbench::cli::runTrain(parsed, commandLine);
+}

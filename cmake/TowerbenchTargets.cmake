@@ -1,0 +1,39 @@
+# Helpers shared by every target.
+#
+# Compiling a translation unit that includes <torch/torch.h> costs ~25 s on the 2-core build
+# machines. One precompiled header, built once by `tb_torch_pch`, is reused by every engine
+# layer and every test that includes LibTorch.
+
+add_library(tb_torch_pch STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+target_link_libraries(tb_torch_pch PUBLIC ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json)
+target_compile_options(tb_torch_pch PUBLIC -Wall -Wextra -Wno-unused-parameter)
+target_precompile_headers(tb_torch_pch PUBLIC
+  <torch/torch.h> <nlohmann/json.hpp> <string> <vector> <memory> <functional> <optional>
+  <mutex> <atomic> <thread> <chrono> <map> <unordered_map> <sstream>)
+
+# tb_engine_library(NAME SOURCES... LINK deps...)
+function(tb_engine_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TORCH_LIBRARIES} Threads::Threads)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  target_precompile_headers(${name} REUSE_FROM tb_torch_pch)
+endfunction()
+
+# tb_test(NAME SOURCE LINK deps...) : one Qt Test executable registered with CTest.
+function(tb_test name source)
+  cmake_parse_arguments(ARG "NO_PCH" "" "LINK;LABELS" ${ARGN})
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK} Qt6::Test)
+  target_compile_definitions(${name} PRIVATE
+    TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  if(NOT ARG_NO_PCH)
+    target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+    target_precompile_headers(${name} REUSE_FROM tb_torch_pch)
+  endif()
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TB_QUIET=1"
+    LABELS "${ARG_LABELS}" TIMEOUT 300)
+endfunction()

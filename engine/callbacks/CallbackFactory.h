@@ -1,0 +1,43 @@
+#pragma once
+// CallbackFactory: a callback made of functions, for small one-off behaviour.
+//
+//   auto cb = std::make_shared<CallbackFactory>("dump", CallbackFactory::Hooks{
+//       .trigger = [](TrainerContext& c) { ... }});
+
+#include <functional>
+
+#include "engine/callbacks/Callback.h"
+
+namespace tbench {
+
+class CallbackFactory : public Callback {
+ public:
+  using Hook = std::function<void(TrainerContext&)>;
+  struct Hooks {
+    Hook setupGraph;
+    Hook beforeTrain;
+    Hook beforeEpoch;
+    Hook triggerStep;
+    Hook trigger;
+    Hook afterTrain;
+  };
+  CallbackFactory(std::string name, Hooks hooks)
+      : name_(std::move(name)), hooks_(std::move(hooks)) {}
+  std::string name() const override { return name_; }
+
+ private:
+  void onSetupGraph() override { call(hooks_.setupGraph); }
+  void onBeforeTrain() override { call(hooks_.beforeTrain); }
+  void onBeforeEpoch() override { call(hooks_.beforeEpoch); }
+  void onTriggerStep() override { call(hooks_.triggerStep); }
+  void onTrigger() override { call(hooks_.trigger); }
+  void onAfterTrain() override { call(hooks_.afterTrain); }
+  void call(const Hook& hook) {
+    if (hook) hook(context());
+  }
+
+  std::string name_;
+  Hooks hooks_;
+};
+
+}  // namespace tbench

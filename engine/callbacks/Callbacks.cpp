@@ -1,0 +1,88 @@
+#include "engine/callbacks/Callbacks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace tbench {
+
+Callbacks::Callbacks(std::vector<CallbackPtr> callbacks) : callbacks_(std::move(callbacks)) {
+  for (const auto& cb : callbacks_) TB_CHECK(cb != nullptr, "null callback in the list");
+  epochSeconds_.assign(callbacks_.size(), 0.0);
+}
+
+template <typename Hook>
+void Callbacks::forEach(Hook hook) {
+  using Clock = std::chrono::steady_clock;
+  for (size_t i = 0; i < callbacks_.size(); ++i) {
+    const auto start = Clock::now();
+    hook(*callbacks_[i]);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    epochSeconds_[i] += seconds;
+    total_ += seconds;
+  }
+}
+
+void Callbacks::onSetupGraph() {
+  forEach([this](Callback& cb) { cb.setupGraph(context()); });
+}
+void Callbacks::onBeforeTrain() {
+  forEach([](Callback& cb) { cb.beforeTrain(); });
+}
+void Callbacks::onBeforeEpoch() {
+  std::fill(epochSeconds_.begin(), epochSeconds_.end(), 0.0);
+  forEach([](Callback& cb) { cb.beforeEpoch(); });
+}
+void Callbacks::onBeforeRun() {
+  forEach([](Callback& cb) { cb.beforeRun(); });
+}
+void Callbacks::onAfterRun() {
+  forEach([](Callback& cb) { cb.afterRun(); });
+}
+void Callbacks::onTriggerStep() {
+  forEach([](Callback& cb) { cb.triggerStep(); });
+}
+void Callbacks::onAfterEpoch() {
+  forEach([](Callback& cb) { cb.afterEpoch(); });
+}
+void Callbacks::onTriggerEpoch() {
+  forEach([](Callback& cb) { cb.triggerEpoch(); });
+  logEpochTimes();
+}
+void Callbacks::onTrigger() {
+  forEach([](Callback& cb) { cb.trigger(); });
+}
+
+void Callbacks::onAfterTrain() {
+  std::exception_ptr first;
+  for (const auto& cb : callbacks_) {
+    try {
+      cb->afterTrain();
+    } catch (const std::exception& e) {
+      TB_LOG(Error) << "afterTrain of " << cb->name() << " failed: " << e.what();
+      if (!first) first = std::current_exception();
+    } catch (...) {
+      TB_LOG(Error) << "afterTrain of " << cb->name() << " failed with an unknown exception";
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+void Callbacks::logEpochTimes() {
+  double sum = 0;
+  for (double s : epochSeconds_) sum += s;
+  // Like tensorpack's CallbackTimeLogger: only worth a line when callbacks took a while.
+  if (sum < 1.0) return;
+  std::string text;
+  for (size_t i = 0; i < callbacks_.size(); ++i) {
+    if (epochSeconds_[i] < 0.05 * sum) continue;
+    text += str(text.empty() ? "" : ", ", callbacks_[i]->name(), ": ", epochSeconds_[i], " s");
+  }
+  TB_LOG(Info) << "callbacks took " << sum << " s this epoch (" << text << ")";
+}
+
+}  // namespace tbench

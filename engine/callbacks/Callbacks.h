@@ -1,0 +1,45 @@
+#pragma once
+// Callbacks: runs a list of callbacks in order, as one callback.
+//
+// - Times every callback (wall time in every hook) and logs at the end of an epoch the ones
+//   that took noticeable time, like tensorpack's CallbackTimeLogger.
+// - afterTrain runs on every callback even when some throw; the first exception is rethrown
+//   after all have run.
+// - secondsInCallbacks() is the total time spent in hooks, used to exclude it from throughput.
+
+#include <vector>
+
+#include "engine/callbacks/Callback.h"
+
+namespace tbench {
+
+class Callbacks : public Callback {
+ public:
+  explicit Callbacks(std::vector<CallbackPtr> callbacks);
+  const std::vector<CallbackPtr>& callbacks() const { return callbacks_; }
+  /// Total wall time spent in the hooks of the callbacks since setupGraph.
+  double secondsInCallbacks() const { return total_; }
+  std::string name() const override { return "Callbacks"; }
+
+ private:
+  void onSetupGraph() override;
+  void onBeforeTrain() override;
+  void onBeforeEpoch() override;
+  void onBeforeRun() override;
+  void onAfterRun() override;
+  void onTriggerStep() override;
+  void onAfterEpoch() override;
+  void onTriggerEpoch() override;
+  void onTrigger() override;
+  void onAfterTrain() override;
+
+  template <typename Hook>
+  void forEach(Hook hook);
+  void logEpochTimes();
+
+  std::vector<CallbackPtr> callbacks_;
+  std::vector<double> epochSeconds_;  ///< time per callback in the current epoch
+  double total_ = 0;
+};
+
+}  // namespace tbench

@@ -1,0 +1,48 @@
+#pragma once
+// TrainerContext: the narrow view of a trainer that callbacks get. Callbacks never see the
+// trainer itself, which keeps callbacks, input sources and trainers free of cycles.
+//
+// Counters (tensorpack's meaning, in camelCase):
+//  - epochNum(): the current epoch, 1-based. In beforeEpoch/afterEpoch/triggerEpoch of
+//    epoch 3 it is 3. Before the first epoch it is startingEpoch() - 1.
+//  - localStep(): the index of the current step within its epoch, 0-based; valid in
+//    beforeRun, afterRun and triggerStep.
+//  - globalStep(): the number of steps run so far. It is incremented right after runStep(),
+//    so it is 0 in beforeRun of the very first step and 1 in its afterRun and triggerStep.
+//    A run that starts at epoch E > 1 without a checkpoint starts at (E-1) * stepsPerEpoch.
+// All methods are called on the engine thread.
+
+#include <cstdint>
+#include <string>
+
+#include "engine/callbacks/HyperParam.h"
+#include "engine/callbacks/MonitorSink.h"
+
+namespace tbench {
+
+class TrainerContext {
+ public:
+  virtual ~TrainerContext() = default;
+
+  virtual int64_t epochNum() const = 0;
+  virtual int64_t globalStep() const = 0;
+  virtual int64_t localStep() const = 0;
+  virtual int64_t stepsPerEpoch() const = 0;
+  virtual int64_t startingEpoch() const = 0;
+  virtual int64_t maxEpoch() const = 0;
+  /// Samples consumed by one step over all towers (batch × towers).
+  virtual int64_t samplesPerStep() const = 0;
+  /// Seconds spent inside callbacks since training started (for throughput that excludes them).
+  virtual double secondsInCallbacks() const = 0;
+
+  virtual MonitorSink& monitors() = 0;
+  /// The hyper-parameter called `name`, or nullptr.
+  virtual HyperParam* hyperParam(const std::string& name) = 0;
+  /// The run directory, or empty when the run writes no files.
+  virtual const std::string& runDir() const = 0;
+
+  /// Ends training at the next step boundary. Thread-safe.
+  virtual void requestStop() = 0;
+};
+
+}  // namespace tbench

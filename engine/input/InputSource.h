@@ -1,0 +1,47 @@
+#pragma once
+// InputSource: where a trainer's batches come from (tensorpack's InputSource).
+//
+// Contract:
+//  - setup(specs) once, before training, with the model's inputs.
+//  - callbacks() are added to the trainer's callbacks (e.g. the one that starts a
+//    QueueInput's thread in beforeTrain, reports its queue size, and stops it in afterTrain).
+//  - nextBatch() is called on the engine thread (or by tower threads in tower order, under
+//    the trainer's control); it repeats passes of the underlying data forever: epochs are
+//    counted in steps, not in passes.
+//  - size() is the number of batches in one pass when known (the default steps_per_epoch).
+//  - stop() ends any background work; safe to call several times and from any thread.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/callbacks/Callback.h"
+#include "engine/input/Batch.h"
+
+namespace tbench {
+
+class InputSource {
+ public:
+  virtual ~InputSource() = default;
+  void setup(const std::vector<InputSpec>& specs);
+  const std::vector<InputSpec>& specs() const { return specs_; }
+  bool isSetUp() const { return setUp_; }
+
+  virtual std::vector<CallbackPtr> callbacks() { return {}; }
+  /// The next batch, checked against the specs.
+  Batch nextBatch() { return Batch(specs_, nextDatapoint()); }
+  virtual std::optional<int64_t> size() const = 0;
+  virtual void stop() {}
+
+ protected:
+  virtual void onSetup() {}
+  virtual Datapoint nextDatapoint() = 0;
+
+ private:
+  std::vector<InputSpec> specs_;
+  bool setUp_ = false;
+};
+
+using InputSourcePtr = std::shared_ptr<InputSource>;
+
+}  // namespace tbench

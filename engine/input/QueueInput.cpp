@@ -1,0 +1,121 @@
+#include "engine/input/QueueInput.h"
+
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace tbench {
+
+class QueueInput::Reporter : public Callback {
+ public:
+  explicit Reporter(QueueInput& input) : input_(input) {}
+  std::string name() const override { return "QueueInput"; }
+
+ private:
+  void onBeforeTrain() override { input_.start(); }
+  void onTriggerEpoch() override {
+    double average = 0;
+    {
+      std::lock_guard<std::mutex> lock(input_.mutex_);
+      if (input_.sizeCount_ == 0) return;
+      average = input_.sizeSum_ / static_cast<double>(input_.sizeCount_);
+      input_.sizeSum_ = 0;
+      input_.sizeCount_ = 0;
+    }
+    context().monitors().putScalar("QueueInput/queue_size", average);
+  }
+  void onAfterTrain() override { input_.stop(); }
+
+  QueueInput& input_;
+};
+
+QueueInput::QueueInput(DataFlowPtr dataflow, int64_t capacity)
+    : dataflow_(std::move(dataflow)), capacity_(capacity) {
+  TB_CHECK(dataflow_ != nullptr, "QueueInput needs a DataFlow");
+  TB_CHECK(capacity_ > 0, "QueueInput capacity must be positive, got ", capacity_);
+}
+
+QueueInput::~QueueInput() { stop(); }
+
+std::vector<CallbackPtr> QueueInput::callbacks() { return {std::make_shared<Reporter>(*this)}; }
+
+void QueueInput::start() {
+  if (worker_.joinable()) return;
+  TB_CHECK(isSetUp(), "QueueInput::start() before setup()");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    TB_CHECK(!stopping_, "QueueInput cannot be restarted after stop()");
+  }
+  worker_ = std::thread([this] { work(); });
+}
+
+void QueueInput::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  notFull_.notify_all();
+  notEmpty_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+int64_t QueueInput::queueSize() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+void QueueInput::work() {
+  try {
+    dataflow_->resetState();
+    bool producedAny = false;
+    while (true) {
+      DataPass pass = dataflow_->pass();
+      Datapoint point;
+      bool passHadData = false;
+      while (pass.next(point)) {
+        passHadData = producedAny = true;
+        std::unique_lock<std::mutex> lock(mutex_);
+        notFull_.wait(lock,
+                      [&] { return stopping_ || static_cast<int64_t>(queue_.size()) < capacity_; });
+        if (stopping_) return;
+        queue_.push_back(std::move(point));
+        lock.unlock();
+        notEmpty_.notify_one();
+      }
+      if (!passHadData) {
+        throw InputError(producedAny ? "the training DataFlow produced an empty pass"
+                                     : "the training DataFlow produced no data");
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error_ = std::current_exception();
+    finished_ = true;
+  }
+  notEmpty_.notify_all();
+}
+
+Datapoint QueueInput::nextDatapoint() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) throw std::runtime_error("QueueInput was stopped");
+  if (!worker_.joinable()) {
+    lock.unlock();
+    start();
+    lock.lock();
+  }
+  sizeSum_ += static_cast<double>(queue_.size());
+  ++sizeCount_;
+  notEmpty_.wait(lock, [&] { return !queue_.empty() || finished_ || stopping_; });
+  if (!queue_.empty()) {
+    Datapoint point = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    notFull_.notify_one();
+    return point;
+  }
+  if (error_) std::rethrow_exception(error_);
+  throw std::runtime_error("QueueInput was stopped");
+}
+
+}  // namespace tbench

@@ -1,0 +1,38 @@
+#include "engine/models/ConvNet.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+ConvNet::ConvNet(const ConvNetOptions& o) {
+  TB_CHECK(o.kernelSize > 0 && o.kernelSize % 2 == 1, "kernel_size must be odd, got ",
+           o.kernelSize);
+  TB_CHECK(o.image.height >= 4 && o.image.width >= 4,
+           "the ConvNet pools twice: images must be "
+           "at least 4x4, got ",
+           o.image.height, "x", o.image.width);
+  const int64_t pad = o.kernelSize / 2;
+  conv1_ = register_module(
+      "conv1",
+      torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(o.image.channels, o.conv1Channels, o.kernelSize).padding(pad)));
+  conv2_ = register_module(
+      "conv2",
+      torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(o.conv1Channels, o.conv2Channels, o.kernelSize).padding(pad)));
+  const int64_t flat = o.conv2Channels * (o.image.height / 4) * (o.image.width / 4);
+  fc1_ = register_module("fc1", torch::nn::Linear(flat, o.fcWidth));
+  dropout_ = register_module("dropout", torch::nn::Dropout(o.dropout));
+  fc2_ = register_module("fc2", torch::nn::Linear(o.fcWidth, o.numClasses));
+}
+
+torch::Tensor ConvNet::forward(torch::Tensor x) {
+  x = torch::max_pool2d(torch::relu(conv1_->forward(x)), 2);
+  x = torch::max_pool2d(torch::relu(conv2_->forward(x)), 2);
+  x = torch::relu(fc1_->forward(x.flatten(1)));
+  return fc2_->forward(dropout_->forward(x));
+}
+
+}  // namespace tbench

@@ -1,0 +1,37 @@
+#pragma once
+// ConvNet: the "2 Conv+pooling" network of the Fashion-MNIST benchmark table (the TensorFlow
+// tutorial net): conv 5x5 32, max-pool 2, conv 5x5 64, max-pool 2, fc 1024, fc classes, ReLU
+// after every hidden layer and "same" padding. Sizes are configurable.
+
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+
+#include "engine/models/ClassifierNet.h"
+
+namespace tbench {
+
+struct ConvNetOptions {
+  ImageShape image;
+  int64_t numClasses = 10;
+  int64_t conv1Channels = 32;
+  int64_t conv2Channels = 64;
+  int64_t kernelSize = 5;  ///< odd, so that "same" padding is exact
+  int64_t fcWidth = 1024;
+  double dropout = 0.0;
+};
+
+class ConvNet : public ClassifierNet {
+ public:
+  explicit ConvNet(const ConvNetOptions& options);
+  torch::Tensor forward(torch::Tensor images) override;
+
+ private:
+  torch::nn::Conv2d conv1_{nullptr};
+  torch::nn::Conv2d conv2_{nullptr};
+  torch::nn::Linear fc1_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+  torch::nn::Linear fc2_{nullptr};
+};
+
+}  // namespace tbench

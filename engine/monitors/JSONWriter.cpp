@@ -1,0 +1,71 @@
+#include "engine/monitors/JSONWriter.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace tbench {
+
+JSONWriter::JSONWriter(std::string path) : path_(std::move(path)) {}
+
+nlohmann::json JSONWriter::load(const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(readFile(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(str(path, ": not valid JSON: ", e.what()));
+  }
+  if (!doc.is_array()) throw InputError(str(path, ": expected a JSON list of stats"));
+  return doc;
+}
+
+void JSONWriter::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
+  pending_[name] = value;
+}
+
+void JSONWriter::onBeforeTrain() {
+  if (path_.empty()) {
+    TB_CHECK(!context().runDir().empty(), "JSONWriter needs a path or a run directory");
+    path_ = (std::filesystem::path(context().runDir()) / "stats.json").string();
+  }
+  if (!std::filesystem::exists(path_)) return;
+  const nlohmann::json old = load(path_);
+  const int64_t start = context().globalStep();
+  for (const auto& entry : old) {
+    if (entry.is_object() && entry.value("global_step", int64_t{0}) <= start) {
+      stats_.push_back(entry);
+    }
+  }
+  TB_LOG(Info) << "appending to " << path_ << " (" << stats_.size() << " earlier entries kept)";
+}
+
+void JSONWriter::onAfterTrain() {
+  if (!pending_.empty()) flush();
+}
+
+void JSONWriter::flush() {
+  if (pending_.empty()) return;
+  nlohmann::json entry = nlohmann::json::object();
+  for (const auto& [name, value] : pending_) {
+    // JSON has no NaN or Inf; keep them visible as strings rather than dropping the entry.
+    if (std::isfinite(value)) {
+      entry[name] = value;
+    } else {
+      entry[name] = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+    }
+  }
+  entry["epoch_num"] = context().epochNum();
+  entry["global_step"] = context().globalStep();
+  stats_.push_back(std::move(entry));
+  pending_.clear();
+  try {
+    writeFileAtomically(path_, stats_.dump(1) + "\n");
+  } catch (const std::exception& e) {
+    TB_LOG(Error) << "stats not saved: " << e.what();
+  }
+}
+
+}  // namespace tbench

@@ -1,0 +1,43 @@
+#pragma once
+// Monitors: the dispatcher behind context().monitors(). putScalar/putImage stamp the value
+// with the epoch, global step and wall time and fan it out to every TrainingMonitor. It is a
+// callback too and forwards every lifecycle hook to its monitors, in order.
+
+#include <unordered_map>
+#include <vector>
+
+#include "engine/callbacks/Callbacks.h"
+#include "engine/callbacks/MonitorSink.h"
+#include "engine/monitors/TrainingMonitor.h"
+
+namespace tbench {
+
+class Monitors : public Callback, public MonitorSink {
+ public:
+  explicit Monitors(std::vector<TrainingMonitorPtr> monitors);
+  void putScalar(const std::string& name, double value) override;
+  void putImage(const std::string& name, const ImageData& image) override;
+  std::optional<double> latest(const std::string& name) const override;
+  const std::vector<TrainingMonitorPtr>& monitors() const { return monitors_; }
+  /// Adds a monitor before setupGraph (the bridge adds its own this way).
+  void add(TrainingMonitorPtr monitor);
+
+ private:
+  void onSetupGraph() override;
+  void onBeforeTrain() override { group_->beforeTrain(); }
+  void onBeforeEpoch() override { group_->beforeEpoch(); }
+  void onBeforeRun() override { group_->beforeRun(); }
+  void onAfterRun() override { group_->afterRun(); }
+  void onTriggerStep() override { group_->triggerStep(); }
+  void onAfterEpoch() override { group_->afterEpoch(); }
+  void onTriggerEpoch() override { group_->triggerEpoch(); }
+  void onTrigger() override { group_->trigger(); }
+  void onAfterTrain() override { group_->afterTrain(); }
+  MetricStamp stamp() const;
+
+  std::vector<TrainingMonitorPtr> monitors_;
+  std::unique_ptr<Callbacks> group_;
+  std::unordered_map<std::string, double> latest_;
+};
+
+}  // namespace tbench

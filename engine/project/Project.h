@@ -1,0 +1,116 @@
+#pragma once
+// The project file as a value type: a TrainConfig written as data (docs/PROJECT-FORMAT.md).
+//
+// Torch-free on purpose: the CLI, the bridge and tests use it without LibTorch. Every field
+// holds a resolved value; defaults are the ones listed here, which are also what
+// toJson(Project{}) writes. ProjectJson.h turns JSON into a Project (validating every field)
+// and back; ProjectBuilder.h turns a Project into a TrainConfig.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tbench {
+
+/// "model": which network to build and its hyper-parameters.
+struct ModelSpec {
+  std::string type = "convnet";  ///< "mlp" or "convnet"
+  // mlp
+  std::vector<int64_t> hidden = {256, 128};  ///< widths of the hidden layers
+  // convnet ("2 Conv+pooling" of the Fashion-MNIST benchmark table)
+  int64_t conv1Channels = 32;
+  int64_t conv2Channels = 64;
+  int64_t kernelSize = 5;
+  int64_t fcWidth = 1024;
+  // both
+  double dropout = 0.0;  ///< before the last layer, in [0, 1)
+};
+
+/// One data source ("data.train", "data.validation").
+struct DataSourceSpec {
+  std::string type = "fashion-mnist";  ///< "fashion-mnist", "idx" or "synthetic"
+  // fashion-mnist
+  std::string split = "train";  ///< "train" or "test"
+  std::string dir;              ///< empty: /usr/share/datasets/fashion-mnist
+  // idx
+  std::string images;  ///< path of an IDX image file (plain or .gz)
+  std::string labels;  ///< path of an IDX label file
+  // synthetic: class-dependent patterns plus noise, trains in seconds
+  int64_t numSamples = 2048;
+  int64_t imageSize = 8;
+  int64_t numClasses = 4;
+  double noise = 0.5;
+  uint64_t dataSeed = 1;
+  // all
+  int64_t limit = 0;  ///< use only the first `limit` samples; 0 = all
+};
+
+struct DataSpec {
+  DataSourceSpec train;
+  bool hasValidation = false;
+  DataSourceSpec validation;
+  int64_t batchSize = 128;  ///< per tower
+  bool shuffle = true;      ///< shuffle the training set every epoch
+  bool remainder = false;   ///< keep the last smaller training batch of a pass
+};
+
+struct OptimizerSpec {
+  std::string type = "adam";  ///< "sgd", "adam", "adamw", "rmsprop"
+  double learningRate = 1e-3;
+  double momentum = 0.0;  ///< sgd, rmsprop
+  bool nesterov = false;  ///< sgd
+  double weightDecay = 0.0;
+  double beta1 = 0.9;  ///< adam, adamw
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+/// "schedule.learning_rate": the learning rate as a function of epoch or step.
+struct ScheduleSpec {
+  bool enabled = false;
+  std::string unit = "epoch";               ///< "epoch" or "step"
+  std::string interpolation = "piecewise";  ///< "piecewise" or "linear"
+  /// (epoch or step, value) pairs, strictly increasing in the first element.
+  std::vector<std::pair<int64_t, double>> points;
+};
+
+/// One entry of "callbacks". Only the fields of its type are meaningful.
+struct CallbackSpec {
+  std::string type;                  ///< "progress_bar", "estimated_time_left", "throughput"
+  std::vector<std::string> scalars;  ///< progress_bar: scalars shown on the bar
+};
+
+struct MonitorSpec {
+  bool json = true;           ///< stats.json
+  bool scalarPrinter = true;  ///< scalars logged at the end of every epoch
+};
+
+struct TrainerSpec {
+  std::string strategy = "queue_input";  ///< "simple" (FeedInput) or "queue_input"
+  std::vector<std::string> devices = {"cpu"};
+  int64_t queueSize = 50;  ///< queue_input: capacity of the batch queue
+};
+
+struct Project {
+  int format = 1;
+  std::string name = "untitled";
+  std::string description;
+  ModelSpec model;
+  DataSpec data;
+  OptimizerSpec optimizer;
+  ScheduleSpec schedule;
+  int64_t stepsPerEpoch = 0;  ///< 0: one pass over the training data (size / batch)
+  int64_t maxEpoch = 1;
+  int64_t startingEpoch = 1;
+  /// Default: progress_bar, estimated_time_left, throughput.
+  std::vector<CallbackSpec> callbacks = {
+      {"progress_bar", {"cost"}}, {"estimated_time_left", {}}, {"throughput", {}}};
+  MonitorSpec monitors;
+  TrainerSpec trainer;
+  uint64_t seed = 42;
+  int64_t numThreads = 0;             ///< intra-op threads; 0 = the cores available
+  std::string runRoot = "train_log";  ///< runs go to <run_root>/<name>/<run-id>/
+};
+
+}  // namespace tbench

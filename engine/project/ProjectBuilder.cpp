@@ -1,0 +1,165 @@
+#include "engine/project/ProjectBuilder.h"
+
+#include <torch/torch.h>
+
+#include "engine/callbacks/EstimatedTimeLeft.h"
+#include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/ProgressBar.h"
+#include "engine/callbacks/ThroughputTracker.h"
+#include "engine/core/Check.h"
+#include "engine/data/BatchData.h"
+#include "engine/data/FashionMnist.h"
+#include "engine/data/SyntheticData.h"
+#include "engine/input/FeedInput.h"
+#include "engine/input/QueueInput.h"
+#include "engine/models/ConvNet.h"
+#include "engine/models/Mlp.h"
+#include "engine/monitors/JSONWriter.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/monitors/ScalarPrinter.h"
+#include "engine/train/SimpleTrainer.h"
+
+namespace tbench {
+
+OpenedSource openDataSource(const DataSourceSpec& spec, bool shuffle, uint64_t seed) {
+  if (spec.type == "synthetic") {
+    auto flow = std::make_shared<SyntheticData>(SyntheticData::Options()
+                                                    .numSamples(spec.numSamples)
+                                                    .imageSize(spec.imageSize)
+                                                    .numClasses(spec.numClasses)
+                                                    .noise(spec.noise)
+                                                    .dataSeed(spec.dataSeed)
+                                                    .shuffle(shuffle)
+                                                    .seed(seed)
+                                                    .limit(spec.limit));
+    return {flow, ImageShape{1, spec.imageSize, spec.imageSize}, spec.numClasses};
+  }
+  const auto options =
+      IdxClassificationData::Options().limit(spec.limit).shuffle(shuffle).seed(seed);
+  std::shared_ptr<IdxClassificationData> flow;
+  if (spec.type == "fashion-mnist") {
+    flow = std::make_shared<FashionMnist>(spec.split, spec.dir, options);
+  } else if (spec.type == "idx") {
+    flow = std::make_shared<IdxClassificationData>(spec.images, spec.labels, options);
+  } else {
+    throw InputError(str("unknown data source type \"", spec.type, "\""));
+  }
+  const auto shape = flow->imageShape();
+  return {flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+}
+
+ClassificationModel::OptimizerFactory optimizerFactory(const OptimizerSpec& spec) {
+  return [spec](std::vector<torch::Tensor> params) -> std::unique_ptr<torch::optim::Optimizer> {
+    namespace optim = torch::optim;
+    if (spec.type == "sgd") {
+      return std::make_unique<optim::SGD>(params, optim::SGDOptions(spec.learningRate)
+                                                      .momentum(spec.momentum)
+                                                      .nesterov(spec.nesterov)
+                                                      .weight_decay(spec.weightDecay));
+    }
+    if (spec.type == "adam") {
+      return std::make_unique<optim::Adam>(params, optim::AdamOptions(spec.learningRate)
+                                                       .betas({spec.beta1, spec.beta2})
+                                                       .eps(spec.eps)
+                                                       .weight_decay(spec.weightDecay));
+    }
+    if (spec.type == "adamw") {
+      return std::make_unique<optim::AdamW>(params, optim::AdamWOptions(spec.learningRate)
+                                                        .betas({spec.beta1, spec.beta2})
+                                                        .eps(spec.eps)
+                                                        .weight_decay(spec.weightDecay));
+    }
+    if (spec.type == "rmsprop") {
+      return std::make_unique<optim::RMSprop>(params, optim::RMSpropOptions(spec.learningRate)
+                                                          .momentum(spec.momentum)
+                                                          .eps(spec.eps)
+                                                          .weight_decay(spec.weightDecay));
+    }
+    throw InputError(str("unknown optimizer type \"", spec.type, "\""));
+  };
+}
+
+std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShape image,
+                                                int64_t numClasses,
+                                                const OptimizerSpec& optimizer) {
+  ClassificationModel::NetFactory net;
+  if (spec.type == "mlp") {
+    MlpOptions o{image, numClasses, spec.hidden, spec.dropout};
+    net = [o] { return std::make_shared<Mlp>(o); };
+  } else if (spec.type == "convnet") {
+    ConvNetOptions o{image,           numClasses,   spec.conv1Channels, spec.conv2Channels,
+                     spec.kernelSize, spec.fcWidth, spec.dropout};
+    net = [o] { return std::make_shared<ConvNet>(o); };
+  } else {
+    throw InputError(str("unknown model type \"", spec.type, "\""));
+  }
+  return std::make_shared<ClassificationModel>(image, net, optimizerFactory(optimizer));
+}
+
+namespace {
+
+std::vector<CallbackPtr> buildCallbacks(const Project& project) {
+  std::vector<CallbackPtr> callbacks;
+  const ScheduleSpec& schedule = project.schedule;
+  if (schedule.enabled) {
+    callbacks.push_back(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", schedule.points,
+        schedule.unit == "step" ? HyperParamSetter::Unit::Step : HyperParamSetter::Unit::Epoch,
+        schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
+                                           : ScheduledHyperParamSetter::Interpolation::Piecewise));
+  }
+  for (const CallbackSpec& spec : project.callbacks) {
+    if (spec.type == "progress_bar") {
+      callbacks.push_back(std::make_shared<ProgressBar>(spec.scalars));
+    } else if (spec.type == "estimated_time_left") {
+      callbacks.push_back(std::make_shared<EstimatedTimeLeft>());
+    } else if (spec.type == "throughput") {
+      callbacks.push_back(std::make_shared<ThroughputTracker>());
+    } else {
+      throw InputError(str("unknown callback type \"", spec.type, "\""));
+    }
+  }
+  return callbacks;
+}
+
+std::vector<TrainingMonitorPtr> buildMonitors(const Project& project, bool withFiles) {
+  std::vector<TrainingMonitorPtr> monitors{std::make_shared<ScalarHistory>()};
+  if (project.monitors.json && withFiles) monitors.push_back(std::make_shared<JSONWriter>());
+  if (project.monitors.scalarPrinter) monitors.push_back(std::make_shared<ScalarPrinter>());
+  return monitors;
+}
+
+}  // namespace
+
+BuiltRun buildRun(const Project& project, const std::string& runDir) {
+  const TrainerSpec& trainer = project.trainer;
+  TB_CHECK(!trainer.devices.empty(), "the project has no device");
+  const Device device = Device::parse(trainer.devices.front());
+
+  OpenedSource train = openDataSource(project.data.train, project.data.shuffle, project.seed);
+  auto batched =
+      std::make_shared<BatchData>(train.flow, project.data.batchSize, project.data.remainder);
+
+  BuiltRun run;
+  TrainConfig& config = run.config;
+  config.model = buildModel(project.model, train.image, train.numClasses, project.optimizer);
+  if (trainer.strategy == "simple") {
+    config.input = std::make_shared<FeedInput>(batched);
+  } else if (trainer.strategy == "queue_input") {
+    config.input = std::make_shared<QueueInput>(batched, trainer.queueSize);
+  } else {
+    throw InputError(str("unknown trainer strategy \"", trainer.strategy, "\""));
+  }
+  config.extraCallbacks = buildCallbacks(project);
+  config.monitors = buildMonitors(project, !runDir.empty());
+  config.stepsPerEpoch = project.stepsPerEpoch;
+  config.startingEpoch = project.startingEpoch;
+  config.maxEpoch = project.maxEpoch;
+  config.runDir = runDir;
+  config.seed = project.seed;
+  config.numThreads = project.numThreads;
+  run.trainer = std::make_unique<SimpleTrainer>(device);
+  return run;
+}
+
+}  // namespace tbench

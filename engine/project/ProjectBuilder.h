@@ -1,0 +1,41 @@
+#pragma once
+// Project -> TrainConfig and trainer: the one path from a project file into the engine,
+// shared by the CLI, the GUI's bridge and C++ users.
+
+#include <memory>
+#include <string>
+
+#include "engine/models/ClassificationModel.h"
+#include "engine/project/Project.h"
+#include "engine/train/TrainConfig.h"
+
+namespace tbench {
+
+/// A data source opened for reading, with what the model needs to know about it.
+struct OpenedSource {
+  DataFlowPtr flow;  ///< one datapoint per sample: {image [C,H,W], label}
+  ImageShape image;
+  int64_t numClasses = 0;
+};
+
+/// Opens a data source (reads headers and labels, so bad files fail here with their path).
+OpenedSource openDataSource(const DataSourceSpec& spec, bool shuffle, uint64_t seed);
+
+/// The optimizer factory of `spec`.
+ClassificationModel::OptimizerFactory optimizerFactory(const OptimizerSpec& spec);
+
+/// The model of `project` for images of `image` and `numClasses` classes.
+std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShape image,
+                                                int64_t numClasses, const OptimizerSpec& optimizer);
+
+/// A run ready to start: launchTrainWithConfig(run.config, *run.trainer).
+struct BuiltRun {
+  TrainConfig config;
+  std::unique_ptr<SingleCostTrainer> trainer;
+};
+
+/// Builds the config and trainer of `project`, writing into `runDir` (empty: no files).
+/// Throws InputError when a data source cannot be opened or a device is not available.
+BuiltRun buildRun(const Project& project, const std::string& runDir);
+
+}  // namespace tbench

@@ -1,0 +1,55 @@
+#pragma once
+// JSON <-> Project. Validation reports every problem with its JSON path, never crashes:
+//   $.trainer.devices[2]: unknown device "cuda:9" (available: cpu)
+// Unknown keys and wrong types are errors.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/core/Check.h"
+#include "engine/project/Project.h"
+
+namespace tbench {
+
+/// One validation problem: a JSON path ("$.data.batch_size") and what is wrong there.
+struct ProjectIssue {
+  std::string path;
+  std::string message;
+  std::string toString() const { return path + ": " + message; }
+};
+
+/// A project that does not parse or validate. what() lists every issue, one per line,
+/// prefixed by the source (file name).
+class ProjectError : public InputError {
+ public:
+  ProjectError(const std::string& source, std::vector<ProjectIssue> issues);
+  const std::vector<ProjectIssue>& issues() const { return issues_; }
+
+ private:
+  std::vector<ProjectIssue> issues_;
+};
+
+/// Validates `doc` and returns the project. Throws ProjectError with every issue found.
+/// `source` names the document in messages (usually its file path).
+Project projectFromJson(const nlohmann::json& doc, const std::string& source = "project");
+
+/// Every issue of `doc`, empty when it is a valid project. Never throws.
+std::vector<ProjectIssue> validateProjectJson(const nlohmann::json& doc);
+
+/// The complete document for `project`, every field written (defaults included).
+nlohmann::json projectToJson(const Project& project);
+
+/// Reads, parses and validates a project file. Throws ProjectError (syntax errors carry the
+/// line and column) or InputError when the file cannot be read.
+Project loadProjectFile(const std::string& path);
+/// Reads and parses a project file into JSON without validating it.
+nlohmann::json readProjectJson(const std::string& path);
+
+/// Applies "a.b[2].c=value" (a leading "$." is allowed) to `doc`. The value is parsed as JSON
+/// when it is valid JSON, taken as a string otherwise. Creates missing object keys; throws
+/// InputError naming the assignment when the path goes through a non-object or an array index
+/// is out of range.
+void applyProjectOverride(nlohmann::json& doc, const std::string& assignment);
+
+}  // namespace tbench

@@ -1,0 +1,32 @@
+#pragma once
+// The directory of one run: train_log/<project>/<run-id>/ by default (docs/ARCHITECTURE.md,
+// "the run directory"). An existing run directory is never overwritten silently and nothing
+// here prompts.
+
+#include <string>
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+/// The run directory exists and holds files, and the caller asked neither to resume it nor
+/// to start a new run beside it.
+class RunDirectoryExists : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+enum class ExistingRunDir {
+  Fail,       ///< throw RunDirectoryExists
+  NewBeside,  ///< use <dir>-1, <dir>-2, ... (the first that does not exist)
+  Reuse,      ///< use it as it is (resume)
+};
+
+/// Creates and returns the directory for a run. With `requested` empty it is
+/// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS> (with a suffix when taken); otherwise
+/// `requested`, handled by `policy` when it already holds files. Throws InputError naming
+/// the path when it cannot be created.
+std::string prepareRunDirectory(const std::string& requested, const std::string& runRoot,
+                                const std::string& projectName, ExistingRunDir policy);
+
+}  // namespace tbench

@@ -1,0 +1,28 @@
+#pragma once
+// SimpleTrainer: one tower on one device; each step takes a batch, computes the cost,
+// back-propagates and applies the optimizer (tensorpack's SimpleTrainer). With a QueueInput
+// this is the "queue_input" strategy.
+
+#include "engine/train/SingleCostTrainer.h"
+
+namespace tbench {
+
+class SimpleTrainer : public SingleCostTrainer {
+ public:
+  explicit SimpleTrainer(Device device = Device{});
+  torch::nn::Module& mainModule() override { return *module_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+
+ protected:
+  void buildTowers() override;
+  std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
+  void runStep() override;
+
+ private:
+  std::unique_ptr<TowerContext> tower_;
+  std::shared_ptr<torch::nn::Module> module_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  torch::Device torchDevice_{torch::kCPU};
+};
+
+}  // namespace tbench

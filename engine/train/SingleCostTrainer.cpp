@@ -1,0 +1,30 @@
+#include "engine/train/SingleCostTrainer.h"
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*> optimizers) {
+  TB_CHECK(!optimizers.empty() && !optimizers.front()->param_groups().empty(),
+           "no optimizer parameter group to schedule");
+  return std::make_shared<FunctionHyperParam>(
+      "learning_rate",
+      [optimizers] { return optimizers.front()->param_groups().front().options().get_lr(); },
+      [optimizers](double lr) {
+        for (auto* opt : optimizers) {
+          for (auto& group : opt->param_groups()) group.options().set_lr(lr);
+        }
+      });
+}
+
+void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescPtr model) {
+  TB_CHECK(!graphSetUp_, "setupGraph() runs once");
+  TB_CHECK(input != nullptr && model != nullptr, "setupGraph needs an input and a model");
+  input->setup(model->inputs());
+  attach(std::move(input), std::move(model));
+  buildTowers();
+  registerHyperParam(learningRateOf(optimizers()));
+  graphSetUp_ = true;
+}
+
+}  // namespace tbench

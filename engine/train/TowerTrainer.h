@@ -1,0 +1,37 @@
+#pragma once
+// TowerTrainer: a trainer whose model is built as towers (one replica per device) from a
+// ModelDesc, fed by an InputSource (tensorpack's TowerTrainer).
+
+#include "engine/input/InputSource.h"
+#include "engine/train/ModelDesc.h"
+#include "engine/train/Trainer.h"
+
+namespace tbench {
+
+class TowerTrainer : public Trainer {
+ public:
+  /// The devices of the training towers, in tower order.
+  const std::vector<Device>& devices() const { return devices_; }
+  int numTowers() const { return static_cast<int>(devices_.size()); }
+  int64_t samplesPerStep() const override { return samplesPerStep_; }
+  /// The replica of the main tower (tower 0): the one checkpoints are taken from.
+  virtual torch::nn::Module& mainModule() = 0;
+  InputSource& input() const { return *input_; }
+  ModelDesc& model() const { return *model_; }
+
+ protected:
+  explicit TowerTrainer(std::vector<Device> devices);
+  /// Remembers the input and model and adds the input's callbacks.
+  void attach(InputSourcePtr input, ModelDescPtr model);
+  /// Puts the main tower's summaries of this step on the monitors.
+  void putSummaries(TowerContext& tower);
+  void setSamplesPerStep(int64_t samples) { samplesPerStep_ = samples; }
+
+ private:
+  std::vector<Device> devices_;
+  InputSourcePtr input_;
+  ModelDescPtr model_;
+  int64_t samplesPerStep_ = 0;
+};
+
+}  // namespace tbench

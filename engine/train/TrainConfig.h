@@ -1,0 +1,60 @@
+#pragma once
+// TrainConfig and launchTrainWithConfig (tensorpack's TrainConfig / launch_train_with_config).
+//
+//   tbench::TrainConfig config;
+//   config.model = std::make_shared<MyModel>();
+//   config.dataflow = std::make_shared<BatchData>(std::make_shared<FashionMnist>(...), 128);
+//   config.maxEpoch = 10;
+//   tbench::SimpleTrainer trainer;
+//   tbench::launchTrainWithConfig(config, trainer);
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/data/DataFlow.h"
+#include "engine/input/InputSource.h"
+#include "engine/monitors/TrainingMonitor.h"
+#include "engine/train/ModelDesc.h"
+#include "engine/train/SingleCostTrainer.h"
+
+namespace tbench {
+
+struct TrainConfig {
+  ModelDescPtr model;
+  /// Either a DataFlow (wrapped in a QueueInput) or an InputSource.
+  DataFlowPtr dataflow;
+  InputSourcePtr input;
+  int64_t queueCapacity = 50;  ///< for the QueueInput made from `dataflow`
+
+  /// The user's callbacks, run after the monitors and before extraCallbacks.
+  std::vector<CallbackPtr> callbacks;
+  /// Default: ProgressBar({"cost"}), EstimatedTimeLeft, ThroughputTracker.
+  std::optional<std::vector<CallbackPtr>> extraCallbacks;
+  /// Default: ScalarHistory, JSONWriter (when runDir is set), ScalarPrinter.
+  std::optional<std::vector<TrainingMonitorPtr>> monitors;
+
+  int64_t stepsPerEpoch = 0;  ///< 0: the input's size (batches per pass)
+  int64_t startingEpoch = 1;
+  int64_t maxEpoch = 1;
+
+  /// Where the run writes log.log, stats.json and checkpoints; empty: no files.
+  std::string runDir;
+  /// Seeds LibTorch's generator before the towers are built.
+  std::optional<uint64_t> seed;
+  /// Intra-op threads; 0: the cores available.
+  int64_t numThreads = 0;
+};
+
+std::vector<CallbackPtr> defaultCallbacks();
+std::vector<TrainingMonitorPtr> defaultMonitors(bool withFiles);
+
+/// Sets up `trainer` with the config's model and input (a bare DataFlow becomes a QueueInput)
+/// and trains. Throws InputError for an incomplete config; propagates training failures.
+void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer);
+
+/// The loop options `config` resolves to once `input` is known (steps_per_epoch from the
+/// input's size when 0). Throws InputError when neither gives a step count.
+LoopOptions resolveLoopOptions(const TrainConfig& config, const InputSource& input);
+
+}  // namespace tbench

@@ -1,0 +1,121 @@
+#pragma once
+// Trainer: the training loop (tensorpack's Trainer / TrainLoop).
+//
+//   train() = setupCallbacks (setupGraph of every callback and monitor)
+//             + initialize() (derived trainers restore state here)
+//             + the main loop:
+//       beforeTrain
+//       for epochNum in startingEpoch..maxEpoch:
+//         beforeEpoch
+//         for localStep in 0..stepsPerEpoch-1:
+//           [commands from other threads run here; a stop request ends the loop here]
+//           beforeRun, runStep(), ++globalStep, afterRun, triggerStep
+//         afterEpoch, triggerEpoch
+//       afterTrain                         (always, see below)
+//
+// The counters follow TrainerContext.h. StopTraining thrown by a callback or a step ends the
+// loop cleanly and train() returns normally; any other exception propagates after afterTrain
+// ran on every callback. train() runs once per trainer.
+//
+// Threads: train() and every hook run on the calling (engine) thread. requestStop(),
+// setPaused() and post() may be called from any thread.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/callbacks/Callbacks.h"
+#include "engine/callbacks/TrainerContext.h"
+#include "engine/monitors/Monitors.h"
+
+namespace tbench {
+
+struct LoopOptions {
+  int64_t stepsPerEpoch = 0;  ///< > 0
+  int64_t startingEpoch = 1;
+  int64_t maxEpoch = 1;
+};
+
+class Trainer : public TrainerContext {
+ public:
+  Trainer();
+  ~Trainer() override;
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Adds a callback; before train() only. Callbacks run in registration order, and the
+  /// monitors after all of them.
+  void registerCallback(CallbackPtr callback);
+  /// Sets the monitors (default: none but the latest-value cache). Before train() only.
+  void setMonitors(std::shared_ptr<Monitors> monitors);
+  /// Makes a hyper-parameter visible to callbacks by its name.
+  void registerHyperParam(std::shared_ptr<HyperParam> param);
+  void setRunDir(std::string dir) { runDir_ = std::move(dir); }
+
+  /// Runs the whole training. See the class comment.
+  void train(const LoopOptions& options);
+
+  // Commands, from any thread.
+  void requestStop() override;
+  bool stopRequested() const { return stopRequested_.load(); }
+  /// While paused the loop waits at the next step boundary (commands still run).
+  void setPaused(bool paused);
+  /// Runs `command` on the engine thread at the next step boundary.
+  void post(std::function<void()> command);
+  /// Whether the loop ended before maxEpoch because of StopTraining or requestStop().
+  bool stoppedEarly() const { return stoppedEarly_; }
+
+  // TrainerContext
+  int64_t epochNum() const override { return epochNum_; }
+  int64_t globalStep() const override { return globalStep_; }
+  int64_t localStep() const override { return localStep_; }
+  int64_t stepsPerEpoch() const override { return options_.stepsPerEpoch; }
+  int64_t startingEpoch() const override { return options_.startingEpoch; }
+  int64_t maxEpoch() const override { return options_.maxEpoch; }
+  int64_t samplesPerStep() const override { return 0; }
+  double secondsInCallbacks() const override;
+  MonitorSink& monitors() override { return *monitors_; }
+  HyperParam* hyperParam(const std::string& name) override;
+  const std::string& runDir() const override { return runDir_; }
+
+ protected:
+  /// One iteration. Derived trainers decide what it is.
+  virtual void runStep() = 0;
+  /// After callbacks are set up, before beforeTrain: restore state, set the global step.
+  virtual void initialize() {}
+  /// For initialize(): the global step training continues from (e.g. a checkpoint's).
+  void setGlobalStep(int64_t step) { globalStep_ = step; }
+  const std::vector<CallbackPtr>& registeredCallbacks() const { return callbacks_; }
+
+ private:
+  void mainLoop();
+  void betweenSteps();
+
+  LoopOptions options_;
+  std::vector<CallbackPtr> callbacks_;
+  std::shared_ptr<Monitors> monitors_;
+  std::unique_ptr<Callbacks> group_;
+  std::map<std::string, std::shared_ptr<HyperParam>> hyperParams_;
+  std::string runDir_;
+  bool trained_ = false;
+  bool stoppedEarly_ = false;
+
+  int64_t epochNum_ = 0;
+  int64_t globalStep_ = 0;
+  int64_t localStep_ = 0;
+
+  std::atomic<bool> stopRequested_{false};
+  std::atomic<bool> paused_{false};
+  std::atomic<bool> hasCommands_{false};
+  std::mutex commandMutex_;  // guards commands_; paired with commandCv_ for pause
+  std::condition_variable commandCv_;
+  std::deque<std::function<void()>> commands_;
+};
+
+}  // namespace tbench

@@ -1,0 +1,150 @@
+// towerbench-cli as a user runs it: exit codes, messages, the run directory it writes.
+
+#include <QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QString out;
+  QString err;
+};
+
+Result runCli(const QStringList& args, int timeoutMs = 120000) {
+  QProcess process;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove("TB_QUIET");  // the CLI's own output is under test
+  process.setProcessEnvironment(env);
+  process.start(TB_CLI_PATH, args);
+  process.closeWriteChannel();  // never prompts: stdin is closed
+  if (!process.waitForFinished(timeoutMs)) {
+    process.kill();
+    process.waitForFinished();
+    return {};
+  }
+  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+          QString::fromUtf8(process.readAllStandardOutput()),
+          QString::fromUtf8(process.readAllStandardError())};
+}
+
+QString project(const char* name) { return QString(TB_SOURCE_DIR) + "/projects/" + name; }
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void validateEveryProject() {
+    for (const char* name :
+         {"fashion-mnist-convnet.json", "fashion-mnist-mlp.json", "synthetic-mlp.json"}) {
+      const Result r = runCli({"validate", project(name)});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+      QVERIFY2(r.out.contains("valid"), qPrintable(r.out));
+    }
+    const Result r = runCli({"validate", project("fashion-mnist-convnet.json")});
+    QVERIFY2(r.out.contains("60000 samples of 1x28x28, 10 classes"), qPrintable(r.out));
+  }
+
+  void badInputExitsWithTwo() {
+    QTemporaryDir dir;
+    const QString bad = dir.path() + "/bad.json";
+    std::ofstream(bad.toStdString()) << R"({"format": 1, "name": "x", "model": {"type": "resnet"},
+      "data": {"train": {"type": "synthetic"}, "batch_size": -3}})";
+    Result r = runCli({"validate", bad});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("$.model.type") && r.err.contains("$.data.batch_size"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad), qPrintable(r.err));
+
+    r = runCli({"train", dir.path() + "/missing.json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("missing.json"), qPrintable(r.err));
+
+    r = runCli({"train", project("synthetic-mlp.json"), "--max-epoch", "zero"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--max-epoch expects a positive integer"), qPrintable(r.err));
+
+    r = runCli({"train", project("synthetic-mlp.json"), "--set", "trainer.devices=[\"cuda:9\"]"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("cuda:9"), qPrintable(r.err));
+
+    r = runCli({"frobnicate"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("usage:"), qPrintable(r.err));
+  }
+
+  void trainWritesTheRunDirectoryAndNeverOverwrites() {
+    QTemporaryDir dir;
+    const QString runDir = dir.path() + "/run";
+    Result r = runCli({"train", project("synthetic-mlp.json"), "--run-dir", runDir, "--max-epoch",
+                       "2", "--steps-per-epoch", "8", "--set", "data.batch_size=32"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const fs::path run = runDir.toStdString();
+    QVERIFY(fs::exists(run / "log.log"));
+    QVERIFY(fs::exists(run / "project.json"));
+    std::ifstream log(run / "log.log");
+    std::string firstLine;
+    std::getline(log, firstLine);
+    QVERIFY2(firstLine.find("command: towerbench-cli train") != std::string::npos,
+             firstLine.c_str());
+    const auto stats = nlohmann::json::parse(std::ifstream(run / "stats.json"));
+    QCOMPARE(stats.size(), size_t{2});
+    QCOMPARE(stats[1]["global_step"].get<int>(), 16);
+    QVERIFY(stats[1].contains("cost") && stats[1].contains("train_error"));
+    // The frozen project has the overrides applied.
+    const auto frozen = nlohmann::json::parse(std::ifstream(run / "project.json"));
+    QCOMPARE(frozen["data"]["batch_size"].get<int>(), 32);
+    QCOMPARE(frozen["max_epoch"].get<int>(), 2);
+
+    // The same directory again: refused, nothing touched.
+    const auto before = fs::last_write_time(run / "stats.json");
+    r = runCli({"train", project("synthetic-mlp.json"), "--run-dir", runDir});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("already exists") && r.err.contains("--new-run"), qPrintable(r.err));
+    QCOMPARE(fs::last_write_time(run / "stats.json"), before);
+
+    // --new-run starts beside it.
+    r = runCli({"train", project("synthetic-mlp.json"), "--run-dir", runDir, "--new-run",
+                "--max-epoch", "1", "--steps-per-epoch", "2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(fs::exists(fs::path(runDir.toStdString() + "-1") / "stats.json"));
+  }
+
+  void progressIsShownAsPlainLinesWithoutATerminal() {
+    QTemporaryDir dir;
+    const Result r = runCli({"train", project("synthetic-mlp.json"), "--run-dir",
+                             dir.path() + "/run", "--max-epoch", "1", "--steps-per-epoch", "20"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("epoch 1/1 100% 20/20"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("it/s, cost="), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("\r"), "no carriage returns when stderr is not a terminal");
+  }
+
+  void sigintStopsCleanly() {
+    QTemporaryDir dir;
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TB_QUIET");
+    process.setProcessEnvironment(env);
+    process.start(TB_CLI_PATH, {"train", project("synthetic-mlp.json"), "--run-dir",
+                                dir.path() + "/run", "--max-epoch", "1000"});
+    QVERIFY(process.waitForStarted());
+    const fs::path stats = dir.path().toStdString() + "/run/stats.json";
+    QTRY_VERIFY_WITH_TIMEOUT(fs::exists(stats), 60000);  // a few epochs ran
+    ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 130);
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.contains("stop requested"), qPrintable(err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_Cli.moc"

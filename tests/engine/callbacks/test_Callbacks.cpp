@@ -1,0 +1,188 @@
+// Scheduling decorators and hyper-parameter schedules, through the real loop
+// (NoOpTrainer + DummyConstantInput), recording what happened at each step.
+
+#include <QtTest>
+
+#include "engine/callbacks/CallbackFactory.h"
+#include "engine/callbacks/EnableCallbackIf.h"
+#include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/PeriodicTrigger.h"
+#include "engine/callbacks/ThroughputTracker.h"
+#include "engine/core/Check.h"
+#include "engine/monitors/Monitors.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "tests/support/Recorder.h"
+
+using namespace tbench;
+using tbench::testing::makeNoOpTrainer;
+using tbench::testing::Recorder;
+
+namespace {
+
+/// Global steps at which `events` recorded `hook`.
+std::vector<int64_t> stepsOf(const std::vector<std::string>& events, const std::string& hook) {
+  std::vector<int64_t> steps;
+  for (const auto& e : events) {
+    if (e.rfind(hook + " ", 0) != 0) continue;
+    const auto g = e.find(" g");
+    steps.push_back(std::stoll(e.substr(g + 2)));
+  }
+  return steps;
+}
+
+std::shared_ptr<ScalarHistory> attachHistory(Trainer& trainer) {
+  auto history = std::make_shared<ScalarHistory>();
+  trainer.setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{history}));
+  return history;
+}
+
+}  // namespace
+
+class TestCallbacks : public QObject {
+  Q_OBJECT
+ private slots:
+  void periodicTriggerBySteps() {
+    auto trainer = makeNoOpTrainer();
+    auto rec = std::make_shared<Recorder>();
+    trainer->registerCallback(
+        std::make_shared<PeriodicTrigger>(rec, PeriodicTriggerOptions().steps(3)));
+    trainer->train({4, 1, 3});  // 12 steps
+    QCOMPARE(stepsOf(rec->events, "trigger"), (std::vector<int64_t>{3, 6, 9, 12}));
+    // The inner callback's own triggerStep/triggerEpoch are replaced, other hooks forwarded.
+    QVERIFY(stepsOf(rec->events, "triggerStep").empty());
+    QVERIFY(stepsOf(rec->events, "triggerEpoch").empty());
+    QCOMPARE(stepsOf(rec->events, "beforeRun").size(), size_t{12});
+  }
+
+  void periodicTriggerByEpochsAndAtStart() {
+    auto trainer = makeNoOpTrainer();
+    auto rec = std::make_shared<Recorder>();
+    trainer->registerCallback(
+        std::make_shared<PeriodicTrigger>(rec, PeriodicTriggerOptions().epochs(2).atStart()));
+    trainer->train({2, 1, 5});
+    // At start (g0), then after epochs 2 and 4 (g4, g8).
+    QCOMPARE(stepsOf(rec->events, "trigger"), (std::vector<int64_t>{0, 4, 8}));
+  }
+
+  void periodicTriggerRejectsNoPeriod() {
+    QVERIFY_THROWS_EXCEPTION(
+        CheckError, PeriodicTrigger(std::make_shared<Recorder>(), PeriodicTriggerOptions()));
+  }
+
+  void enableCallbackIfKeepsBeforeAndAfterRunPaired() {
+    auto trainer = makeNoOpTrainer();
+    auto rec = std::make_shared<Recorder>();
+    // Enabled on even global steps, as seen at each hook.
+    trainer->registerCallback(std::make_shared<EnableCallbackIf>(
+        rec, [](const TrainerContext& c) { return c.globalStep() % 2 == 0; }));
+    trainer->train({5, 1, 1});
+    QCOMPARE(stepsOf(rec->events, "beforeRun"), (std::vector<int64_t>{0, 2, 4}));
+    // afterRun follows its beforeRun although globalStep is odd by then.
+    QCOMPARE(stepsOf(rec->events, "afterRun"), (std::vector<int64_t>{1, 3, 5}));
+    QCOMPARE(stepsOf(rec->events, "setupGraph").size(), size_t{1});
+    QCOMPARE(stepsOf(rec->events, "afterTrain").size(), size_t{1});
+  }
+
+  void callbackFactoryRunsItsFunctions() {
+    auto trainer = makeNoOpTrainer();
+    int triggers = 0, setups = 0;
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "counter", CallbackFactory::Hooks{[&](TrainerContext&) { ++setups; },
+                                          {},
+                                          {},
+                                          {},
+                                          [&](TrainerContext&) { ++triggers; },
+                                          {}}));
+    trainer->train({2, 1, 3});
+    QCOMPARE(setups, 1);
+    QCOMPARE(triggers, 3);  // triggerEpoch calls trigger by default
+  }
+
+  void piecewiseEpochSchedule() {
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    auto history = attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1.0}, {3, 0.1}, {4, 0.01}}));
+    trainer->train({2, 1, 5});
+    QCOMPARE(lrAtStep, (std::vector<double>{1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.01, 0.01, 0.01, 0.01}));
+    // The applied value is a scalar, once per epoch.
+    const auto& scalar = history->get("learning_rate");
+    QCOMPARE(scalar.size(), size_t{5});
+    QCOMPARE(scalar[2].value, 0.1);
+    QCOMPARE(scalar[2].epochNum, int64_t{3});
+  }
+
+  void linearStepScheduleWithWarmup() {
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{0, 0.0}, {4, 1.0}, {6, 0.5}},
+        HyperParamSetter::Unit::Step, ScheduledHyperParamSetter::Interpolation::Linear));
+    trainer->train({4, 1, 2});
+    const std::vector<double> expected = {0.0, 0.25, 0.5, 0.75, 1.0, 0.75, 0.5, 0.5};
+    QCOMPARE(lrAtStep.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      QVERIFY(qFuzzyCompare(1 + lrAtStep[i], 1 + expected[i]));
+  }
+
+  void scheduleGivesTheSameValueWhenStartingLater() {
+    // A run that starts at epoch 3 sees the value the schedule has at epoch 3.
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1.0}, {3, 0.1}}));
+    trainer->train({1, 3, 4});
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1}));
+  }
+
+  void scheduleBeforeFirstPointKeepsTheValue() {
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{2, 0.5}}));
+    trainer->train({1, 1, 2});
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.5}));  // 0.1 is NoOpTrainer's initial value
+  }
+
+  void setterForUnknownParamFailsAtSetup() {
+    auto trainer = makeNoOpTrainer();
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "momentum", std::vector<std::pair<int64_t, double>>{{1, 0.9}}));
+    try {
+      trainer->train({1, 1, 1});
+      QFAIL("expected a CheckError");
+    } catch (const CheckError& e) {
+      QVERIFY2(std::string(e.what()).find("\"momentum\"") != std::string::npos, e.what());
+    }
+  }
+
+  void functionSetter() {
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    trainer->registerCallback(std::make_shared<HyperParamSetterWithFunc>(
+        "learning_rate", [](int64_t epoch) { return 1.0 / static_cast<double>(epoch); }));
+    trainer->train({1, 1, 4});
+    QCOMPARE(lrAtStep, (std::vector<double>{1.0, 0.5, 1.0 / 3, 0.25}));
+  }
+
+  void throughputTrackerReportsRates() {
+    auto trainer = makeNoOpTrainer();
+    auto history = attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<ThroughputTracker>());
+    trainer->train({50, 1, 2});
+    const auto& steps = history->get("ThroughputTracker/steps_per_sec");
+    const auto& samples = history->get("ThroughputTracker/samples_per_sec");
+    QCOMPARE(steps.size(), size_t{2});
+    QVERIFY(steps[0].value > 0);
+    QCOMPARE(samples[1].value, steps[1].value * 4);  // batch 4, one tower
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCallbacks)
+#include "test_Callbacks.moc"

@@ -1,0 +1,83 @@
+// core: TB_CHECK messages, device strings, atomic files.
+
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/core/Device.h"
+#include "engine/core/DeviceDiscovery.h"
+
+using namespace tbench;
+
+class TestCore : public QObject {
+  Q_OBJECT
+ private slots:
+  void checkPutsValuesInTheMessage() {
+    const int batch = 0;
+    try {
+      TB_CHECK(batch > 0, "batch size must be positive, got ", batch);
+      QFAIL("expected a CheckError");
+    } catch (const CheckError& e) {
+      const std::string m = e.what();
+      QVERIFY2(m.find("batch size must be positive, got 0") == 0, e.what());
+      QVERIFY2(m.find("`batch > 0`") != std::string::npos, e.what());
+      QVERIFY2(m.find("test_Core.cpp:") != std::string::npos, e.what());
+    }
+  }
+
+  void deviceStrings() {
+    QCOMPARE(Device::parse("cpu").toString(), std::string("cpu"));
+    QCOMPARE(Device::parse("cuda").toString(), std::string("cuda:0"));
+    QCOMPARE(Device::parse("cuda:3").index, 3);
+    for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:-1", "CPU", "", "cuda:99999"}) {
+      try {
+        Device::parse(bad);
+        QFAIL(bad);
+      } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find(std::string("\"") + bad + "\"") != std::string::npos,
+                 e.what());
+      }
+    }
+  }
+
+  void discoveryListsCpuFirstAndRejectsMissingDevices() {
+    const auto devices = availableDevices();
+    QVERIFY(!devices.empty());
+    QCOMPARE(devices.front().toString(), std::string("cpu"));
+    requireAvailable(Device{});
+    try {
+      requireAvailable(Device::parse("cuda:9"));
+      QFAIL("cuda:9 cannot exist here");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("\"cuda:9\" is not available (available: cpu") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
+  void atomicWriteReplacesAndFailsCleanly() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/file.json";
+    writeFileAtomically(path, "first");
+    writeFileAtomically(path, "second");
+    QCOMPARE(readFile(path), std::string("second"));
+    // A directory that does not exist: the error names the path, nothing is left behind.
+    const std::string bad = dir.path().toStdString() + "/missing/file.json";
+    try {
+      writeFileAtomically(bad, "x");
+      QFAIL("expected a runtime_error");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(std::string(e.what()).find("missing/file.json") != std::string::npos, e.what());
+    }
+    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()),
+                           std::filesystem::directory_iterator()),
+             1L);
+    QVERIFY_THROWS_EXCEPTION(InputError, readFile(bad));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCore)
+#include "test_Core.moc"

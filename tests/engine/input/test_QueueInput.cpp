@@ -1,0 +1,155 @@
+// QueueInput with a slow DataFlow and with one that throws; FeedInput; DummyConstantInput.
+
+#include <QtTest>
+
+#include <thread>
+
+#include "engine/core/Check.h"
+#include "engine/data/DataFromList.h"
+#include "engine/data/MapData.h"
+#include "engine/input/DummyConstantInput.h"
+#include "engine/input/FeedInput.h"
+#include "engine/input/QueueInput.h"
+#include "engine/monitors/Monitors.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/train/NoOpTrainer.h"
+
+using namespace tbench;
+
+namespace {
+
+const std::vector<InputSpec> kSpecs = {{"x", torch::kInt64, {-1}}};
+
+/// Points {[i]} for i in [0, n).
+std::shared_ptr<DataFromList> counting(int n) {
+  std::vector<Datapoint> points;
+  for (int i = 0; i < n; ++i) points.push_back({torch::full({1}, i, torch::kInt64)});
+  return std::make_shared<DataFromList>(points);
+}
+
+int64_t valueOf(const Batch& b) { return b["x"].item<int64_t>(); }
+
+}  // namespace
+
+class TestQueueInput : public QObject {
+  Q_OBJECT
+ private slots:
+  void deliversInOrderAndRepeatsPasses() {
+    QueueInput input(counting(5), 3);
+    input.setup(kSpecs);
+    std::vector<int64_t> seen;
+    for (int i = 0; i < 12; ++i) seen.push_back(valueOf(input.nextBatch()));
+    QCOMPARE(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1}));
+    input.stop();
+  }
+
+  void slowDataFlowThroughTheRealLoop() {
+    auto slow =
+        std::make_shared<MapData>(counting(100), [](Datapoint p) -> std::optional<Datapoint> {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          return p;
+        });
+    auto input = std::make_shared<QueueInput>(slow, 4);
+    std::vector<int64_t> seen;
+    NoOpTrainer trainer(input, kSpecs,
+                        [&](NoOpTrainer& t) { seen.push_back(valueOf(t.lastBatch())); });
+    auto history = std::make_shared<ScalarHistory>();
+    trainer.setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{history}));
+    trainer.train({10, 1, 2});
+    QCOMPARE(seen.size(), size_t{20});
+    for (int i = 0; i < 20; ++i) QCOMPARE(seen[i], int64_t{i});
+    // The trainer outpaces the data: the queue is nearly empty whenever it asks.
+    const auto& size = history->get("QueueInput/queue_size");
+    QCOMPARE(size.size(), size_t{2});
+    QVERIFY2(size[1].value < 1.0, qPrintable(QString::number(size[1].value)));
+  }
+
+  void fastDataFlowFillsTheQueue() {
+    auto input = std::make_shared<QueueInput>(counting(1000), 8);
+    NoOpTrainer trainer(input, kSpecs, [](NoOpTrainer&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    });
+    auto history = std::make_shared<ScalarHistory>();
+    trainer.setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{history}));
+    trainer.train({20, 1, 1});
+    QVERIFY2(history->get("QueueInput/queue_size").at(0).value > 5.0,
+             qPrintable(QString::number(history->get("QueueInput/queue_size").at(0).value)));
+  }
+
+  void exceptionInDataFlowIsRethrownWithItsMessage() {
+    auto failing =
+        std::make_shared<MapData>(counting(10), [](Datapoint p) -> std::optional<Datapoint> {
+          if (p[0].item<int64_t>() == 6) throw std::runtime_error("corrupt record 6 in shard.bin");
+          return p;
+        });
+    auto input = std::make_shared<QueueInput>(failing, 2);
+    std::vector<int64_t> seen;
+    NoOpTrainer trainer(input, kSpecs,
+                        [&](NoOpTrainer& t) { seen.push_back(valueOf(t.lastBatch())); });
+    try {
+      trainer.train({100, 1, 1});
+      QFAIL("expected the DataFlow's exception");
+    } catch (const std::runtime_error& e) {
+      QCOMPARE(std::string(e.what()), std::string("corrupt record 6 in shard.bin"));
+    }
+    // Everything produced before the failure was consumed first.
+    QCOMPARE(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  }
+
+  void stopNeverLeavesTheThreadHanging() {
+    // The worker blocks on a full queue; stop() must wake and join it at once.
+    auto input = std::make_shared<QueueInput>(counting(1000), 2);
+    input->setup(kSpecs);
+    input->start();
+    QTRY_COMPARE(input->queueSize(), int64_t{2});
+    QElapsedTimer timer;
+    timer.start();
+    input->stop();
+    QVERIFY(timer.elapsed() < 1000);
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, input->nextBatch());
+  }
+
+  void emptyDataFlowIsAnError() {
+    QueueInput input(counting(0), 2);
+    input.setup(kSpecs);
+    try {
+      input.nextBatch();
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("no data") != std::string::npos, e.what());
+    }
+  }
+
+  void feedInputRepeatsPasses() {
+    FeedInput input(counting(3));
+    input.setup(kSpecs);
+    std::vector<int64_t> seen;
+    for (int i = 0; i < 7; ++i) seen.push_back(valueOf(input.nextBatch()));
+    QCOMPARE(seen, (std::vector<int64_t>{0, 1, 2, 0, 1, 2, 0}));
+    QCOMPARE(input.size(), std::optional<int64_t>(3));
+  }
+
+  void dummyConstantInputFillsTheBatchDimension() {
+    DummyConstantInput input(6);
+    input.setup({{"image", torch::kFloat32, {-1, 1, 4, 4}}, {"label", torch::kInt64, {-1}}});
+    const Batch a = input.nextBatch();
+    const Batch b = input.nextBatch();
+    QCOMPARE(a["image"].sizes().vec(), (std::vector<int64_t>{6, 1, 4, 4}));
+    QCOMPARE(a["label"].sizes().vec(), (std::vector<int64_t>{6}));
+    QVERIFY(torch::equal(a["image"], b["image"]));
+    QCOMPARE(input.batchesTaken(), int64_t{2});
+  }
+
+  void batchChecksComponentCountAndDtype() {
+    QVERIFY_THROWS_EXCEPTION(InputError, Batch(kSpecs, {}));
+    try {
+      Batch(kSpecs, {torch::zeros({3}, torch::kFloat32)});
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("\"x\" expects Long [?]") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestQueueInput)
+#include "test_QueueInput.moc"

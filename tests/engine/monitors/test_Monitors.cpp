@@ -1,0 +1,147 @@
+// Monitors, JSONWriter (stats.json) and ScalarHistory through the real loop.
+
+#include <QtTest>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/callbacks/CallbackFactory.h"
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/monitors/JSONWriter.h"
+#include "engine/monitors/Monitors.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "tests/support/Recorder.h"
+
+using namespace tbench;
+using tbench::testing::makeNoOpTrainer;
+
+namespace {
+
+/// Puts "loss" = 10 / globalStep after every step and "val" once per epoch.
+CallbackPtr scalarSource() {
+  return std::make_shared<CallbackFactory>(
+      "source",
+      CallbackFactory::Hooks{
+          {},
+          {},
+          {},
+          [](TrainerContext& c) { c.monitors().putScalar("loss", 10.0 / c.globalStep()); },
+          [](TrainerContext& c) { c.monitors().putScalar("val", c.epochNum() * 1.5); },
+          {}});
+}
+
+nlohmann::json runInto(const std::string& dir, LoopOptions options,
+                       std::shared_ptr<ScalarHistory> history = nullptr) {
+  auto trainer = makeNoOpTrainer();
+  trainer->setRunDir(dir);
+  std::vector<TrainingMonitorPtr> monitors{std::make_shared<JSONWriter>()};
+  if (history) monitors.push_back(history);
+  trainer->setMonitors(std::make_shared<Monitors>(monitors));
+  trainer->registerCallback(scalarSource());
+  trainer->train(options);
+  return JSONWriter::load(dir + "/stats.json");
+}
+
+}  // namespace
+
+class TestMonitors : public QObject {
+  Q_OBJECT
+ private slots:
+  void statsJsonHasOneEntryPerEpoch() {
+    QTemporaryDir dir;
+    auto history = std::make_shared<ScalarHistory>();
+    const auto stats = runInto(dir.path().toStdString(), {4, 1, 3}, history);
+    QCOMPARE(stats.size(), size_t{3});
+    QCOMPARE(stats[1]["epoch_num"].get<int64_t>(), int64_t{2});
+    QCOMPARE(stats[1]["global_step"].get<int64_t>(), int64_t{8});
+    QCOMPARE(stats[1]["loss"].get<double>(), 10.0 / 8);  // the latest value of the epoch
+    QCOMPARE(stats[2]["val"].get<double>(), 4.5);
+    // No temporary file is left behind.
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {
+      ++files;
+      QVERIFY2(e.path().filename() == "stats.json", e.path().c_str());
+    }
+    QCOMPARE(files, 1);
+    // ScalarHistory saw every value with its step.
+    QCOMPARE(history->get("loss").size(), size_t{12});
+    QCOMPARE(history->get("loss")[4].globalStep, int64_t{5});
+    QCOMPARE(history->get("val")[0].epochNum, int64_t{1});
+  }
+
+  void resumedRunAppendsAndDropsEntriesPastItsStart() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString();
+    runInto(path, {4, 1, 3});  // entries at global steps 4, 8, 12
+    // Continue from the end of epoch 2 (as if the last checkpoint were at step 8).
+    const auto stats = runInto(path, {4, 3, 4});
+    QCOMPARE(stats.size(), size_t{4});
+    std::vector<int64_t> steps;
+    for (const auto& e : stats) steps.push_back(e["global_step"].get<int64_t>());
+    QCOMPARE(steps, (std::vector<int64_t>{4, 8, 12, 16}));
+    QCOMPARE(stats[2]["epoch_num"].get<int64_t>(), int64_t{3});
+  }
+
+  void flushesPendingScalarsWhenStoppedMidEpoch() {
+    QTemporaryDir dir;
+    auto trainer = makeNoOpTrainer([](NoOpTrainer& t) {
+      if (t.globalStep() == 5) t.requestStop();
+    });
+    trainer->setRunDir(dir.path().toStdString());
+    trainer->setMonitors(std::make_shared<Monitors>(
+        std::vector<TrainingMonitorPtr>{std::make_shared<JSONWriter>()}));
+    trainer->registerCallback(scalarSource());
+    trainer->train({4, 1, 3});
+    const auto stats = JSONWriter::load(dir.path().toStdString() + "/stats.json");
+    QCOMPARE(stats.size(), size_t{2});
+    QCOMPARE(stats[1]["global_step"].get<int64_t>(), int64_t{6});
+  }
+
+  void nonFiniteValuesStayVisible() {
+    QTemporaryDir dir;
+    auto trainer = makeNoOpTrainer();
+    trainer->setRunDir(dir.path().toStdString());
+    trainer->setMonitors(std::make_shared<Monitors>(
+        std::vector<TrainingMonitorPtr>{std::make_shared<JSONWriter>()}));
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "nan", CallbackFactory::Hooks{
+                   {},
+                   {},
+                   {},
+                   {},
+                   [](TrainerContext& c) { c.monitors().putScalar("cost", std::nan("")); },
+                   {}}));
+    trainer->train({1, 1, 1});
+    const auto stats = JSONWriter::load(dir.path().toStdString() + "/stats.json");
+    QCOMPARE(stats[0]["cost"].get<std::string>(), std::string("nan"));
+  }
+
+  void loadRejectsAFileThatIsNotAList() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/stats.json";
+    writeFileAtomically(path, "{\"cost\": 1}");
+    try {
+      JSONWriter::load(path);
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find(path) != std::string::npos, e.what());
+    }
+  }
+
+  void latestValueIsVisibleToCallbacks() {
+    auto trainer = makeNoOpTrainer();
+    std::optional<double> seen;
+    trainer->registerCallback(scalarSource());
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "reader",
+        CallbackFactory::Hooks{
+            {}, {}, {}, {}, [&](TrainerContext& c) { seen = c.monitors().latest("loss"); }, {}}));
+    trainer->train({5, 1, 1});
+    QVERIFY(seen.has_value());
+    QCOMPARE(*seen, 2.0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestMonitors)
+#include "test_Monitors.moc"
