@@ -13,10 +13,12 @@
 // All methods are called on the engine thread.
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "engine/callbacks/HyperParam.h"
 #include "engine/callbacks/MonitorSink.h"
+#include "engine/data/DataFlow.h"
 
 namespace tbench {
 
@@ -43,6 +45,17 @@ class TrainerContext {
 
   /// Ends training at the next step boundary. Thread-safe.
   virtual void requestStop() = 0;
+
+  /// Writes the trainer's state (model, optimizer, counters, RNG state) to `path` as a
+  /// checkpoint (engine/train/Checkpoint.h), atomically. Throws std::runtime_error naming the
+  /// path on failure; CheckError for a trainer without a model.
+  virtual void saveCheckpoint(const std::string& path) = 0;
+
+  /// Runs the model's inference tower on one datapoint of validation data (components matched
+  /// to the model's inputs), in eval mode without gradients, with the current weights of the
+  /// main tower. Returns the model's named inference outputs (see ModelDesc::inferenceOutputs).
+  /// CheckError for a trainer without a model.
+  virtual std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) = 0;
 };
 
 }  // namespace tbench

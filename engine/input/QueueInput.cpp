@@ -110,8 +110,11 @@ Datapoint QueueInput::nextDatapoint() {
   if (!queue_.empty()) {
     Datapoint point = std::move(queue_.front());
     queue_.pop_front();
+    // Wake the worker only once the queue is half empty: it then refills in one go instead of
+    // waking (and preempting a compute thread on a small machine) at every step.
+    const bool refill = static_cast<int64_t>(queue_.size()) <= capacity_ / 2;
     lock.unlock();
-    notFull_.notify_one();
+    if (refill) notFull_.notify_one();
     return point;
   }
   if (error_) std::rethrow_exception(error_);

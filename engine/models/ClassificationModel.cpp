@@ -37,6 +37,14 @@ torch::Tensor ClassificationModel::cost(TowerContext& tower, torch::nn::Module& 
   return torch::nn::functional::cross_entropy(out, labels);
 }
 
+std::map<std::string, torch::Tensor> ClassificationModel::inferenceOutputs(
+    TowerContext& tower, torch::nn::Module& net, const Batch& batch) {
+  const torch::Tensor& labels = batch["label"];
+  torch::Tensor out = logits(net, batch["image"]);
+  return {{"cost", torch::nn::functional::cross_entropy(out, labels)},
+          {"wrong", (out.argmax(1) != labels).to(torch::kFloat32)}};
+}
+
 std::unique_ptr<torch::optim::Optimizer> ClassificationModel::optimizer(
     std::vector<torch::Tensor> params) {
   return optimizer_(std::move(params));

@@ -1,7 +1,8 @@
 #pragma once
 // ClassificationModel: the ModelDesc of an image classifier. Inputs "image" (float32
 // [-1, C, H, W]) and "label" (int64 [-1]); the cost is the mean cross-entropy; every step also
-// reports "train_error" (the fraction of the batch misclassified).
+// reports "train_error" (the fraction of the batch misclassified). For validation it outputs
+// "cost" and "wrong" (per sample), which ScalarStats and ClassificationError consume.
 
 #include <functional>
 
@@ -22,6 +23,10 @@ class ClassificationModel : public ModelDesc {
   std::shared_ptr<torch::nn::Module> buildTower(const TowerContext& tower) override;
   torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) override;
   std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) override;
+  /// {"cost": mean cross-entropy, "wrong": float [N], 1 where the top-1 class is wrong}.
+  std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower,
+                                                        torch::nn::Module& net,
+                                                        const Batch& batch) override;
 
   /// Logits of `net` (a replica built by buildTower) for `images`.
   static torch::Tensor logits(torch::nn::Module& net, const torch::Tensor& images);

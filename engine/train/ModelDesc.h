@@ -7,11 +7,14 @@
 //  - cost(tower, net, batch): the scalar to minimise for one batch, computed with `net` (the
 //    replica built for `tower`). May call tower.summary(...) to report more scalars.
 //  - optimizer(params): a new optimizer over `params`.
+//  - inferenceOutputs(tower, net, batch): what validation sees for one batch; by default
+//    {"cost": cost(...)}. Inferencers (engine/inference) read these by name.
 // Called on the engine thread, or on a tower's worker thread for cost().
 
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,6 +31,11 @@ class ModelDesc {
   virtual std::shared_ptr<torch::nn::Module> buildTower(const TowerContext& tower) = 0;
   virtual torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) = 0;
   virtual std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) = 0;
+  virtual std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower,
+                                                                torch::nn::Module& net,
+                                                                const Batch& batch) {
+    return {{"cost", cost(tower, net, batch)}};
+  }
 };
 
 using ModelDescPtr = std::shared_ptr<ModelDesc>;

@@ -11,6 +11,7 @@ class SimpleTrainer : public SingleCostTrainer {
  public:
   explicit SimpleTrainer(Device device = Device{});
   torch::nn::Module& mainModule() override { return *module_; }
+  torch::optim::Optimizer* mainOptimizer() override { return optimizer_.get(); }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
 
  protected:

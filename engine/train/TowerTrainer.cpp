@@ -1,6 +1,10 @@
 #include "engine/train/TowerTrainer.h"
 
+#include <torch/torch.h>
+
 #include "engine/core/Check.h"
+#include "engine/train/Checkpoint.h"
+#include "engine/train/TorchDevice.h"
 
 namespace tbench {
 
@@ -19,6 +23,35 @@ void TowerTrainer::putSummaries(TowerContext& tower) {
   for (auto& [name, value] : tower.takeSummaries()) {
     monitors().putScalar(name, value.item<double>());
   }
+}
+
+void TowerTrainer::saveCheckpoint(const std::string& path) {
+  writeCheckpointFile(path, captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(),
+                                         projectText_));
+}
+
+std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint& datapoint) {
+  TB_CHECK(model_ != nullptr, "runInference before setupGraph");
+  const Device& device = devices_.front();
+  if (!inferenceModule_) {
+    inferenceTower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/false);
+    inferenceModule_ = model_->buildTower(*inferenceTower_);
+    inferenceModule_->to(toTorch(device));
+  }
+  torch::NoGradGuard noGrad;
+  if (inferenceWeightsStep_ != globalStep()) {
+    // Note [Inference tower]: a separate replica, so that eval mode and inference never touch
+    // the training replica's state (dropout mode, batch-norm statistics).
+    auto source = mainModule().named_parameters();
+    for (auto& item : inferenceModule_->named_parameters()) item.value().copy_(source[item.key()]);
+    auto buffers = mainModule().named_buffers();
+    for (auto& item : inferenceModule_->named_buffers()) item.value().copy_(buffers[item.key()]);
+    inferenceWeightsStep_ = globalStep();
+  }
+  inferenceModule_->eval();
+  Batch batch(input_->specs(), datapoint);
+  if (device.isCuda()) batch = batch.to(toTorch(device));
+  return model_->inferenceOutputs(*inferenceTower_, *inferenceModule_, batch);
 }
 
 }  // namespace tbench

@@ -16,6 +16,13 @@ class TowerTrainer : public Trainer {
   int64_t samplesPerStep() const override { return samplesPerStep_; }
   /// The replica of the main tower (tower 0): the one checkpoints are taken from.
   virtual torch::nn::Module& mainModule() = 0;
+  /// The optimizer whose state checkpoints keep (tower 0's), or null.
+  virtual torch::optim::Optimizer* mainOptimizer() = 0;
+  /// The project JSON text stored in checkpoints.
+  void setProjectText(std::string text) { projectText_ = std::move(text); }
+
+  void saveCheckpoint(const std::string& path) override;
+  std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
   InputSource& input() const { return *input_; }
   ModelDesc& model() const { return *model_; }
 
@@ -32,6 +39,12 @@ class TowerTrainer : public Trainer {
   InputSourcePtr input_;
   ModelDescPtr model_;
   int64_t samplesPerStep_ = 0;
+  std::string projectText_;
+  // The inference tower, built on first use; its weights are copied from the main tower
+  // whenever the global step moved since the last copy.
+  std::unique_ptr<TowerContext> inferenceTower_;
+  std::shared_ptr<torch::nn::Module> inferenceModule_;
+  int64_t inferenceWeightsStep_ = -1;
 };
 
 }  // namespace tbench

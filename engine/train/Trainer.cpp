@@ -36,6 +36,15 @@ HyperParam* Trainer::hyperParam(const std::string& name) {
 
 double Trainer::secondsInCallbacks() const { return group_ ? group_->secondsInCallbacks() : 0.0; }
 
+void Trainer::saveCheckpoint(const std::string& path) {
+  TB_CHECK(false, "this trainer has no model to save to ", path);
+}
+
+std::map<std::string, torch::Tensor> Trainer::runInference(const Datapoint&) {
+  TB_CHECK(false, "this trainer has no model to run inference with");
+  return {};
+}
+
 void Trainer::requestStop() {
   stopRequested_ = true;
   commandCv_.notify_all();

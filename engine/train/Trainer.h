@@ -83,6 +83,9 @@ class Trainer : public TrainerContext {
   MonitorSink& monitors() override { return *monitors_; }
   HyperParam* hyperParam(const std::string& name) override;
   const std::string& runDir() const override { return runDir_; }
+  /// A trainer without a model has nothing to save or run: both throw CheckError.
+  void saveCheckpoint(const std::string& path) override;
+  std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
 
  protected:
   /// One iteration. Derived trainers decide what it is.

@@ -1,0 +1,76 @@
+#pragma once
+// Checkpoint files: model-<global_step>.pt in the run directory.
+//
+// Format (docs/ARCHITECTURE.md, "the run directory"): one pickle written with
+// torch::pickle_save, which Python's torch.load opens as a plain dict:
+//   {"format": "towerbench-checkpoint-1",
+//    "model": {parameter and buffer name: tensor},   names as in Module::named_parameters()
+//                                                    and named_buffers(); the same for every
+//                                                    strategy
+//    "optimizer": uint8 tensor,   the optimizer's own torch::serialize archive (opaque to
+//                                 Python; exact for resuming in C++)
+//    "optimizer_type": "adam" | "sgd" | ... (the C++ class, informational),
+//    "global_step": int, "epoch_num": int,
+//    "rng_state": uint8 tensor,   the CPU generator's state (torch.get_rng_state() layout)
+//    "project": str}              the project JSON the run was started with ("" if none)
+// Files are written atomically (temp file, flush, rename): a kill at any moment leaves the
+// previous file intact.
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tbench {
+
+struct TrainingState {
+  std::vector<std::pair<std::string, torch::Tensor>> model;  ///< parameters, then buffers
+  torch::Tensor optimizer;  ///< uint8, empty tensor when there is no optimizer state
+  std::string optimizerType;
+  int64_t globalStep = 0;
+  int64_t epochNum = 0;
+  torch::Tensor rngState;  ///< uint8
+  std::string project;
+};
+
+/// The state of `module` (+ `optimizer`, may be null) now, with the CPU generator's state.
+/// Tensors are copied to CPU and detached.
+TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* optimizer,
+                           int64_t globalStep, int64_t epochNum, const std::string& project);
+
+/// Writes `state` to `path` atomically. Throws std::runtime_error naming the path and the
+/// reason (disk full, permissions); the previous file at `path` is then untouched.
+void writeCheckpointFile(const std::string& path, const TrainingState& state);
+
+/// Reads a checkpoint. Throws InputError naming the file and what is wrong when it is missing,
+/// truncated, not a pickle, or a pickle that is not a Towerbench checkpoint (missing keys,
+/// wrong types).
+TrainingState readCheckpointFile(const std::string& path);
+
+/// What restoring a model from a checkpoint did, by parameter/buffer name.
+struct RestoreReport {
+  std::vector<std::string> loaded;
+  std::vector<std::string> missing;     ///< in the model, not in the checkpoint
+  std::vector<std::string> unexpected;  ///< in the checkpoint, not in the model
+  std::vector<std::string> shapeMismatch;  ///< "name: checkpoint [..] vs model [..]"
+  std::vector<std::string> ignored;     ///< skipped because of the ignore list
+  /// One paragraph for the log: counts, then the names of every non-loaded entry.
+  std::string toString() const;
+};
+
+/// Copies the checkpoint's tensors into `module` (no gradient, onto each parameter's device).
+/// Names matching an entry of `ignore` (exact name, or prefix ending in '.') are skipped.
+/// Never throws for missing/unexpected/mismatched names: the report says what happened.
+RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state,
+                           const std::vector<std::string>& ignore = {});
+
+/// Restores the optimizer's state from the checkpoint (same optimizer class and parameter
+/// order required). Throws InputError when the state does not fit.
+void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state);
+
+/// Restores the CPU generator's state.
+void restoreRngState(const TrainingState& state);
+
+}  // namespace tbench
