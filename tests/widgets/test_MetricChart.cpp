@@ -1,0 +1,354 @@
+// MetricChart in a real window (offscreen platform): graphs, axes, tooltip and exports.
+
+#include <QtTest>
+
+#include <QImage>
+#include <QSet>
+#include <QTemporaryDir>
+
+#include "widgets/ChartGrouping.h"
+#include "widgets/MetricChart.h"
+
+using namespace tbench::ui;
+
+namespace {
+
+void add(SeriesStore& store, MetricChart& chart, const MetricPoints& points) {
+  for (const SeriesKey& key : store.append(points))
+    chart.addSeries(key, ChartGrouping::placementFor(key.name));
+  chart.restyle(store.runs());
+  chart.sync();
+}
+
+QVector<double> keys(const QCPGraph* graph) {
+  QVector<double> out;
+  for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+    out.append(it->key);
+  return out;
+}
+
+QVector<double> values(const QCPGraph* graph) {
+  QVector<double> out;
+  for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+    out.append(it->value);
+  return out;
+}
+
+/// cost at steps 1..4, train_error at 1..4, validation_cost at the end of the epoch (step 4).
+MetricPoints lossAndError(const QString& run = "r") {
+  return {{run, "cost", 1, 1, 100.0, 4.0},           {run, "train_error", 1, 1, 100.0, 0.5},
+          {run, "cost", 2, 1, 101.0, 3.0},           {run, "train_error", 2, 1, 101.0, 0.45},
+          {run, "cost", 3, 1, 103.0, 2.0},           {run, "train_error", 3, 1, 103.0, 0.42},
+          {run, "cost", 4, 1, 106.0, 1.0},           {run, "train_error", 4, 1, 106.0, 0.4},
+          {run, "validation_cost", 4, 1, 107.0, 2.5}};
+}
+
+/// Legend entries (QCPLegend::itemCount counts the empty cells of its grid too).
+int legendEntries(const QCustomPlot* plot) {
+  int n = 0;
+  for (int i = 0; i < plot->legend->itemCount(); ++i)
+    if (plot->legend->item(i)) ++n;
+  return n;
+}
+
+bool near(QRgb a, QRgb b) {
+  return qAbs(qRed(a) - qRed(b)) < 40 && qAbs(qGreen(a) - qGreen(b)) < 40 &&
+         qAbs(qBlue(a) - qBlue(b)) < 40;
+}
+
+}  // namespace
+
+class TestMetricChart : public QObject {
+  Q_OBJECT
+ private:
+  SeriesStore store_;
+  std::unique_ptr<MetricChart> chart_;
+
+ private slots:
+  void init() {
+    store_.clear();
+    store_.setSmoothingWeight(0.0);
+    chart_ = std::make_unique<MetricChart>(ChartGrouping::lossAndErrorChart(), store_);
+    chart_->resize(640, 400);
+    chart_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(chart_.get()));
+  }
+  void cleanup() { chart_.reset(); }
+
+  void rawAndSmoothedCurvesOnTheRightAxes() {
+    store_.setSmoothingWeight(0.5);
+    add(store_, *chart_, lossAndError());
+    QCustomPlot* plot = chart_->plot();
+    QCOMPARE(plot->graphCount(), 6);  // raw + smoothed for 3 series
+    // Series order: cost, train_error, validation_cost; graphs: raw, smoothed.
+    QCOMPARE(values(plot->graph(0)), (QVector<double>{4, 3, 2, 1}));
+    QCOMPARE(values(plot->graph(1))[0], 4.0);
+    QCOMPARE(values(plot->graph(1))[1], (0.25 * 4 + 0.5 * 3) / 0.75);
+    QCOMPARE(plot->graph(0)->valueAxis(), plot->yAxis);
+    QCOMPARE(plot->graph(2)->valueAxis(), plot->yAxis2);  // train_error: the error axis
+    QVERIFY(plot->yAxis2->visible());
+    QCOMPARE(plot->yAxis->label(), QString("cost"));
+    QCOMPARE(plot->yAxis2->label(), QString("error"));
+    QCOMPARE(plot->xAxis->label(), QString("step"));
+    // The raw curve is a faint copy drawn behind; only smoothed curves are in the legend.
+    QVERIFY(plot->graph(0)->visible());
+    QVERIFY(plot->graph(0)->pen().color().alpha() < 128);
+    QCOMPARE(plot->graph(1)->pen().color().alpha(), 255);
+    QCOMPARE(plot->graph(0)->pen().color().rgb(), plot->graph(1)->pen().color().rgb());
+    QVERIFY(plot->graph(0)->layer()->index() < plot->graph(1)->layer()->index());
+    QCOMPARE(legendEntries(plot), 3);
+    // A validation curve: its scalar's colour, dashed, with markers (one point per epoch).
+    QCOMPARE(plot->graph(5)->pen().color(), plot->graph(1)->pen().color());
+    QCOMPARE(plot->graph(5)->pen().style(), Qt::DashLine);
+    QCOMPARE(plot->graph(1)->pen().style(), Qt::SolidLine);
+    QVERIFY(plot->graph(3)->pen().color() != plot->graph(1)->pen().color());
+    QCOMPARE(plot->graph(5)->scatterStyle().shape(), QCPScatterStyle::ssCircle);
+    QCOMPARE(plot->graph(1)->scatterStyle().shape(), QCPScatterStyle::ssNone);
+    QCOMPARE(chart_->graphPointCount(), qint64(2 * 9));
+  }
+
+  void rawCurveHiddenWithoutSmoothing() {
+    add(store_, *chart_, lossAndError());
+    QVERIFY(!chart_->plot()->graph(0)->visible());
+    QVERIFY(chart_->plot()->graph(1)->visible());
+  }
+
+  void onlyNewPointsAreAdded() {
+    add(store_, *chart_, lossAndError());
+    QCOMPARE(chart_->graphPointCount(), qint64(18));
+    add(store_, *chart_, {{"r", "cost", 5, 2, 110.0, 0.5}});
+    QCOMPARE(keys(chart_->plot()->graph(1)), (QVector<double>{1, 2, 3, 4, 5}));
+    QCOMPARE(chart_->graphPointCount(), qint64(20));
+  }
+
+  void xAxisModes() {
+    add(store_, *chart_, lossAndError());
+    QCPGraph* cost = chart_->plot()->graph(1);
+    QCOMPARE(keys(cost), (QVector<double>{1, 2, 3, 4}));
+    chart_->setXAxisMode(XAxisMode::WallTime);
+    chart_->sync();
+    QCOMPARE(keys(cost), (QVector<double>{0, 1, 3, 6}));  // seconds since the run's first point
+    QCOMPARE(keys(chart_->plot()->graph(5)), QVector<double>{7});
+    QVERIFY(chart_->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerTime>());
+    chart_->setXAxisMode(XAxisMode::Epoch);
+    chart_->sync();
+    QCOMPARE(keys(cost), (QVector<double>{1, 1, 1, 1}));  // steps per epoch not known yet
+    store_.setStepsPerEpoch("r", 4);
+    chart_->sync();  // the new epoch scale re-keys the run
+    QCOMPARE(keys(cost), (QVector<double>{0.25, 0.5, 0.75, 1}));
+    QCOMPARE(keys(chart_->plot()->graph(5)), QVector<double>{1});  // validation at epoch end
+    QCOMPARE(chart_->plot()->xAxis->label(), QString("epoch"));
+    QCOMPARE(chart_->plot()->xAxis->range().upper, 1.0 + 0.75 * 0.01);  // followed the data
+  }
+
+  void logY() {
+    add(store_, *chart_,
+        {{"r", "cost", 1, 1, 0, 0.0},
+         {"r", "cost", 2, 1, 0, -1.0},
+         {"r", "cost", 3, 1, 0, 0.01},
+         {"r", "cost", 4, 1, 0, 10.0}});
+    QCOMPARE(chart_->plot()->yAxis->scaleType(), QCPAxis::stLinear);
+    QVERIFY(chart_->plot()->yAxis->range().lower < -1.0);
+    chart_->setLogY(true);
+    chart_->replot();
+    QVERIFY(chart_->logY());
+    QCOMPARE(chart_->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(chart_->plot()->yAxis2->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(chart_->plot()->yAxis->ticker().dynamicCast<QCPAxisTickerLog>());
+    // Fitted to the positive values only.
+    const QCPRange range = chart_->plot()->yAxis->range();
+    QVERIFY2(range.lower > 0.0 && range.lower < 0.01, qPrintable(QString::number(range.lower)));
+    QVERIFY(range.upper > 10.0 && range.upper < 20.0);
+    chart_->setLogY(false);
+    QCOMPARE(chart_->plot()->yAxis->scaleType(), QCPAxis::stLinear);
+  }
+
+  void followsUntilTheUserZoomsThenFitFollowsAgain() {
+    add(store_, *chart_, lossAndError());
+    QVERIFY(chart_->isFollowing());
+    QCustomPlot* plot = chart_->plot();
+    const QPointF centre = plot->axisRect()->rect().center();
+    QWheelEvent wheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(plot, &wheel);
+    QVERIFY(!chart_->isFollowing());
+    const QCPRange zoomed = plot->xAxis->range();
+    QVERIFY(zoomed.size() < 3.0);
+    add(store_, *chart_, {{"r", "cost", 40, 2, 200.0, 0.5}});
+    QCOMPARE(plot->xAxis->range(), zoomed);  // new data does not steal the user's view
+    chart_->fit();
+    QVERIFY(chart_->isFollowing());
+    QVERIFY(plot->xAxis->range().contains(40.0));
+    QVERIFY(plot->xAxis->range().contains(1.0));
+  }
+
+  void aMonitorsScalarsFarApartInSizeGetAnAxisEach() {
+    add(store_, *chart_,
+        {{"r", "ThroughputTracker/steps_per_sec", 10, 1, 0, 10.0},
+         {"r", "ThroughputTracker/samples_per_sec", 10, 1, 0, 1280.0},
+         {"r", "ThroughputTracker/other", 10, 1, 0, 900.0}});
+    QCustomPlot* plot = chart_->plot();
+    QCOMPARE(plot->graph(1)->valueAxis(), plot->yAxis);
+    QCOMPARE(plot->graph(3)->valueAxis(), plot->yAxis2);  // 128x larger: its own axis
+    QCOMPARE(plot->graph(2)->valueAxis(), plot->yAxis2);  // with its raw curve
+    QCOMPARE(plot->graph(5)->valueAxis(), plot->yAxis);   // the second axis is taken
+    QVERIFY(plot->yAxis2->visible());
+    QCOMPARE(plot->yAxis2->label(), QString("samples_per_sec"));
+    QVERIFY(plot->yAxis2->range().contains(1280.0));
+    QVERIFY(plot->yAxis->range().contains(10.0));
+    QVERIFY(plot->yAxis->range().upper < 1000.0);
+    // Later points do not move it back.
+    add(store_, *chart_, {{"r", "ThroughputTracker/samples_per_sec", 20, 1, 0, 10.0}});
+    QCOMPARE(plot->graph(3)->valueAxis(), plot->yAxis2);
+    // The same scalar of another run goes where the first went.
+    add(store_, *chart_,
+        {{"s", "ThroughputTracker/samples_per_sec", 10, 1, 0, 1700.0},
+         {"s", "ThroughputTracker/steps_per_sec", 10, 1, 0, 14.0}});
+    QCOMPARE(plot->graph(7)->valueAxis(), plot->yAxis2);
+    QCOMPARE(plot->graph(9)->valueAxis(), plot->yAxis);
+  }
+
+  void lossesStayOnTheirAxisWhateverTheirSize() {
+    add(store_, *chart_, {{"r", "cost", 1, 1, 0, 2.3}, {"r", "regularize_cost", 1, 1, 0, 1e-4}});
+    QCOMPARE(chart_->plot()->graph(3)->valueAxis(), chart_->plot()->yAxis);
+    QVERIFY(!chart_->plot()->yAxis2->visible());
+  }
+
+  void legendEntriesFitTheWidth() {
+    MetricPoints points = lossAndError("a-rather-long-run-name-from-the-history");
+    points += lossAndError("another-rather-long-run-name");
+    add(store_, *chart_, points);
+    chart_->replot();
+    QCustomPlot* plot = chart_->plot();
+    QVERIFY(plot->legend->wrap() < 4);
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+      if (QCPAbstractLegendItem* item = plot->legend->item(i))
+        QVERIFY2(plot->viewport().contains(item->outerRect()),
+                 qPrintable(item->property("text").toString()));
+  }
+
+  void logAxisLabelsArePowersOfTen() {
+    add(store_, *chart_,
+        {{"r", "learning_rate", 1, 1, 0, 1e-3}, {"r", "learning_rate", 2, 1, 0, 1e-5}});
+    chart_->setLogY(true);
+    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("eb"));
+    chart_->setLogY(false);
+    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("gb"));
+  }
+
+  void tooltipListsEverySeriesAtTheCursor() {
+    add(store_, *chart_, lossAndError());
+    QCOMPARE(chart_->tooltipText(2.2), QString("step 2\n"
+                                               "cost: 3\n"
+                                               "train_error: 0.45\n"
+                                               "validation_cost: 2.5 at step 4"));
+    QCOMPARE(chart_->tooltipText(100.0), QString("step 4\n"
+                                                 "cost: 1\n"
+                                                 "train_error: 0.4\n"
+                                                 "validation_cost: 2.5"));
+    store_.setSmoothingWeight(0.5);
+    chart_->invalidateSmoothing();
+    chart_->sync();
+    QCOMPARE(chart_->tooltipText(1.0), QString("step 1\n"
+                                               "cost: 4 (raw 4)\n"
+                                               "train_error: 0.5 (raw 0.5)\n"
+                                               "validation_cost: 2.5 (raw 2.5) at step 4"));
+    QCOMPARE(chart_->tooltipText(2.0).section('\n', 1, 1),
+             QString("cost: %1 (raw 3)").arg((0.25 * 4 + 0.5 * 3) / 0.75, 0, 'g', 5));
+    chart_->setXAxisMode(XAxisMode::WallTime);
+    chart_->sync();
+    QCOMPARE(chart_->tooltipText(3.4).section('\n', 0, 0), QString("time 0:00:03"));
+  }
+
+  void tooltipOfAnEmptyChartIsEmpty() { QCOMPARE(chart_->tooltipText(1.0), QString()); }
+
+  void csvExportHasExactContents() {
+    store_.setSmoothingWeight(0.5);
+    add(store_, *chart_,
+        {{"r", "cost", 1, 1, 1700000000.5, 1.0},
+         {"r", "cost", 2, 1, 1700000001.0, 3.0},
+         {"r", "train_error", 2, 1, 1700000001.0, 0.25}});
+    QTemporaryDir dir;
+    const QString path = dir.filePath("chart.csv");
+    QString error;
+    QVERIFY2(chart_->exportCsv(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(file.readAll()),
+             QString("run,name,step,epoch,wall_time,value,smoothed\n"
+                     "r,cost,1,1,1700000000.5,1,1\n"
+                     "r,cost,2,1,1700000001,3,2.3333333333333335\n"
+                     "r,train_error,2,1,1700000001,0.25,0.25\n"));
+  }
+
+  void pngExportHasTheWidgetsSizeAndShowsTheCurves() {
+    store_.setSmoothingWeight(0.5);
+    add(store_, *chart_, lossAndError());
+    chart_->replot();
+    QTemporaryDir dir;
+    const QString path = dir.filePath("chart.png");
+    QVERIFY(chart_->exportPng(path));
+    const QImage image(path);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), chart_->size());
+    QCOMPARE(image.size(), QSize(640, 400));
+    // The smoothed cost curve (about 500 px long) is in the picture.
+    const QRgb cost = chart_->plot()->graph(1)->pen().color().rgb();
+    int costPixels = 0;
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        const QRgb p = image.pixel(x, y);
+        colours.insert(p);
+        if (near(p, cost)) ++costPixels;
+      }
+    QVERIFY2(costPixels > 300, qPrintable(QString::number(costPixels)));
+    QVERIFY(colours.size() > 10);
+  }
+
+  void pdfExportWritesAPdf() {
+    add(store_, *chart_, lossAndError());
+    QTemporaryDir dir;
+    const QString path = dir.filePath("chart.pdf");
+    QVERIFY(chart_->exportPdf(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.startsWith("%PDF"));
+    QVERIFY(bytes.size() > 1000);
+  }
+
+  void severalRunsAreColouredByRunAndCanBeHidden() {
+    MetricPoints points = lossAndError("a");
+    points += lossAndError("b");
+    add(store_, *chart_, points);
+    QCustomPlot* plot = chart_->plot();
+    QCOMPARE(plot->graphCount(), 12);
+    // Curves of one run share its colour and differ in pen style; runs differ in colour.
+    const QPen aCost = plot->graph(1)->pen(), aError = plot->graph(3)->pen();
+    const QPen bCost = plot->graph(7)->pen();
+    QCOMPARE(aCost.color(), aError.color());
+    QVERIFY(aCost.style() != aError.style());
+    QVERIFY(aCost.color() != bCost.color());
+    QCOMPARE(aCost.style(), bCost.style());
+    QCOMPARE(plot->graph(1)->name(), QString("a · cost"));
+    QCOMPARE(legendEntries(plot), 6);
+
+    chart_->setRunVisible("b", false);
+    chart_->restyle(store_.runs());
+    QVERIFY(!chart_->isRunVisible("b"));
+    QVERIFY(!plot->graph(7)->visible());
+    QCOMPARE(legendEntries(plot), 3);
+    QCOMPARE(plot->graph(1)->name(), QString("cost"));  // one run left: plain names
+    QVERIFY(plot->graph(1)->pen().color() != plot->graph(3)->pen().color());
+    QVERIFY(!chart_->tooltipText(1.0).contains("b · "));
+    QTemporaryDir dir;
+    QVERIFY(chart_->exportCsv(dir.filePath("a.csv")));
+    QFile file(dir.filePath("a.csv"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().count('\n'), 1 + 9);  // run b's rows are left out
+  }
+};
+
+QTEST_MAIN(TestMetricChart)
+#include "test_MetricChart.moc"

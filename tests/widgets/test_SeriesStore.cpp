@@ -1,0 +1,165 @@
+// EmaSmoother, Series and SeriesStore: smoothing against hand computations, batches, x axes.
+
+#include <QtTest>
+
+#include <cmath>
+
+#include "widgets/EmaSmoother.h"
+#include "widgets/SeriesStore.h"
+
+using namespace tbench::ui;
+
+namespace {
+
+MetricPoint point(const QString& run, const QString& name, qint64 step, qint64 epoch, double wall,
+                  double value) {
+  return MetricPoint{run, name, step, epoch, wall, value};
+}
+
+}  // namespace
+
+class TestSeriesStore : public QObject {
+  Q_OBJECT
+ private slots:
+  void smoothingMatchesHandComputation() {
+    // a = 0.5, x = 1, 2, 3:
+    //   s1 = 0.5*0 + 0.5*1 = 0.5    shown 0.5 / (1 - 0.5)    = 1
+    //   s2 = 0.5*0.5 + 0.5*2 = 1.25 shown 1.25 / (1 - 0.25)  = 5/3
+    //   s3 = 0.625 + 1.5 = 2.125    shown 2.125 / (1 - 0.125) = 17/7
+    EmaSmoother ema(0.5);
+    QCOMPARE(ema.add(1.0), 1.0);
+    QCOMPARE(ema.add(2.0), 5.0 / 3.0);
+    QCOMPARE(ema.add(3.0), 17.0 / 7.0);
+    // a = 0.6, x = 10, 0: s1 = 4 -> 4/0.4 = 10; s2 = 2.4 -> 2.4/0.64 = 3.75.
+    EmaSmoother tb(0.6);
+    QCOMPARE(tb.add(10.0), 10.0);  // de-biased: the first smoothed value is the first raw one
+    QCOMPARE(tb.add(0.0), 3.75);
+    tb.reset();
+    QCOMPARE(tb.add(-2.0), -2.0);
+  }
+
+  void weightZeroIsRawAndWeightIsClamped() {
+    EmaSmoother raw(0.0);
+    QCOMPARE(raw.add(3.0), 3.0);
+    QCOMPARE(raw.add(-7.5), -7.5);
+    QCOMPARE(EmaSmoother(1.5).weight(), EmaSmoother::kMaxWeight);
+    QCOMPARE(EmaSmoother(-1.0).weight(), 0.0);
+    QCOMPARE(EmaSmoother(std::nan("")).weight(), 0.0);
+  }
+
+  void nonFiniteValuesPassThroughWithoutPoisoningTheAverage() {
+    EmaSmoother ema(0.5);
+    QCOMPARE(ema.add(1.0), 1.0);
+    QVERIFY(std::isnan(ema.add(std::nan(""))));
+    QVERIFY(std::isinf(ema.add(INFINITY)));
+    // As if the NaN and inf were absent: (0.25 + 1.5) / 0.75.
+    QCOMPARE(ema.add(3.0), 7.0 / 3.0);
+  }
+
+  void seriesKeepsColumnsAndBounds() {
+    Series s(0.0);
+    s.append(1, 1, 10.0, 2.0);
+    s.append(2, 1, 11.0, -1.0);
+    s.append(3, 1, 12.0, std::nan(""));
+    s.append(4, 2, 13.0, 0.5);
+    QCOMPARE(s.size(), 4);
+    QCOMPARE(s.step(3), qint64(4));
+    QCOMPARE(s.epoch(3), qint64(2));
+    QCOMPARE(s.wallTime(1), 11.0);
+    QCOMPARE(s.bounds().lower, -1.0);
+    QCOMPARE(s.bounds().upper, 2.0);
+    QCOMPARE(s.positiveBounds().lower, 0.5);
+    QCOMPARE(s.positiveBounds().upper, 2.0);
+  }
+
+  void batchesAndRecomputationAgree() {
+    SeriesStore store;
+    store.setSmoothingWeight(0.9);
+    MetricPoints all;
+    for (int i = 1; i <= 100; ++i)
+      all.append(point("r", "cost", i, 1, i, std::sin(i) * 3 + 100.0 / i));
+    for (int from = 0; from < all.size(); from += 7) store.append(all.mid(from, 7));
+    const Series* s = store.series({"r", "cost"});
+    QVERIFY(s);
+    QCOMPARE(s->size(), 100);
+    QVector<double> incremental;
+    for (int i = 0; i < s->size(); ++i) incremental.append(s->smoothed(i));
+    EmaSmoother reference(0.9);
+    for (int i = 0; i < 100; ++i) QCOMPARE(incremental[i], reference.add(all[i].value));
+
+    store.setSmoothingWeight(0.3);
+    QCOMPARE(s->smoothed(1), (0.3 * 0.7 * all[0].value + 0.7 * all[1].value) / (1 - 0.09));
+    store.setSmoothingWeight(0.9);  // back: the same values, recomputed from the raw ones
+    for (int i = 0; i < 100; ++i) QCOMPARE(s->smoothed(i), incremental[i]);
+    QCOMPARE(store.pointCount(), qint64(100));
+  }
+
+  void appendReportsTouchedKeysAndKeepsOrder() {
+    SeriesStore store;
+    const auto touched =
+        store.append({point("b", "cost", 1, 1, 0, 1), point("a", "cost", 1, 1, 0, 1),
+                      point("b", "err", 1, 1, 0, 1), point("b", "cost", 2, 1, 0, 1)});
+    QCOMPARE(touched, (QVector<SeriesKey>{{"b", "cost"}, {"a", "cost"}, {"b", "err"}}));
+    QCOMPARE(store.runs(), (QStringList{"b", "a"}));
+    QCOMPARE(store.keys().size(), 3);
+    QCOMPARE(store.series({"b", "cost"})->size(), 2);
+    QVERIFY(!store.series({"a", "err"}));
+    store.removeRun("b");
+    QCOMPARE(store.runs(), QStringList{"a"});
+    QCOMPARE(store.keys(), (QVector<SeriesKey>{{"a", "cost"}}));
+    QCOMPARE(store.pointCount(), qint64(1));
+    store.clear();
+    QVERIFY(store.runs().isEmpty());
+    QCOMPARE(store.pointCount(), qint64(0));
+  }
+
+  void xValuesForEachAxisMode() {
+    SeriesStore store;
+    // 4 steps per epoch, reported every 2 steps; the wall clock starts at 1000 s.
+    store.append({point("r", "cost", 2, 1, 1000.0, 1), point("r", "cost", 4, 1, 1001.5, 1),
+                  point("r", "cost", 6, 2, 1003.0, 1)});
+    const Series& s = *store.series({"r", "cost"});
+    const XMapping step = store.xMapping("r", XAxisMode::Step);
+    QCOMPARE(step.x(s, 0), 2.0);
+    QCOMPARE(step.x(s, 2), 6.0);
+    const XMapping wall = store.xMapping("r", XAxisMode::WallTime);
+    QCOMPARE(wall.x(s, 0), 0.0);
+    QCOMPARE(wall.x(s, 1), 1.5);
+    QCOMPARE(wall.x(s, 2), 3.0);
+    // Epoch 1 ended when a point of epoch 2 came: max step in epoch 1 = 4 steps per epoch.
+    QCOMPARE(store.stepsPerEpoch("r"), 4.0);
+    const XMapping epoch = store.xMapping("r", XAxisMode::Epoch);
+    QCOMPARE(epoch.x(s, 0), 0.5);
+    QCOMPARE(epoch.x(s, 1), 1.0);
+    QCOMPARE(epoch.x(s, 2), 1.5);
+  }
+
+  void epochAxisBeforeTheFirstEpochEndsAndWhenDeclared() {
+    SeriesStore store;
+    store.append({point("r", "cost", 3, 1, 0, 1)});
+    const Series& s = *store.series({"r", "cost"});
+    QCOMPARE(store.stepsPerEpoch("r"), 0.0);
+    QCOMPARE(store.xMapping("r", XAxisMode::Epoch).x(s, 0), 1.0);  // the integer epoch
+    const int before = store.epochScaleRevision("r");
+    store.setStepsPerEpoch("r", 10);
+    QVERIFY(store.epochScaleRevision("r") != before);
+    QCOMPARE(store.xMapping("r", XAxisMode::Epoch).x(s, 0), 0.3);
+    // A declared value wins over the estimate and is not revised by it.
+    const int declared = store.epochScaleRevision("r");
+    store.append({point("r", "cost", 12, 2, 0, 1)});
+    QCOMPARE(store.stepsPerEpoch("r"), 10.0);
+    QCOMPARE(store.epochScaleRevision("r"), declared);
+  }
+
+  void wallOriginIsTheRunsFirstPointEvenIfStepsPerEpochCameFirst() {
+    SeriesStore store;
+    store.setStepsPerEpoch("r", 5);
+    QVERIFY(store.runs().isEmpty());
+    store.append({point("r", "cost", 1, 1, 500.0, 1), point("r", "cost", 2, 1, 502.0, 1)});
+    QCOMPARE(store.runs(), QStringList{"r"});
+    QCOMPARE(store.xMapping("r", XAxisMode::WallTime).x(*store.series({"r", "cost"}), 1), 2.0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSeriesStore)
+#include "test_SeriesStore.moc"
