@@ -1,0 +1,43 @@
+#pragma once
+// Communicator: collective operations across the towers of one process (tensorpack's
+// all-reduce in SyncMultiGPUTrainerReplicated). tensors[t] holds tower t's tensors: the same
+// count, shapes and dtypes on every tower, each on its tower's device.
+//
+// Implementations: InProcessCommunicator (any device, used for CPU towers) and
+// NcclCommunicator (CUDA towers; built when CMake finds CUDA and NCCL). makeCommunicator
+// picks one for a device list. Called on the engine thread, between the towers' work.
+
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/Device.h"
+
+namespace tbench {
+
+class Communicator {
+ public:
+  enum class ReduceOp { Sum, Average };
+  using PerTower = std::vector<std::vector<torch::Tensor>>;
+
+  virtual ~Communicator() = default;
+  /// Afterwards tensors[t][i] holds the sum (or mean) over towers of tensors[*][i], for all t.
+  virtual void allReduce(PerTower& tensors, ReduceOp op) = 0;
+  /// Afterwards tensors[t][i] holds tensors[root][i], for all t.
+  virtual void broadcast(PerTower& tensors, int root) = 0;
+  /// Returns when every tower's queued work is done.
+  virtual void barrier() = 0;
+  virtual std::string name() const = 0;
+};
+
+/// The communicator for towers on `devices`: NCCL when they are all CUDA devices and NCCL was
+/// built in, in-process otherwise.
+std::unique_ptr<Communicator> makeCommunicator(const std::vector<Device>& devices);
+
+/// Throws CheckError unless every tower has the same number of tensors with equal shapes and
+/// dtypes.
+void checkPerTower(const Communicator::PerTower& tensors);
+
+}  // namespace tbench
