@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/callbacks/HyperParam.h"
 #include "engine/callbacks/MonitorSink.h"
@@ -56,6 +58,13 @@ class TrainerContext {
   /// main tower. Returns the model's named inference outputs (see ModelDesc::inferenceOutputs).
   /// CheckError for a trainer without a model.
   virtual std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) = 0;
+
+  /// The main tower's parameters by name (empty for a trainer without a model).
+  virtual std::vector<std::pair<std::string, torch::Tensor>> parameters() = 0;
+
+  /// True in afterTrain when training ended with an exception other than StopTraining
+  /// (callbacks then must not, for example, save the failed state as a checkpoint).
+  virtual bool trainingFailed() const = 0;
 };
 
 }  // namespace tbench

@@ -67,9 +67,12 @@ void SyntheticData::onResetState() {
   patterns_ = bits.to(torch::kFloat32).mul_(2).sub_(1).view({classes, 1, side, side});
 
   const int64_t total = options_.numSamples();
-  torch::Tensor labels = torch::randint(0, classes, {total}, generator, torch::kInt64);
+  auto samples = options_.sampleSeed() == 0 ? generator
+                                            : at::make_generator<at::CPUGeneratorImpl>(mixSeed(
+                                                  options_.dataSeed(), options_.sampleSeed()));
+  torch::Tensor labels = torch::randint(0, classes, {total}, samples, torch::kInt64);
   torch::Tensor noise =
-      torch::randn({total, 1, side, side}, generator, torch::kFloat32).mul_(options_.noise());
+      torch::randn({total, 1, side, side}, samples, torch::kFloat32).mul_(options_.noise());
   labels_ = labels.narrow(0, 0, numSamples_).clone();
   images_ = patterns_.index_select(0, labels_).add_(noise.narrow(0, 0, numSamples_));
 }

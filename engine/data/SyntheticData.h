@@ -30,6 +30,10 @@ class SyntheticData : public DataFlow {
     TORCH_ARG(double, noise) = 0.5;
     /// Seeds the patterns, labels and noise.
     TORCH_ARG(uint64_t, dataSeed) = 1;
+    /// 0: samples drawn right after the patterns from dataSeed. Otherwise the samples (labels
+    /// and noise) come from their own generator, so that a validation set can share the
+    /// training set's patterns (same dataSeed) with different samples.
+    TORCH_ARG(uint64_t, sampleSeed) = 0;
     /// With shuffle, pass k visits the samples in an order drawn from mixSeed(seed, k).
     TORCH_ARG(bool, shuffle) = false;
     TORCH_ARG(uint64_t, seed) = 0;

@@ -9,6 +9,11 @@ FeedInput::FeedInput(DataFlowPtr dataflow) : dataflow_(std::move(dataflow)) {
 }
 
 Datapoint FeedInput::nextDatapoint() {
+  for (int64_t skip = takeSkipCount(); skip > 0; --skip) pull();
+  return pull();
+}
+
+Datapoint FeedInput::pull() {
   Datapoint point;
   if (pass_ && pass_->next(point)) return point;
   pass_.reset();

@@ -17,6 +17,7 @@ class FeedInput : public InputSource {
   Datapoint nextDatapoint() override;
 
  private:
+  Datapoint pull();
   DataFlowPtr dataflow_;
   std::optional<DataPass> pass_;
 };

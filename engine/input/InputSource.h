@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
@@ -32,12 +33,19 @@ class InputSource {
   Batch nextBatch() { return Batch(specs_, nextDatapoint()); }
   virtual std::optional<int64_t> size() const = 0;
   virtual void stop() {}
+  /// Before the first batch: the first `count` batches of the data are skipped, so that a
+  /// resumed run sees the data exactly where the interrupted run would have (the data order is
+  /// a function of the seed and the position). Inputs without an order ignore it.
+  void skipBatches(int64_t count) { toSkip_ = count; }
 
  protected:
   virtual void onSetup() {}
   virtual Datapoint nextDatapoint() = 0;
+  /// For derived classes: how many datapoints to discard before the first one they return.
+  int64_t takeSkipCount() { return std::exchange(toSkip_, 0); }
 
  private:
+  int64_t toSkip_ = 0;
   std::vector<InputSpec> specs_;
   bool setUp_ = false;
 };

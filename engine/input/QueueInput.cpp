@@ -66,6 +66,7 @@ int64_t QueueInput::queueSize() const {
 void QueueInput::work() {
   try {
     dataflow_->resetState();
+    int64_t skip = takeSkipCount();
     bool producedAny = false;
     while (true) {
       DataPass pass = dataflow_->pass();
@@ -73,6 +74,10 @@ void QueueInput::work() {
       bool passHadData = false;
       while (pass.next(point)) {
         passHadData = producedAny = true;
+        if (skip > 0) {
+          --skip;
+          continue;
+        }
         std::unique_lock<std::mutex> lock(mutex_);
         notFull_.wait(lock,
                       [&] { return stopping_ || static_cast<int64_t>(queue_.size()) < capacity_; });

@@ -42,6 +42,7 @@ struct DataSourceSpec {
   int64_t numClasses = 4;
   double noise = 0.5;
   uint64_t dataSeed = 1;
+  uint64_t sampleSeed = 0;  ///< 0: samples follow the patterns; else their own generator
   // all
   int64_t limit = 0;  ///< use only the first `limit` samples; 0 = all
 };
@@ -77,19 +78,49 @@ struct ScheduleSpec {
 
 /// One entry of "callbacks". Only the fields of its type are meaningful.
 struct CallbackSpec {
-  std::string type;                  ///< "progress_bar", "estimated_time_left", "throughput"
+  /// "progress_bar", "estimated_time_left", "throughput", "model_saver", "min_saver",
+  /// "max_saver", "inference", "check_numerics"
+  std::string type;
   std::vector<std::string> scalars;  ///< progress_bar: scalars shown on the bar
+  int64_t maxToKeep = 10;            ///< model_saver
+  double keepEveryHours = 0.5;       ///< model_saver
+  int64_t everyKEpochs = 1;          ///< model_saver, inference
+  std::string stat;                  ///< min_saver, max_saver (e.g. "validation_error")
+  int64_t everyKSteps = 0;           ///< check_numerics: parameter check period (0: per epoch)
 };
+
+/// progress_bar (showing cost), estimated_time_left, throughput.
+inline std::vector<CallbackSpec> defaultCallbackSpecs() {
+  std::vector<CallbackSpec> callbacks(3);
+  callbacks[0].type = "progress_bar";
+  callbacks[0].scalars = {"cost"};
+  callbacks[1].type = "estimated_time_left";
+  callbacks[2].type = "throughput";
+  return callbacks;
+}
 
 struct MonitorSpec {
   bool json = true;           ///< stats.json
   bool scalarPrinter = true;  ///< scalars logged at the end of every epoch
+  bool tensorboard = true;    ///< events.out.tfevents.*
+};
+
+/// "init": start from the weights of a checkpoint (fine-tuning, another project's run).
+struct InitSpec {
+  std::string checkpoint;           ///< empty: random initialisation
+  std::vector<std::string> ignore;  ///< names (or "prefix.") not restored
 };
 
 struct TrainerSpec {
-  std::string strategy = "queue_input";  ///< "simple" (FeedInput) or "queue_input"
+  /// "simple" (one tower, FeedInput), "queue_input" (one tower, QueueInput),
+  /// "sync_parameter_server", "sync_replicated", "async" (one tower per device, QueueInput)
+  std::string strategy = "queue_input";
+  /// One per tower; "cpu" may repeat (several CPU towers).
   std::vector<std::string> devices = {"cpu"};
-  int64_t queueSize = 50;  ///< queue_input: capacity of the batch queue
+  int64_t queueSize = 50;        ///< all but simple: capacity of the batch queue
+  std::string psDevice = "cpu";  ///< sync_parameter_server, async: where the master lives
+  bool average = true;           ///< sync_replicated: average (true) or sum the gradients
+  bool checkReplicas = false;    ///< sync_replicated: verify replicas are equal every epoch
 };
 
 struct Project {
@@ -104,9 +135,9 @@ struct Project {
   int64_t maxEpoch = 1;
   int64_t startingEpoch = 1;
   /// Default: progress_bar, estimated_time_left, throughput.
-  std::vector<CallbackSpec> callbacks = {
-      {"progress_bar", {"cost"}}, {"estimated_time_left", {}}, {"throughput", {}}};
+  std::vector<CallbackSpec> callbacks = defaultCallbackSpecs();
   MonitorSpec monitors;
+  InitSpec init;
   TrainerSpec trainer;
   uint64_t seed = 42;
   int64_t numThreads = 0;             ///< intra-op threads; 0 = the cores available

@@ -2,14 +2,19 @@
 
 #include <torch/torch.h>
 
+#include "engine/callbacks/CheckNumerics.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/ProgressBar.h"
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/FashionMnist.h"
 #include "engine/data/SyntheticData.h"
+#include "engine/inference/ClassificationError.h"
+#include "engine/inference/InferenceRunner.h"
+#include "engine/inference/ScalarStats.h"
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
 #include "engine/models/ConvNet.h"
@@ -17,7 +22,14 @@
 #include "engine/monitors/JSONWriter.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/monitors/ScalarPrinter.h"
+#include "engine/monitors/TensorBoardWriter.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/train/AsyncTrainer.h"
+#include "engine/train/MinMaxSaver.h"
+#include "engine/train/ModelSaver.h"
 #include "engine/train/SimpleTrainer.h"
+#include "engine/train/SyncParameterServerTrainer.h"
+#include "engine/train/SyncReplicatedTrainer.h"
 
 namespace tbench {
 
@@ -29,6 +41,7 @@ OpenedSource openDataSource(const DataSourceSpec& spec, bool shuffle, uint64_t s
                                                     .numClasses(spec.numClasses)
                                                     .noise(spec.noise)
                                                     .dataSeed(spec.dataSeed)
+                                                    .sampleSeed(spec.sampleSeed)
                                                     .shuffle(shuffle)
                                                     .seed(seed)
                                                     .limit(spec.limit));
@@ -96,6 +109,17 @@ std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShap
   return std::make_shared<ClassificationModel>(image, net, optimizerFactory(optimizer));
 }
 
+std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project) {
+  TB_CHECK(project.data.hasValidation, "the project has no validation data");
+  OpenedSource validation = openDataSource(project.data.validation, false, project.seed);
+  // Validation sees every sample once: the last, smaller batch is kept.
+  auto batches = std::make_shared<BatchData>(validation.flow, project.data.batchSize,
+                                             /*remainder=*/true);
+  return std::make_shared<InferenceRunner>(
+      batches, std::vector<InferencerPtr>{std::make_shared<ScalarStats>(),
+                                          std::make_shared<ClassificationError>()});
+}
+
 namespace {
 
 std::vector<CallbackPtr> buildCallbacks(const Project& project) {
@@ -115,6 +139,29 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project) {
       callbacks.push_back(std::make_shared<EstimatedTimeLeft>());
     } else if (spec.type == "throughput") {
       callbacks.push_back(std::make_shared<ThroughputTracker>());
+    } else if (spec.type == "inference") {
+      CallbackPtr runner = buildInferenceRunner(project);
+      if (spec.everyKEpochs > 1) {
+        runner = std::make_shared<PeriodicTrigger>(
+            runner, PeriodicTriggerOptions().epochs(spec.everyKEpochs));
+      }
+      callbacks.push_back(runner);
+    } else if (spec.type == "model_saver") {
+      CallbackPtr saver =
+          std::make_shared<ModelSaver>(ModelSaver::Options()
+                                           .maxToKeep(spec.maxToKeep)
+                                           .keepCheckpointEveryNHours(spec.keepEveryHours));
+      if (spec.everyKEpochs > 1) {
+        saver = std::make_shared<PeriodicTrigger>(
+            saver, PeriodicTriggerOptions().epochs(spec.everyKEpochs));
+      }
+      callbacks.push_back(saver);
+    } else if (spec.type == "min_saver") {
+      callbacks.push_back(std::make_shared<MinSaver>(spec.stat));
+    } else if (spec.type == "max_saver") {
+      callbacks.push_back(std::make_shared<MaxSaver>(spec.stat));
+    } else if (spec.type == "check_numerics") {
+      callbacks.push_back(std::make_shared<CheckNumerics>(spec.everyKSteps));
     } else {
       throw InputError(str("unknown callback type \"", spec.type, "\""));
     }
@@ -126,15 +173,41 @@ std::vector<TrainingMonitorPtr> buildMonitors(const Project& project, bool withF
   std::vector<TrainingMonitorPtr> monitors{std::make_shared<ScalarHistory>()};
   if (project.monitors.json && withFiles) monitors.push_back(std::make_shared<JSONWriter>());
   if (project.monitors.scalarPrinter) monitors.push_back(std::make_shared<ScalarPrinter>());
+  if (project.monitors.tensorboard && withFiles) {
+    monitors.push_back(std::make_shared<TensorBoardWriter>());
+  }
   return monitors;
 }
 
 }  // namespace
 
+std::unique_ptr<SingleCostTrainer> buildTrainer(const TrainerSpec& spec,
+                                                const std::vector<Device>& devices) {
+  const std::string& strategy = spec.strategy;
+  if (strategy == "simple" || strategy == "queue_input") {
+    TB_CHECK(devices.size() == 1, "strategy ", strategy, " takes one device");
+    return std::make_unique<SimpleTrainer>(devices.front());
+  }
+  if (strategy == "sync_parameter_server") {
+    return std::make_unique<SyncParameterServerTrainer>(devices, Device::parse(spec.psDevice));
+  }
+  if (strategy == "sync_replicated") {
+    SyncReplicatedOptions options;
+    options.average = spec.average;
+    options.checkReplicas = spec.checkReplicas;
+    return std::make_unique<SyncReplicatedTrainer>(devices, options);
+  }
+  if (strategy == "async") {
+    return std::make_unique<AsyncTrainer>(devices, Device::parse(spec.psDevice));
+  }
+  throw InputError(str("unknown trainer strategy \"", strategy, "\""));
+}
+
 BuiltRun buildRun(const Project& project, const std::string& runDir) {
   const TrainerSpec& trainer = project.trainer;
   TB_CHECK(!trainer.devices.empty(), "the project has no device");
-  const Device device = Device::parse(trainer.devices.front());
+  std::vector<Device> devices;
+  for (const auto& d : trainer.devices) devices.push_back(Device::parse(d));
 
   OpenedSource train = openDataSource(project.data.train, project.data.shuffle, project.seed);
   auto batched =
@@ -145,11 +218,10 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   config.model = buildModel(project.model, train.image, train.numClasses, project.optimizer);
   if (trainer.strategy == "simple") {
     config.input = std::make_shared<FeedInput>(batched);
-  } else if (trainer.strategy == "queue_input") {
-    config.input = std::make_shared<QueueInput>(batched, trainer.queueSize);
   } else {
-    throw InputError(str("unknown trainer strategy \"", trainer.strategy, "\""));
+    config.input = std::make_shared<QueueInput>(batched, trainer.queueSize);
   }
+  run.trainer = buildTrainer(trainer, devices);
   config.extraCallbacks = buildCallbacks(project);
   config.monitors = buildMonitors(project, !runDir.empty());
   config.stepsPerEpoch = project.stepsPerEpoch;
@@ -158,7 +230,9 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   config.runDir = runDir;
   config.seed = project.seed;
   config.numThreads = project.numThreads;
-  run.trainer = std::make_unique<SimpleTrainer>(device);
+  config.initFrom = project.init.checkpoint;
+  config.initIgnore = project.init.ignore;
+  run.trainer->setProjectText(projectToJson(project).dump());
   return run;
 }
 

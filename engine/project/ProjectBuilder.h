@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/inference/InferenceRunner.h"
 #include "engine/models/ClassificationModel.h"
 #include "engine/project/Project.h"
 #include "engine/train/TrainConfig.h"
@@ -27,6 +28,14 @@ ClassificationModel::OptimizerFactory optimizerFactory(const OptimizerSpec& spec
 /// The model of `project` for images of `image` and `numClasses` classes.
 std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShape image,
                                                 int64_t numClasses, const OptimizerSpec& optimizer);
+
+/// The InferenceRunner of the project's validation data (ScalarStats for validation_cost,
+/// ClassificationError for validation_error). CheckError when there is no validation data.
+std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project);
+
+/// The trainer of a strategy over `devices` (one tower per device).
+std::unique_ptr<SingleCostTrainer> buildTrainer(const TrainerSpec& spec,
+                                                const std::vector<Device>& devices);
 
 /// A run ready to start: launchTrainWithConfig(run.config, *run.trainer).
 struct BuiltRun {

@@ -66,7 +66,7 @@ const VariantTable kSourceTypes{
     "source type",
     {{"fashion-mnist", {"split", "dir"}},
      {"idx", {"images", "labels"}},
-     {"synthetic", {"num_samples", "image_size", "num_classes", "noise", "seed"}}}};
+     {"synthetic", {"num_samples", "image_size", "num_classes", "noise", "seed", "sample_seed"}}}};
 const VariantTable kOptimizerTypes{"type",
                                    "optimizer type",
                                    {{"sgd", {"momentum", "nesterov"}},
@@ -76,9 +76,21 @@ const VariantTable kOptimizerTypes{"type",
 const VariantTable kCallbackTypes{
     "type",
     "callback type",
-    {{"progress_bar", {"scalars"}}, {"estimated_time_left", {}}, {"throughput", {}}}};
-const VariantTable kStrategies{
-    "strategy", "strategy", {{"simple", {}}, {"queue_input", {"queue_size"}}}};
+    {{"progress_bar", {"scalars"}},
+     {"estimated_time_left", {}},
+     {"throughput", {}},
+     {"model_saver", {"max_to_keep", "keep_every_hours", "every_k_epochs"}},
+     {"min_saver", {"stat"}},
+     {"max_saver", {"stat"}},
+     {"inference", {"every_k_epochs"}},
+     {"check_numerics", {"every_k_steps"}}}};
+const VariantTable kStrategies{"strategy",
+                               "strategy",
+                               {{"simple", {}},
+                                {"queue_input", {"queue_size"}},
+                                {"sync_parameter_server", {"queue_size", "ps_device"}},
+                                {"sync_replicated", {"queue_size", "average", "check_replicas"}},
+                                {"async", {"queue_size", "ps_device"}}}};
 // Strategies that run one tower; the others take one device per tower.
 const std::vector<std::string> kSingleTowerStrategies = {"simple", "queue_input"};
 
@@ -146,6 +158,7 @@ void readSource(JsonReader& r, const json& node, const std::string& path, DataSo
       obj.integer("num_classes", source.numClasses, IntRange::atLeast(2));
       obj.number("noise", source.noise, NumberRange::atLeast(0));
       obj.unsignedInteger("seed", source.dataSeed);
+      obj.unsignedInteger("sample_seed", source.sampleSeed);
     }
   }
   obj.integer("limit", source.limit, IntRange::atLeast(0));
@@ -160,6 +173,7 @@ void readData(JsonReader& r, const json& node, DataSpec& data) {
   }
   if (const json* validation = obj.get("validation")) {
     data.hasValidation = true;
+    data.validation.split = "test";  // a validation source validates on the test split by default
     readSource(r, *validation, obj.pathOf("validation"), data.validation);
   }
   obj.integer("batch_size", data.batchSize, IntRange::atLeast(1));
@@ -236,22 +250,40 @@ void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
   obj.finish();
 }
 
-void readCallbacks(JsonReader& r, const json& node, std::vector<CallbackSpec>& callbacks) {
+void readCallbacks(JsonReader& r, const json& node, const DataSpec& data,
+                   std::vector<CallbackSpec>& callbacks) {
   if (!r.isArray(node, "$.callbacks")) return;
   callbacks.clear();
   for (size_t i = 0; i < node.size(); ++i) {
     ObjectReader obj(r, node[i], indexPath("$.callbacks", i));
     if (!obj.valid()) continue;
     CallbackSpec callback;
-    if (readVariant(obj, callback.type, kCallbackTypes, true) && callback.type == "progress_bar") {
-      const json* scalars = obj.get("scalars");
-      if (scalars != nullptr && r.isArray(*scalars, obj.pathOf("scalars"))) {
-        for (size_t k = 0; k < scalars->size(); ++k) {
-          std::string name;
-          if (r.string((*scalars)[k], indexPath(obj.pathOf("scalars"), k), name, false)) {
-            callback.scalars.push_back(name);
+    if (readVariant(obj, callback.type, kCallbackTypes, true)) {
+      const std::string& type = callback.type;
+      if (type == "progress_bar") {
+        const json* scalars = obj.get("scalars");
+        if (scalars != nullptr && r.isArray(*scalars, obj.pathOf("scalars"))) {
+          for (size_t k = 0; k < scalars->size(); ++k) {
+            std::string name;
+            if (r.string((*scalars)[k], indexPath(obj.pathOf("scalars"), k), name, false)) {
+              callback.scalars.push_back(name);
+            }
           }
         }
+      } else if (type == "model_saver") {
+        obj.integer("max_to_keep", callback.maxToKeep, IntRange::atLeast(1));
+        obj.number("keep_every_hours", callback.keepEveryHours, NumberRange::atLeast(0));
+        obj.integer("every_k_epochs", callback.everyKEpochs, IntRange::atLeast(1));
+      } else if (type == "min_saver" || type == "max_saver") {
+        obj.string("stat", callback.stat, false, true);
+      } else if (type == "inference") {
+        obj.integer("every_k_epochs", callback.everyKEpochs, IntRange::atLeast(1));
+        if (!data.hasValidation) {
+          r.report(indexPath("$.callbacks", i),
+                   "an \"inference\" callback needs validation data ($.data.validation)");
+        }
+      } else if (type == "check_numerics") {
+        obj.integer("every_k_steps", callback.everyKSteps, IntRange::atLeast(0));
       }
     }
     obj.finish();
@@ -259,10 +291,26 @@ void readCallbacks(JsonReader& r, const json& node, std::vector<CallbackSpec>& c
   }
 }
 
+void readInit(JsonReader& r, const json& node, InitSpec& init) {
+  ObjectReader obj(r, node, "$.init");
+  if (!obj.valid()) return;
+  obj.string("checkpoint", init.checkpoint, false, true);
+  if (const json* ignore = obj.get("ignore"); ignore && r.isArray(*ignore, obj.pathOf("ignore"))) {
+    for (size_t k = 0; k < ignore->size(); ++k) {
+      std::string name;
+      if (r.string((*ignore)[k], indexPath(obj.pathOf("ignore"), k), name, false)) {
+        init.ignore.push_back(name);
+      }
+    }
+  }
+  obj.finish();
+}
+
 void readMonitors(JsonReader& r, const json& node, MonitorSpec& monitors) {
   ObjectReader obj(r, node, "$.monitors");
   obj.boolean("json", monitors.json);
   obj.boolean("scalar_printer", monitors.scalarPrinter);
+  obj.boolean("tensorboard", monitors.tensorboard);
   obj.finish();
 }
 
@@ -309,6 +357,17 @@ void readTrainer(JsonReader& r, const json& node, TrainerSpec& trainer) {
   if (strategyOk && trainer.strategy != "simple") {
     obj.integer("queue_size", trainer.queueSize, IntRange::atLeast(1));
   }
+  if (strategyOk && (trainer.strategy == "sync_parameter_server" || trainer.strategy == "async")) {
+    if (const json* ps = obj.get("ps_device")) {
+      std::vector<std::string> one;
+      readDevices(r, json::array({*ps}), obj.pathOf("ps_device"), one);
+      if (one.size() == 1) trainer.psDevice = one.front();
+    }
+  }
+  if (strategyOk && trainer.strategy == "sync_replicated") {
+    obj.boolean("average", trainer.average);
+    obj.boolean("check_replicas", trainer.checkReplicas);
+  }
   obj.finish();
 }
 
@@ -350,7 +409,10 @@ void readProject(JsonReader& r, const json& doc, Project& project) {
     r.report("$.starting_epoch",
              str("must be <= max_epoch (", project.maxEpoch, "), got ", project.startingEpoch));
   }
-  if (const json* callbacks = top.get("callbacks")) readCallbacks(r, *callbacks, project.callbacks);
+  if (const json* callbacks = top.get("callbacks")) {
+    readCallbacks(r, *callbacks, project.data, project.callbacks);
+  }
+  if (const json* init = top.get("init")) readInit(r, *init, project.init);
   if (const json* monitors = top.get("monitors")) readMonitors(r, *monitors, project.monitors);
   if (const json* trainer = top.get("trainer")) readTrainer(r, *trainer, project.trainer);
   top.unsignedInteger("seed", project.seed);
@@ -389,6 +451,7 @@ json sourceToJson(const DataSourceSpec& s) {
                      {"num_classes", s.numClasses},
                      {"noise", s.noise},
                      {"seed", s.dataSeed},
+                     {"sample_seed", s.sampleSeed},
                      {"limit", s.limit}},
                     kSourceTypes);
 }
@@ -459,84 +522,32 @@ json projectToJson(const Project& p) {
   doc["starting_epoch"] = p.startingEpoch;
   doc["callbacks"] = json::array();
   for (const auto& callback : p.callbacks) {
-    doc["callbacks"].push_back(
-        onlyKeysOf({{"type", callback.type}, {"scalars", callback.scalars}}, kCallbackTypes));
+    doc["callbacks"].push_back(onlyKeysOf({{"type", callback.type},
+                                           {"scalars", callback.scalars},
+                                           {"max_to_keep", callback.maxToKeep},
+                                           {"keep_every_hours", callback.keepEveryHours},
+                                           {"every_k_epochs", callback.everyKEpochs},
+                                           {"stat", callback.stat},
+                                           {"every_k_steps", callback.everyKSteps}},
+                                          kCallbackTypes));
   }
-  doc["monitors"] = {{"json", p.monitors.json}, {"scalar_printer", p.monitors.scalarPrinter}};
+  doc["monitors"] = {{"json", p.monitors.json},
+                     {"scalar_printer", p.monitors.scalarPrinter},
+                     {"tensorboard", p.monitors.tensorboard}};
+  if (!p.init.checkpoint.empty()) {
+    doc["init"] = {{"checkpoint", p.init.checkpoint}, {"ignore", p.init.ignore}};
+  }
   doc["trainer"] = onlyKeysOf({{"strategy", p.trainer.strategy},
                                {"devices", p.trainer.devices},
-                               {"queue_size", p.trainer.queueSize}},
+                               {"queue_size", p.trainer.queueSize},
+                               {"ps_device", p.trainer.psDevice},
+                               {"average", p.trainer.average},
+                               {"check_replicas", p.trainer.checkReplicas}},
                               kStrategies);
   doc["seed"] = p.seed;
   doc["num_threads"] = p.numThreads;
   doc["run_root"] = p.runRoot;
   return doc;
-}
-
-// ---- Files
-
-json readProjectJson(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw InputError(str("cannot read project file \"", path, "\": it is a directory"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(str("cannot read project file \"", path, "\": ", std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(str("cannot read project file \"", path, "\": read error"));
-  std::vector<ProjectIssue> issues;
-  json doc = parseJsonText(text.str(), issues);
-  if (!issues.empty()) throw ProjectError(path, std::move(issues));
-  return doc;
-}
-
-Project loadProjectFile(const std::string& path) {
-  return projectFromJson(readProjectJson(path), path);
-}
-
-// ---- Overrides
-
-void applyProjectOverride(json& doc, const std::string& assignment) {
-  const auto fail = [&](const std::string& why) {
-    throw InputError(str("override \"", assignment, "\": ", why));
-  };
-  const size_t equals = assignment.find('=');
-  if (equals == std::string::npos) fail("expected PATH=VALUE, e.g. data.batch_size=64");
-  std::vector<JsonPathStep> steps;
-  try {
-    steps = parseJsonPath(assignment.substr(0, equals));
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
-  }
-  const std::string valueText = assignment.substr(equals + 1);
-  json value = json::parse(valueText, nullptr, false);
-  if (value.is_discarded()) value = valueText;
-
-  // Work on a copy so that a failed override leaves `doc` as it was.
-  json result = doc;
-  json* node = &result;
-  std::string where = "$";
-  for (const auto& step : steps) {
-    if (step.isIndex) {
-      if (!node->is_array()) fail(str(where, " is ", describeJson(*node), ", not an array"));
-      if (step.index >= node->size()) {
-        fail(str("index ", step.index, " is out of range (", where, " has ", node->size(),
-                 " elements)"));
-      }
-      node = &(*node)[step.index];
-      where = indexPath(where, step.index);
-    } else {
-      if (node->is_null()) *node = json::object();  // a key created by the previous step
-      if (!node->is_object()) fail(str(where, " is ", describeJson(*node), ", not an object"));
-      node = &(*node)[step.key];
-      where = childPath(where, step.key);
-    }
-  }
-  *node = std::move(value);
-  doc = std::move(result);
 }
 
 }  // namespace tbench

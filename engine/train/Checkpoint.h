@@ -25,6 +25,9 @@
 
 namespace tbench {
 
+/// The value of the "format" key of every checkpoint.
+inline constexpr const char* kCheckpointFormat = "towerbench-checkpoint-1";
+
 struct TrainingState {
   std::vector<std::pair<std::string, torch::Tensor>> model;  ///< parameters, then buffers
   torch::Tensor optimizer;  ///< uint8, empty tensor when there is no optimizer state
@@ -33,6 +36,8 @@ struct TrainingState {
   int64_t epochNum = 0;
   torch::Tensor rngState;  ///< uint8
   std::string project;
+  /// The file it was read from, for messages; empty when captured in memory.
+  std::string path;
 };
 
 /// The state of `module` (+ `optimizer`, may be null) now, with the CPU generator's state.
@@ -52,10 +57,10 @@ TrainingState readCheckpointFile(const std::string& path);
 /// What restoring a model from a checkpoint did, by parameter/buffer name.
 struct RestoreReport {
   std::vector<std::string> loaded;
-  std::vector<std::string> missing;     ///< in the model, not in the checkpoint
-  std::vector<std::string> unexpected;  ///< in the checkpoint, not in the model
+  std::vector<std::string> missing;        ///< in the model, not in the checkpoint
+  std::vector<std::string> unexpected;     ///< in the checkpoint, not in the model
   std::vector<std::string> shapeMismatch;  ///< "name: checkpoint [..] vs model [..]"
-  std::vector<std::string> ignored;     ///< skipped because of the ignore list
+  std::vector<std::string> ignored;        ///< skipped because of the ignore list
   /// One paragraph for the log: counts, then the names of every non-loaded entry.
   std::string toString() const;
 };
@@ -67,10 +72,11 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
                            const std::vector<std::string>& ignore = {});
 
 /// Restores the optimizer's state from the checkpoint (same optimizer class and parameter
-/// order required). Throws InputError when the state does not fit.
+/// order required). Throws InputError when the state does not fit; the optimizer's previous
+/// state is then kept. A checkpoint without optimizer state logs a warning and changes nothing.
 void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state);
 
-/// Restores the CPU generator's state.
+/// Restores the CPU generator's state. Throws InputError when the state has the wrong size.
 void restoreRngState(const TrainingState& state);
 
 }  // namespace tbench

@@ -13,10 +13,10 @@ class SimpleTrainer : public SingleCostTrainer {
   torch::nn::Module& mainModule() override { return *module_; }
   torch::optim::Optimizer* mainOptimizer() override { return optimizer_.get(); }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
 
  protected:
   void buildTowers() override;
-  std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
   void runStep() override;
 
  private:

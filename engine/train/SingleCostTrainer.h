@@ -14,14 +14,14 @@ class SingleCostTrainer : public TowerTrainer {
   /// Once, before train(). `input` is set up with model->inputs().
   void setupGraph(InputSourcePtr input, ModelDescPtr model);
   bool isGraphSetUp() const { return graphSetUp_; }
+  /// Every optimizer of the strategy (one per replica for SyncReplicatedTrainer), in tower
+  /// order. Resuming restores the checkpoint's optimizer state into each.
+  virtual std::vector<torch::optim::Optimizer*> optimizers() = 0;
 
  protected:
   using TowerTrainer::TowerTrainer;
   /// Builds the replicas and optimizers of the strategy.
   virtual void buildTowers() = 0;
-  /// The optimizer whose learning rate "learning_rate" reads and sets (all of them for
-  /// strategies with one optimizer per tower).
-  virtual std::vector<torch::optim::Optimizer*> optimizers() = 0;
 
  private:
   bool graphSetUp_ = false;

@@ -25,9 +25,16 @@ void TowerTrainer::putSummaries(TowerContext& tower) {
   }
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> TowerTrainer::parameters() {
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  for (const auto& item : mainModule().named_parameters())
+    named.emplace_back(item.key(), item.value());
+  return named;
+}
+
 void TowerTrainer::saveCheckpoint(const std::string& path) {
-  writeCheckpointFile(path, captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(),
-                                         projectText_));
+  writeCheckpointFile(
+      path, captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(), projectText_));
 }
 
 std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint& datapoint) {

@@ -23,6 +23,7 @@ class TowerTrainer : public Trainer {
 
   void saveCheckpoint(const std::string& path) override;
   std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
+  std::vector<std::pair<std::string, torch::Tensor>> parameters() override;
   InputSource& input() const { return *input_; }
   ModelDesc& model() const { return *model_; }
 

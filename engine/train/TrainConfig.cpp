@@ -11,7 +11,9 @@
 #include "engine/monitors/JSONWriter.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/monitors/ScalarPrinter.h"
+#include "engine/train/Checkpoint.h"
 #include "engine/train/Environment.h"
+#include "engine/train/SessionInit.h"
 
 namespace tbench {
 
@@ -48,7 +50,45 @@ LoopOptions resolveLoopOptions(const TrainConfig& config, const InputSource& inp
   return options;
 }
 
+namespace {
+
+void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& input,
+            LoopOptions& options) {
+  const TrainingState state = readCheckpointFile(path);
+  const RestoreReport report = restoreModel(trainer.mainModule(), state);
+  if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
+    throw InputError(
+        str(path, ": does not fit this model, cannot resume from it\n", report.toString()));
+  }
+  for (auto* optimizer : trainer.optimizers()) restoreOptimizer(*optimizer, state);
+  restoreRngState(state);
+  if (state.epochNum >= options.maxEpoch) {
+    throw InputError(str(path, ": the run already finished epoch ", state.epochNum,
+                         " of max_epoch ", options.maxEpoch,
+                         "; raise max_epoch (--max-epoch) to train further"));
+  }
+  if (state.globalStep != state.epochNum * options.stepsPerEpoch) {
+    TB_LOG(Warning) << path << " was saved at global step " << state.globalStep << ", inside epoch "
+                    << state.epochNum << "; training continues with epoch " << state.epochNum + 1
+                    << " from that step";
+  }
+  options.startingEpoch = state.epochNum + 1;
+  options.startingGlobalStep = state.globalStep;
+  // Note [Restorable data order]: every DataFlow's order is a function of its seed and of how
+  // many datapoints came before, so skipping the batches the run consumed puts the data
+  // exactly where the uninterrupted run would be.
+  input.skipBatches(state.globalStep * trainer.numTowers());
+  TB_LOG(Info) << "resuming from " << path << " at epoch " << options.startingEpoch
+               << ", global step " << state.globalStep;
+}
+
+}  // namespace
+
 void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer) {
+  trainer.train(setupTrainWithConfig(config, trainer));
+}
+
+LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer) {
   if (!config.model) throw InputError("TrainConfig has no model");
   if (!config.input && !config.dataflow) throw InputError("TrainConfig has no dataflow or input");
   if (config.input && config.dataflow) {
@@ -69,10 +109,14 @@ void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer
   for (const auto& cb : config.extraCallbacks ? *config.extraCallbacks : defaultCallbacks()) {
     trainer.registerCallback(cb);
   }
-  const LoopOptions options = resolveLoopOptions(config, *input);
+  if (!config.initFrom.empty()) {
+    initFromCheckpoint(trainer.mainModule(), config.initFrom, config.initIgnore);
+  }
+  LoopOptions options = resolveLoopOptions(config, *input);
+  if (!config.resumeFrom.empty()) resume(config.resumeFrom, trainer, *input, options);
   TB_LOG(Info) << "training " << options.maxEpoch - options.startingEpoch + 1 << " epochs of "
                << options.stepsPerEpoch << " steps on " << trainer.numTowers() << " tower(s)";
-  trainer.train(options);
+  return options;
 }
 
 }  // namespace tbench

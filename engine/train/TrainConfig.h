@@ -44,6 +44,15 @@ struct TrainConfig {
   std::optional<uint64_t> seed;
   /// Intra-op threads; 0: the cores available.
   int64_t numThreads = 0;
+
+  /// Continue a run from this checkpoint (tensorpack's AutoResumeTrainConfig): model,
+  /// optimizer and RNG state restored, training continues with the epoch after the
+  /// checkpoint's at its global step, and the input skips the batches already consumed.
+  std::string resumeFrom;
+  /// Start from the weights of this checkpoint (SessionInit; fine-tuning). Names matching
+  /// `initIgnore` are not restored; the report is logged.
+  std::string initFrom;
+  std::vector<std::string> initIgnore;
 };
 
 std::vector<CallbackPtr> defaultCallbacks();
@@ -52,6 +61,10 @@ std::vector<TrainingMonitorPtr> defaultMonitors(bool withFiles);
 /// Sets up `trainer` with the config's model and input (a bare DataFlow becomes a QueueInput)
 /// and trains. Throws InputError for an incomplete config; propagates training failures.
 void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer);
+
+/// The first half of launchTrainWithConfig: everything but trainer.train(), so that callers
+/// can tell bad input (thrown here) from a failed run (thrown by train()).
+LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer);
 
 /// The loop options `config` resolves to once `input` is known (steps_per_epoch from the
 /// input's size when 0). Throws InputError when neither gives a step count.

@@ -80,7 +80,8 @@ void Trainer::train(const LoopOptions& options) {
   all.push_back(monitors_);
   group_ = std::make_unique<Callbacks>(std::move(all));
   epochNum_ = options_.startingEpoch - 1;
-  globalStep_ = (options_.startingEpoch - 1) * options_.stepsPerEpoch;
+  globalStep_ =
+      options_.startingGlobalStep.value_or((options_.startingEpoch - 1) * options_.stepsPerEpoch);
   group_->setupGraph(*this);
   initialize();
   mainLoop();
@@ -112,6 +113,7 @@ void Trainer::mainLoop() {
                  << ": " << stop.what();
   } catch (...) {
     failure = std::current_exception();
+    failed_ = true;
   }
   try {
     group_->afterTrain();

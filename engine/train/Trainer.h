@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct LoopOptions {
   int64_t stepsPerEpoch = 0;  ///< > 0
   int64_t startingEpoch = 1;
   int64_t maxEpoch = 1;
+  /// The global step to start from; default (startingEpoch - 1) * stepsPerEpoch. A resumed
+  /// run passes its checkpoint's.
+  std::optional<int64_t> startingGlobalStep;
 };
 
 class Trainer : public TrainerContext {
@@ -86,14 +90,14 @@ class Trainer : public TrainerContext {
   /// A trainer without a model has nothing to save or run: both throw CheckError.
   void saveCheckpoint(const std::string& path) override;
   std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
+  std::vector<std::pair<std::string, torch::Tensor>> parameters() override { return {}; }
+  bool trainingFailed() const override { return failed_; }
 
  protected:
   /// One iteration. Derived trainers decide what it is.
   virtual void runStep() = 0;
   /// After callbacks are set up, before beforeTrain: restore state, set the global step.
   virtual void initialize() {}
-  /// For initialize(): the global step training continues from (e.g. a checkpoint's).
-  void setGlobalStep(int64_t step) { globalStep_ = step; }
   const std::vector<CallbackPtr>& registeredCallbacks() const { return callbacks_; }
 
  private:
@@ -108,6 +112,7 @@ class Trainer : public TrainerContext {
   std::string runDir_;
   bool trained_ = false;
   bool stoppedEarly_ = false;
+  bool failed_ = false;
 
   int64_t epochNum_ = 0;
   int64_t globalStep_ = 0;

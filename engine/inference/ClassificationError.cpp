@@ -1,0 +1,31 @@
+#include "engine/inference/ClassificationError.h"
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+ClassificationError::ClassificationError(std::string wrongOutput, std::string scalarName)
+    : wrongOutput_(std::move(wrongOutput)), scalarName_(std::move(scalarName)) {}
+
+void ClassificationError::beforeInference() {
+  wrong_ = 0;
+  samples_ = 0;
+}
+
+void ClassificationError::onBatch(const std::map<std::string, torch::Tensor>& outputs,
+                                  int64_t batchSize) {
+  auto it = outputs.find(wrongOutput_);
+  TB_CHECK(it != outputs.end(), "the model has no inference output \"", wrongOutput_, "\"");
+  const torch::Tensor& wrong = it->second;
+  TB_CHECK(wrong.dim() == 1 && wrong.size(0) == batchSize, "inference output \"", wrongOutput_,
+           "\" must have one value per sample (", batchSize, "), got shape ", wrong.sizes());
+  wrong_ += wrong.sum().item<double>();
+  samples_ += batchSize;
+}
+
+std::map<std::string, double> ClassificationError::afterInference() {
+  if (samples_ == 0) return {};
+  return {{scalarName_, wrong_ / static_cast<double>(samples_)}};
+}
+
+}  // namespace tbench

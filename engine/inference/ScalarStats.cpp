@@ -1,0 +1,37 @@
+#include "engine/inference/ScalarStats.h"
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+ScalarStats::ScalarStats(std::vector<std::string> names, std::string prefix)
+    : names_(std::move(names)), prefix_(std::move(prefix)) {
+  TB_CHECK(!names_.empty(), "ScalarStats needs at least one output name");
+}
+
+void ScalarStats::beforeInference() {
+  sums_.assign(names_.size(), 0.0);
+  samples_ = 0;
+}
+
+void ScalarStats::onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    auto it = outputs.find(names_[i]);
+    TB_CHECK(it != outputs.end(), "the model has no inference output \"", names_[i], "\"");
+    TB_CHECK(it->second.numel() == 1, "inference output \"", names_[i],
+             "\" must be a scalar, got shape ", it->second.sizes());
+    sums_[i] += it->second.item<double>() * static_cast<double>(batchSize);
+  }
+  samples_ += batchSize;
+}
+
+std::map<std::string, double> ScalarStats::afterInference() {
+  std::map<std::string, double> scalars;
+  if (samples_ == 0) return scalars;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    scalars[prefix_ + names_[i]] = sums_[i] / static_cast<double>(samples_);
+  }
+  return scalars;
+}
+
+}  // namespace tbench

@@ -1,0 +1,28 @@
+#pragma once
+// ScalarStats: the mean of scalar outputs over a validation pass, each batch weighted by its
+// size (so a smaller last batch counts for what it holds). Output "cost" is reported as
+// "validation_cost".
+
+#include <vector>
+
+#include "engine/inference/Inferencer.h"
+
+namespace tbench {
+
+class ScalarStats : public Inferencer {
+ public:
+  /// `names`: outputs to average; `prefix` is prepended to each name in the scalars.
+  explicit ScalarStats(std::vector<std::string> names = {"cost"},
+                       std::string prefix = "validation_");
+  void beforeInference() override;
+  void onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) override;
+  std::map<std::string, double> afterInference() override;
+
+ private:
+  std::vector<std::string> names_;
+  std::string prefix_;
+  std::vector<double> sums_;
+  int64_t samples_ = 0;
+};
+
+}  // namespace tbench

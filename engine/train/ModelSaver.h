@@ -1,0 +1,76 @@
+#pragma once
+// ModelSaver: writes <run dir>/model-<global_step>.pt on every trigger (tensorpack's
+// ModelSaver). By default that is every epoch; wrap it in PeriodicTrigger for another schedule.
+//
+//   config.callbacks = {std::make_shared<ModelSaver>(ModelSaver::Options().maxToKeep(5))};
+//
+// Each save writes the checkpoint (TrainerContext::saveCheckpoint), then the index
+// (CheckpointIndex), and only then deletes the checkpoints retention drops: a kill at any
+// moment leaves an index whose `latest` loads. Retention (TensorFlow's Saver): the newest
+// `maxToKeep` stay; of the older ones, one per `keepCheckpointEveryNHours` of wall time is kept
+// for good. A run that continues in a directory takes over its index (and the files it lists).
+//
+// A failed write (disk full, permissions) is logged as an error naming the path and the reason;
+// what was on disk stays as it was and training continues.
+
+#include <torch/arg.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/callbacks/Callback.h"
+
+namespace tbench {
+
+class ModelSaver : public Callback {
+ public:
+  struct Options {
+    /// How many of the newest checkpoints to keep; older ones are deleted. >= 1.
+    TORCH_ARG(int64_t, maxToKeep) = 10;
+    /// Also keep, for good, one checkpoint per this many hours of training; 0: none.
+    TORCH_ARG(double, keepCheckpointEveryNHours) = 0.5;
+    /// Save once more in afterTrain when the last save was not at the final step (a stopped run
+    /// keeps its last state). Never after a failed training.
+    TORCH_ARG(bool, saveOnAfterTrain) = true;
+    /// Where to write; empty: the run directory.
+    TORCH_ARG(std::string, checkpointDir) = "";
+  };
+
+  ModelSaver();
+  /// Throws InputError for maxToKeep < 1 or a negative keepCheckpointEveryNHours.
+  explicit ModelSaver(Options options);
+
+  /// model-<step>.pt
+  static std::string fileNameForStep(int64_t globalStep);
+  /// The directory checkpoints go to (valid from setupGraph on).
+  const std::string& directory() const { return dir_; }
+  /// The global step of the last successful save of this run, or -1.
+  int64_t lastSavedStep() const { return lastSavedStep_; }
+
+ private:
+  using Clock = std::chrono::system_clock;
+  struct Managed {
+    std::string name;
+    Clock::time_point savedAt;
+  };
+
+  /// Throws InputError when there is no directory to write to.
+  void onSetupGraph() override;
+  void onBeforeTrain() override;
+  void onTrigger() override;
+  void onAfterTrain() override;
+  void save();
+  void removeStaleTempFiles();
+
+  Options options_;
+  std::string dir_;
+  std::vector<Managed> managed_;   // checkpoints retention may delete, oldest first
+  std::vector<std::string> kept_;  // checkpoints kept for good, oldest first
+  Clock::time_point lastPreserved_;
+  int64_t lastSavedStep_ = -1;
+  int64_t startStep_ = 0;
+};
+
+}  // namespace tbench

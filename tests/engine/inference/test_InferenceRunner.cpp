@@ -1,0 +1,118 @@
+// Inferencers and InferenceRunner: exact metrics over uneven batches, through the real loop.
+
+#include <QtTest>
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/data/BatchData.h"
+#include "engine/data/SyntheticData.h"
+#include "engine/inference/ClassificationError.h"
+#include "engine/inference/InferenceRunner.h"
+#include "engine/inference/ScalarStats.h"
+#include "engine/models/ClassificationModel.h"
+#include "engine/models/Mlp.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/train/SimpleTrainer.h"
+#include "engine/train/TrainConfig.h"
+
+using namespace tbench;
+
+namespace {
+
+std::shared_ptr<ClassificationModel> tinyModel() {
+  MlpOptions o;
+  o.image = ImageShape{1, 8, 8};
+  o.numClasses = 4;
+  o.hidden = {16};
+  o.dropout = 0.5;  // inference must run in eval mode: dropout off
+  return std::make_shared<ClassificationModel>(
+      o.image, [o] { return std::make_shared<Mlp>(o); },
+      [](std::vector<torch::Tensor> p) {
+        return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
+      });
+}
+
+std::shared_ptr<SyntheticData> synthetic(int64_t n, uint64_t dataSeed) {
+  return std::make_shared<SyntheticData>(
+      SyntheticData::Options().numSamples(n).imageSize(8).numClasses(4).noise(2.0).dataSeed(
+          dataSeed));
+}
+
+}  // namespace
+
+class TestInferenceRunner : public QObject {
+  Q_OBJECT
+ private slots:
+  void classificationErrorIsExactOverUnevenBatches() {
+    ClassificationError error;
+    error.beforeInference();
+    error.onBatch({{"wrong", torch::tensor({1.f, 0.f, 0.f, 0.f})}}, 4);
+    error.onBatch({{"wrong", torch::tensor({1.f, 1.f, 0.f, 0.f})}}, 4);
+    error.onBatch({{"wrong", torch::tensor({1.f})}}, 1);
+    QCOMPARE(error.afterInference().at("validation_error"), 4.0 / 9.0);  // not (1/4+2/4+1)/3
+    // A new pass starts from zero.
+    error.beforeInference();
+    error.onBatch({{"wrong", torch::tensor({0.f, 1.f})}}, 2);
+    QCOMPARE(error.afterInference().at("validation_error"), 0.5);
+  }
+
+  void scalarStatsWeightsBatchesBySize() {
+    ScalarStats stats;
+    stats.beforeInference();
+    stats.onBatch({{"cost", torch::tensor(1.0)}}, 4);
+    stats.onBatch({{"cost", torch::tensor(4.0)}}, 2);
+    QCOMPARE(stats.afterInference().at("validation_cost"), 2.0);
+  }
+
+  void missingOutputIsNamed() {
+    ClassificationError error("wrong-top5");
+    error.beforeInference();
+    try {
+      error.onBatch({{"wrong", torch::zeros({2})}}, 2);
+      QFAIL("expected a CheckError");
+    } catch (const CheckError& e) {
+      QVERIFY2(std::string(e.what()).find("\"wrong-top5\"") != std::string::npos, e.what());
+    }
+  }
+
+  void runsEveryEpochAndMatchesAHandComputation() {
+    auto validation = synthetic(203, 99);  // 203 = 3 batches of 64 + 11
+    auto runner = std::make_shared<InferenceRunner>(
+        std::make_shared<BatchData>(validation, 64, /*remainder=*/true),
+        std::vector<InferencerPtr>{std::make_shared<ScalarStats>(),
+                                   std::make_shared<ClassificationError>()});
+    auto history = std::make_shared<ScalarHistory>();
+    TrainConfig config;
+    config.model = tinyModel();
+    config.dataflow = std::make_shared<BatchData>(synthetic(512, 1), 32);
+    config.callbacks = {runner};
+    config.extraCallbacks = std::vector<CallbackPtr>{};
+    config.monitors = std::vector<TrainingMonitorPtr>{history};
+    config.maxEpoch = 3;
+    config.seed = 5;
+    SimpleTrainer trainer;
+    launchTrainWithConfig(config, trainer);
+
+    const auto& error = history->get("validation_error");
+    QCOMPARE(error.size(), size_t{3});
+    QCOMPARE(error[2].epochNum, int64_t{3});
+    QCOMPARE(history->get("validation_cost").size(), size_t{3});
+    QVERIFY2(error[2].value < error[0].value || error[2].value < 0.05,
+             qPrintable(QString("%1 -> %2").arg(error[0].value).arg(error[2].value)));
+
+    // The same by hand with the trained replica in eval mode, over all 203 samples at once.
+    auto& net = trainer.mainModule();
+    QVERIFY(net.is_training());  // inference used its own replica
+    net.eval();
+    torch::NoGradGuard noGrad;
+    auto logits = ClassificationModel::logits(net, validation->images());
+    const double wrong =
+        (logits.argmax(1) != validation->labels()).to(torch::kFloat64).sum().item<double>();
+    QCOMPARE(error[2].value, wrong / 203.0);
+    QCOMPARE(runner->lastResults().at("validation_error"), error[2].value);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestInferenceRunner)
+#include "test_InferenceRunner.moc"
