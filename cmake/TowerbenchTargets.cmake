@@ -11,6 +11,14 @@ target_precompile_headers(tb_torch_pch PUBLIC
   <torch/torch.h> <nlohmann/json.hpp> <string> <vector> <memory> <functional> <optional>
   <mutex> <atomic> <thread> <chrono> <map> <unordered_map> <sstream>)
 
+# tb_use_torch_pch(TARGET): reuse the shared precompiled header in an executable. Executables
+# get -fPIE, which would invalidate the -fPIC header (gcc then silently compiles without it,
+# 25 s a file); -fPIC after it makes the flags match, as Qt's targets already do.
+function(tb_use_torch_pch target)
+  target_compile_options(${target} PRIVATE -fPIC -Wall -Wextra -Wno-unused-parameter)
+  target_precompile_headers(${target} REUSE_FROM tb_torch_pch)
+endfunction()
+
 # tb_engine_library(NAME SOURCES... LINK deps...)
 function(tb_engine_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
@@ -29,8 +37,7 @@ function(tb_test name source)
   target_compile_definitions(${name} PRIVATE
     TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
   if(NOT ARG_NO_PCH)
-    target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
-    target_precompile_headers(${name} REUSE_FROM tb_torch_pch)
+    tb_use_torch_pch(${name})
   endif()
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES

@@ -20,15 +20,21 @@ int64_t parseCount(const std::string& option, const std::string& value) {
 std::string usageText() {
   return "usage:\n"
          "  towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]\n"
-         "                               [--set json.path=value]... [--new-run]\n"
+         "                               [--set json.path=value]... [--new-run | --resume]\n"
          "  towerbench-cli validate PROJECT\n"
+         "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
+         "  towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE\n"
          "  towerbench-cli --help | --version\n"
          "\n"
          "train     trains PROJECT headless; the run goes to <run_root>/<name>/<run-id>/ or DIR.\n"
-         "          An existing DIR is never overwritten: --new-run starts DIR-1 beside it.\n"
+         "          An existing DIR is never overwritten: --new-run starts DIR-1 beside it,\n"
+         "          --resume continues DIR (or the newest run of the project) from its latest\n"
+         "          checkpoint, appending to its stats.json.\n"
          "          --set changes one project field before validation, e.g.\n"
          "          --set data.batch_size=64 --set 'trainer.devices=[\"cpu\"]'\n"
          "validate  checks PROJECT and its data files and prints every problem found\n"
+         "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
+         "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors\n"
          "\n"
          "exit status: 0 success, 1 training failed, 2 bad input (messages on stderr),\n"
          "130 stopped by Ctrl-C (after a clean stop)\n";
@@ -46,7 +52,7 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
     out.command = "version";
     return out;
   }
-  if (first != "train" && first != "validate") {
+  if (first != "train" && first != "validate" && first != "eval" && first != "export") {
     throw UsageError(str("unknown command \"", first, "\""));
   }
   out.command = first;
@@ -57,6 +63,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
       return args[++i];
     };
     const bool train = out.command == "train";
+    const bool eval = out.command == "eval";
+    const bool exporting = out.command == "export";
     if (arg == "--help" || arg == "-h") {
       out.command = "help";
       return out;
@@ -66,7 +74,18 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
       out.maxEpoch = parseCount(arg, value());
     } else if (train && arg == "--steps-per-epoch") {
       out.stepsPerEpoch = parseCount(arg, value());
-    } else if (train && arg == "--set") {
+    } else if (train && arg == "--resume") {
+      out.resume = true;
+    } else if (eval && arg == "--checkpoint") {
+      out.checkpoint = value();
+    } else if (exporting && arg == "--format") {
+      out.format = value();
+      if (out.format != "pt" && out.format != "safetensors") {
+        throw UsageError(str("--format must be pt or safetensors, got \"", out.format, "\""));
+      }
+    } else if (exporting && arg == "--out") {
+      out.out = value();
+    } else if ((train || eval) && arg == "--set") {
       const std::string& assignment = value();
       if (assignment.find('=') == std::string::npos) {
         throw UsageError(str("--set expects path=value, got \"", assignment, "\""));
@@ -82,7 +101,16 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
       throw UsageError(str("unexpected argument \"", arg, "\""));
     }
   }
-  if (out.project.empty()) throw UsageError(str(out.command, " needs a PROJECT file"));
+  if (out.project.empty()) {
+    throw UsageError(str(out.command, out.command == "export" ? " needs a CHECKPOINT file"
+                                                              : " needs a PROJECT file"));
+  }
+  if (out.newRun && out.resume) throw UsageError("--new-run and --resume exclude each other");
+  if (out.command == "eval" && out.checkpoint.empty())
+    throw UsageError("eval needs --checkpoint FILE");
+  if (out.command == "export" && (out.format.empty() || out.out.empty())) {
+    throw UsageError("export needs --format pt|safetensors and --out FILE");
+  }
   return out;
 }
 

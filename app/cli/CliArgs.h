@@ -2,8 +2,10 @@
 // The command line of towerbench-cli, parsed into a value. No LibTorch here.
 //
 //   towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]
-//                                [--set json.path=value]... [--new-run]
+//                                [--set json.path=value]... [--new-run | --resume]
 //   towerbench-cli validate PROJECT
+//   towerbench-cli eval PROJECT --checkpoint FILE
+//   towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE
 //   towerbench-cli --help | --version
 
 #include <optional>
@@ -15,13 +17,17 @@
 namespace tbench::cli {
 
 struct CliArgs {
-  std::string command;  ///< "train", "validate", "help" or "version"
-  std::string project;
+  std::string command;  ///< "train", "validate", "eval", "export", "help" or "version"
+  std::string project;  ///< the PROJECT (or, for export, the CHECKPOINT) argument
   std::string runDir;
   std::optional<int64_t> maxEpoch;
   std::optional<int64_t> stepsPerEpoch;
   std::vector<std::string> overrides;  ///< "path=value", applied in order
   bool newRun = false;
+  bool resume = false;
+  std::string checkpoint;  ///< eval
+  std::string format;      ///< export: "pt" or "safetensors"
+  std::string out;         ///< export
 };
 
 /// Bad usage; main prints it with the usage text and exits with 2.

@@ -12,8 +12,11 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/train/Checkpoint.h"
+#include "engine/train/CheckpointIndex.h"
 #include "engine/train/Environment.h"
 #include "engine/train/RunDirectory.h"
+#include "engine/train/WeightsExport.h"
 
 namespace tbench::cli {
 namespace {
@@ -53,6 +56,20 @@ class StopOnSignal {
   std::atomic<bool> interrupted_{false};
 };
 
+/// The newest run directory of a project (run ids sort by time).
+std::string newestRunDirectory(const std::string& runRoot, const std::string& name) {
+  const auto root = std::filesystem::path(runRoot) / name;
+  std::string newest;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    if (entry.is_directory() && entry.path().string() > newest) newest = entry.path().string();
+  }
+  if (newest.empty()) {
+    throw InputError(str("nothing to resume: no run of \"", name, "\" under ", root.string()));
+  }
+  return newest;
+}
+
 void printSummary(const std::string& runDir) {
   const auto stats = std::filesystem::path(runDir) / "stats.json";
   std::string last;
@@ -81,17 +98,33 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   Project project;
   std::string runDir;
   BuiltRun run;
+  LoopOptions options;
   try {
     project = loadWithOverrides(args);
-    runDir = prepareRunDirectory(args.runDir, project.runRoot, project.name,
-                                 args.newRun ? ExistingRunDir::NewBeside : ExistingRunDir::Fail);
+    std::string checkpoint;
+    if (args.resume) {
+      runDir =
+          args.runDir.empty() ? newestRunDirectory(project.runRoot, project.name) : args.runDir;
+      checkpoint = latestCheckpoint(runDir);
+      if (checkpoint.empty()) {
+        throw InputError(str("nothing to resume in ", runDir,
+                             ": it has no checkpoint that loads (add a model_saver callback)"));
+      }
+    } else {
+      runDir = prepareRunDirectory(args.runDir, project.runRoot, project.name,
+                                   args.newRun ? ExistingRunDir::NewBeside : ExistingRunDir::Fail);
+    }
     logging::openFile((std::filesystem::path(runDir) / "log.log").string());
     TB_LOG(Info) << "command: " << commandLine;
-    writeFileAtomically((std::filesystem::path(runDir) / "project.json").string(),
-                        projectToJson(project).dump(2) + "\n");
+    const auto frozen = std::filesystem::path(runDir) / "project.json";
+    if (!args.resume || !std::filesystem::exists(frozen)) {
+      writeFileAtomically(frozen.string(), projectToJson(project).dump(2) + "\n");
+    }
     configureThreads(project.numThreads);
     logEnvironment();
     run = buildRun(project, runDir);
+    run.config.resumeFrom = checkpoint;
+    options = setupTrainWithConfig(run.config, *run.trainer);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -104,7 +137,7 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   TB_LOG(Info) << "run directory: " << runDir;
   int status = 0;
   try {
-    launchTrainWithConfig(run.config, *run.trainer);
+    run.trainer->train(options);
     if (stopper.interrupted()) status = 130;
   } catch (const std::exception& e) {
     TB_LOG(Error) << "training failed: " << e.what();
@@ -113,6 +146,53 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   printSummary(runDir);
   logging::closeFile();
   return status;
+}
+
+int runEval(const CliArgs& args) {
+  try {
+    const Project project = loadWithOverrides(args);
+    if (!project.data.hasValidation) {
+      throw InputError(str(args.project, ": $.data.validation: eval needs validation data"));
+    }
+    configureThreads(project.numThreads);
+    BuiltRun run = buildRun(project, "");
+    run.trainer->setupGraph(run.config.input, run.config.model);
+    const TrainingState state = readCheckpointFile(args.checkpoint);
+    const RestoreReport report = restoreModel(run.trainer->mainModule(), state);
+    if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
+      throw InputError(str(args.checkpoint, ": does not fit the model of ", args.project, "\n",
+                           report.toString()));
+    }
+    auto runner = buildInferenceRunner(project);
+    const auto results = runner->evaluate(*run.trainer);
+    std::cout << args.checkpoint << " (global step " << state.globalStep << ", epoch "
+              << state.epochNum << ")\n";
+    for (const auto& [name, value] : results) std::cout << "  " << name << ": " << value << "\n";
+    if (auto it = results.find("validation_error"); it != results.end()) {
+      std::cout << "  validation_accuracy: " << 1.0 - it->second << "\n";
+    }
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "eval failed: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int runExport(const CliArgs& args) {
+  try {
+    exportWeights(args.project, args.format, args.out);
+    std::cout << "wrote " << args.out << " (" << args.format << ") from " << args.project << "\n";
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "export failed: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 int runValidate(const CliArgs& args) {

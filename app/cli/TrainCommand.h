@@ -10,6 +10,12 @@ namespace tbench::cli {
 /// log.log) and trains headless. `commandLine` is written as the first line of log.log.
 int runTrain(const CliArgs& args, const std::string& commandLine);
 
+/// `eval`: restores the checkpoint into the project's model and prints the validation metrics.
+int runEval(const CliArgs& args);
+
+/// `export`: writes a checkpoint's weights as .pt or .safetensors.
+int runExport(const CliArgs& args);
+
 /// `validate`: checks the project and opens its data sources; prints every problem.
 int runValidate(const CliArgs& args);
 

@@ -30,5 +30,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
+  if (parsed.command == "eval") return tbench::cli::runEval(parsed);
+  if (parsed.command == "export") return tbench::cli::runExport(parsed);
   return tbench::cli::runTrain(parsed, commandLine);
 }
