@@ -53,6 +53,8 @@ class ScheduledHyperParamSetter : public HyperParamSetter {
   ScheduledHyperParamSetter(std::string param, std::vector<std::pair<int64_t, double>> points,
                             Unit unit = Unit::Epoch,
                             Interpolation interpolation = Interpolation::Piecewise);
+  /// The schedule's value at `position` (nullopt before the first point); for previews.
+  std::optional<double> scheduledValue(int64_t position) const { return valueAt(position); }
 
  protected:
   std::optional<double> valueAt(int64_t position) const override;

@@ -79,14 +79,20 @@ struct ScheduleSpec {
 /// One entry of "callbacks". Only the fields of its type are meaningful.
 struct CallbackSpec {
   /// "progress_bar", "estimated_time_left", "throughput", "model_saver", "min_saver",
-  /// "max_saver", "inference", "check_numerics"
+  /// "max_saver", "inference", "check_numerics", "lr_on_plateau"
   std::string type;
   std::vector<std::string> scalars;  ///< progress_bar: scalars shown on the bar
   int64_t maxToKeep = 10;            ///< model_saver
   double keepEveryHours = 0.5;       ///< model_saver
   int64_t everyKEpochs = 1;          ///< model_saver, inference
-  std::string stat;                  ///< min_saver, max_saver (e.g. "validation_error")
+  std::string stat;                  ///< min_saver, max_saver, lr_on_plateau
   int64_t everyKSteps = 0;           ///< check_numerics: parameter check period (0: per epoch)
+  // lr_on_plateau: learning_rate × factor when `stat` has not improved for `patience` epochs
+  double factor = 0.5;
+  int64_t patience = 2;
+  double threshold = 0.0;    ///< smaller improvements do not count
+  std::string mode = "min";  ///< "min" (lower is better) or "max"
+  double minValue = 0.0;     ///< the learning rate never goes below this
 };
 
 /// progress_bar (showing cost), estimated_time_left, throughput.

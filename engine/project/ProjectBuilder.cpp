@@ -7,6 +7,7 @@
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/ProgressBar.h"
+#include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
@@ -122,7 +123,8 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project) {
 
 namespace {
 
-std::vector<CallbackPtr> buildCallbacks(const Project& project) {
+std::vector<CallbackPtr> buildCallbacks(const Project& project,
+                                        std::shared_ptr<ModelSaver>* modelSaver) {
   std::vector<CallbackPtr> callbacks;
   const ScheduleSpec& schedule = project.schedule;
   if (schedule.enabled) {
@@ -147,10 +149,12 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project) {
       }
       callbacks.push_back(runner);
     } else if (spec.type == "model_saver") {
-      CallbackPtr saver =
+      auto modelSaverOfSpec =
           std::make_shared<ModelSaver>(ModelSaver::Options()
                                            .maxToKeep(spec.maxToKeep)
                                            .keepCheckpointEveryNHours(spec.keepEveryHours));
+      if (!*modelSaver) *modelSaver = modelSaverOfSpec;
+      CallbackPtr saver = modelSaverOfSpec;
       if (spec.everyKEpochs > 1) {
         saver = std::make_shared<PeriodicTrigger>(
             saver, PeriodicTriggerOptions().epochs(spec.everyKEpochs));
@@ -162,6 +166,14 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project) {
       callbacks.push_back(std::make_shared<MaxSaver>(spec.stat));
     } else if (spec.type == "check_numerics") {
       callbacks.push_back(std::make_shared<CheckNumerics>(spec.everyKSteps));
+    } else if (spec.type == "lr_on_plateau") {
+      callbacks.push_back(std::make_shared<StatMonitorParamSetter>("learning_rate", spec.stat,
+                                                                   StatMonitorParamSetter::Options()
+                                                                       .factor(spec.factor)
+                                                                       .patience(spec.patience)
+                                                                       .threshold(spec.threshold)
+                                                                       .maximize(spec.mode == "max")
+                                                                       .minValue(spec.minValue)));
     } else {
       throw InputError(str("unknown callback type \"", spec.type, "\""));
     }
@@ -222,7 +234,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
     config.input = std::make_shared<QueueInput>(batched, trainer.queueSize);
   }
   run.trainer = buildTrainer(trainer, devices);
-  config.extraCallbacks = buildCallbacks(project);
+  config.extraCallbacks = buildCallbacks(project, &run.modelSaver);
   config.monitors = buildMonitors(project, !runDir.empty());
   config.stepsPerEpoch = project.stepsPerEpoch;
   config.startingEpoch = project.startingEpoch;

@@ -8,6 +8,7 @@
 #include "engine/inference/InferenceRunner.h"
 #include "engine/models/ClassificationModel.h"
 #include "engine/project/Project.h"
+#include "engine/train/ModelSaver.h"
 #include "engine/train/TrainConfig.h"
 
 namespace tbench {
@@ -41,6 +42,8 @@ std::unique_ptr<SingleCostTrainer> buildTrainer(const TrainerSpec& spec,
 struct BuiltRun {
   TrainConfig config;
   std::unique_ptr<SingleCostTrainer> trainer;
+  /// The project's model_saver (also somewhere in config.callbacks), or null when it has none.
+  std::shared_ptr<ModelSaver> modelSaver;
 };
 
 /// Builds the config and trainer of `project`, writing into `runDir` (empty: no files).

@@ -83,7 +83,8 @@ const VariantTable kCallbackTypes{
      {"min_saver", {"stat"}},
      {"max_saver", {"stat"}},
      {"inference", {"every_k_epochs"}},
-     {"check_numerics", {"every_k_steps"}}}};
+     {"check_numerics", {"every_k_steps"}},
+     {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}}}};
 const VariantTable kStrategies{"strategy",
                                "strategy",
                                {{"simple", {}},
@@ -284,6 +285,16 @@ void readCallbacks(JsonReader& r, const json& node, const DataSpec& data,
         }
       } else if (type == "check_numerics") {
         obj.integer("every_k_steps", callback.everyKSteps, IntRange::atLeast(0));
+      } else if (type == "lr_on_plateau") {
+        obj.string("stat", callback.stat, false, true);
+        if (obj.number("factor", callback.factor, NumberRange::greaterThan(0)) &&
+            callback.factor == 1.0) {
+          r.report(obj.pathOf("factor"), "must not be 1 (< 1 lowers the rate, > 1 raises it)");
+        }
+        obj.integer("patience", callback.patience, IntRange::atLeast(1));
+        obj.number("threshold", callback.threshold, NumberRange::atLeast(0));
+        obj.number("min_value", callback.minValue, NumberRange::atLeast(0));
+        obj.choice("mode", callback.mode, {"min", "max"});
       }
     }
     obj.finish();
@@ -528,7 +539,12 @@ json projectToJson(const Project& p) {
                                            {"keep_every_hours", callback.keepEveryHours},
                                            {"every_k_epochs", callback.everyKEpochs},
                                            {"stat", callback.stat},
-                                           {"every_k_steps", callback.everyKSteps}},
+                                           {"every_k_steps", callback.everyKSteps},
+                                           {"factor", callback.factor},
+                                           {"patience", callback.patience},
+                                           {"threshold", callback.threshold},
+                                           {"mode", callback.mode},
+                                           {"min_value", callback.minValue}},
                                           kCallbackTypes));
   }
   doc["monitors"] = {{"json", p.monitors.json},

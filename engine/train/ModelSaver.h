@@ -48,6 +48,9 @@ class ModelSaver : public Callback {
   const std::string& directory() const { return dir_; }
   /// The global step of the last successful save of this run, or -1.
   int64_t lastSavedStep() const { return lastSavedStep_; }
+  /// Saves now, outside the schedule (the window's "Save checkpoint now"), with the same
+  /// retention and index as a scheduled save. Engine thread, between steps.
+  void saveNow() { save(); }
 
  private:
   using Clock = std::chrono::system_clock;

@@ -73,7 +73,7 @@ void MultiTowerTrainer::computeGradients(const std::vector<Batch>& batches) {
 void MultiTowerTrainer::report(const std::vector<torch::Tensor>& costs) {
   double sum = 0;
   for (const auto& c : costs) sum += c.item<double>();
-  monitors().putScalar("cost", sum / static_cast<double>(costs.size()));
+  putStepScalar("cost", sum / static_cast<double>(costs.size()));
   putSummaries(*towers_[0]);
   for (size_t t = 1; t < towers_.size(); ++t) towers_[t]->takeSummaries();  // tower 0 reports
 }

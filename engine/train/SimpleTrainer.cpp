@@ -32,7 +32,7 @@ void SimpleTrainer::runStep() {
   TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
   cost.backward();
   optimizer_->step();
-  monitors().putScalar("cost", cost.item<double>());
+  putStepScalar("cost", cost.item<double>());
   putSummaries(*tower_);
 }
 

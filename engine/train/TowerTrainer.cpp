@@ -21,8 +21,13 @@ void TowerTrainer::attach(InputSourcePtr input, ModelDescPtr model) {
 
 void TowerTrainer::putSummaries(TowerContext& tower) {
   for (auto& [name, value] : tower.takeSummaries()) {
-    monitors().putScalar(name, value.item<double>());
+    putStepScalar(name, value.item<double>());
   }
+}
+
+void TowerTrainer::onStepCounted() {
+  for (const auto& [name, value] : pendingScalars_) monitors().putScalar(name, value);
+  pendingScalars_.clear();
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> TowerTrainer::parameters() {

@@ -31,8 +31,13 @@ class TowerTrainer : public Trainer {
   explicit TowerTrainer(std::vector<Device> devices);
   /// Remembers the input and model and adds the input's callbacks.
   void attach(InputSourcePtr input, ModelDescPtr model);
-  /// Puts the main tower's summaries of this step on the monitors.
+  /// Queues the tower's summaries as scalars of the step being run (see putStepScalar).
   void putSummaries(TowerContext& tower);
+  /// A scalar of the step being run ("cost"), put once the step is counted (onStepCounted).
+  void putStepScalar(std::string name, double value) {
+    pendingScalars_.emplace_back(std::move(name), value);
+  }
+  void onStepCounted() override;
   void setSamplesPerStep(int64_t samples) { samplesPerStep_ = samples; }
 
  private:
@@ -40,6 +45,7 @@ class TowerTrainer : public Trainer {
   InputSourcePtr input_;
   ModelDescPtr model_;
   int64_t samplesPerStep_ = 0;
+  std::vector<std::pair<std::string, double>> pendingScalars_;
   std::string projectText_;
   // The inference tower, built on first use; its weights are copied from the main tower
   // whenever the global step moved since the last copy.

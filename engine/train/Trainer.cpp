@@ -47,11 +47,14 @@ std::map<std::string, torch::Tensor> Trainer::runInference(const Datapoint&) {
 
 void Trainer::requestStop() {
   stopRequested_ = true;
+  // Taking the mutex orders the store before a waiter's predicate check: no lost wake-up.
+  { std::lock_guard<std::mutex> lock(commandMutex_); }
   commandCv_.notify_all();
 }
 
 void Trainer::setPaused(bool paused) {
   paused_ = paused;
+  { std::lock_guard<std::mutex> lock(commandMutex_); }
   commandCv_.notify_all();
 }
 
@@ -100,6 +103,7 @@ void Trainer::mainLoop() {
         group_->beforeRun();
         runStep();
         ++globalStep_;
+        onStepCounted();
         group_->afterRun();
         group_->triggerStep();
       }

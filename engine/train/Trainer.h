@@ -98,6 +98,10 @@ class Trainer : public TrainerContext {
   virtual void runStep() = 0;
   /// After callbacks are set up, before beforeTrain: restore state, set the global step.
   virtual void initialize() {}
+  /// Right after globalStep() counted the step just run, before afterRun: where a trainer puts
+  /// the scalars of that step, so that they carry its global step (1 for the first step), as
+  /// tensorpack's summaries do.
+  virtual void onStepCounted() {}
   const std::vector<CallbackPtr>& registeredCallbacks() const { return callbacks_; }
 
  private:

@@ -7,6 +7,7 @@
 #include "engine/callbacks/EnableCallbackIf.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/PeriodicTrigger.h"
+#include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
 #include "engine/monitors/Monitors.h"
@@ -81,6 +82,69 @@ class TestCallbacks : public QObject {
     QCOMPARE(stepsOf(rec->events, "afterRun"), (std::vector<int64_t>{1, 3, 5}));
     QCOMPARE(stepsOf(rec->events, "setupGraph").size(), size_t{1});
     QCOMPARE(stepsOf(rec->events, "afterTrain").size(), size_t{1});
+  }
+
+  void statMonitorChangesTheParamOnPlateau() {
+    // One step per epoch; the stat of epoch E is stat[E-1]. Patience 2: at epoch 4 the best of
+    // epochs 3-4 (0.82) does not beat the best before them (0.8), so the rate halves; the
+    // window restarts, and at epoch 7 it halves again (0.75 does not beat 0.7).
+    const std::vector<double> stat = {1.0, 0.8, 0.85, 0.82, 0.7, 0.75, 0.76, 0.74};
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    auto history = attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "stat", CallbackFactory::Hooks{{},
+                                       {},
+                                       {},
+                                       {},
+                                       [&](TrainerContext& c) {
+                                         c.monitors().putScalar("val", stat[c.epochNum() - 1]);
+                                       },
+                                       {}}));
+    auto setter = std::make_shared<StatMonitorParamSetter>(
+        "learning_rate", "val", StatMonitorParamSetter::Options().factor(0.5).patience(2));
+    trainer->registerCallback(setter);
+    trainer->train({1, 1, 8});
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.025}));
+    QCOMPARE(setter->changes(), 2);
+  }
+
+  void statMonitorRespectsThresholdMaximizeAndFloor() {
+    // Accuracy-like stat, higher is better, improving by 0.001 per epoch: below the threshold of
+    // 0.01, so with patience 1 every epoch from the second multiplies the rate by 0.1, but it
+    // never goes below 0.002.
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "stat", CallbackFactory::Hooks{{},
+                                       {},
+                                       {},
+                                       {},
+                                       [&](TrainerContext& c) {
+                                         c.monitors().putScalar("acc", 0.9 + 0.001 * c.epochNum());
+                                       },
+                                       {}}));
+    trainer->registerCallback(
+        std::make_shared<StatMonitorParamSetter>("learning_rate", "acc",
+                                                 StatMonitorParamSetter::Options()
+                                                     .factor(0.1)
+                                                     .patience(1)
+                                                     .threshold(0.01)
+                                                     .maximize(true)
+                                                     .minValue(0.002)));
+    trainer->train({1, 1, 5});
+    QCOMPARE(lrAtStep.size(), size_t(5));
+    QCOMPARE(lrAtStep[0], 0.1);
+    QCOMPARE(lrAtStep[1], 0.1);
+    QVERIFY(qAbs(lrAtStep[2] - 0.01) < 1e-12);
+    QCOMPARE(lrAtStep[3], 0.002);  // 0.001 is below the floor
+    QCOMPARE(lrAtStep[4], 0.002);
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             StatMonitorParamSetter("learning_rate", "acc",
+                                                    StatMonitorParamSetter::Options().patience(0)));
   }
 
   void callbackFactoryRunsItsFunctions() {
