@@ -1,0 +1,52 @@
+#include "app/bridge/BridgeMonitor.h"
+
+namespace tbench::bridge {
+namespace {
+constexpr auto kProgressInterval = std::chrono::milliseconds(100);
+constexpr auto kRateWindow = std::chrono::seconds(3);
+}  // namespace
+
+void BridgeMonitor::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
+  mailbox_->addSample(MetricSample{QString::fromStdString(name), stamp.globalStep, stamp.epochNum,
+                                   stamp.wallTime, value});
+}
+
+void BridgeMonitor::onBeforeTrain() {
+  globalStep_ = context().globalStep();
+  recent_.clear();
+  recent_.emplace_back(Clock::now(), context().globalStep());
+  publishProgress(Clock::now());
+}
+
+void BridgeMonitor::onAfterRun() {
+  globalStep_.store(context().globalStep(), std::memory_order_relaxed);
+  const auto now = Clock::now();
+  if (now - lastPublished_ >= kProgressInterval) publishProgress(now);
+}
+
+void BridgeMonitor::onAfterTrain() { publishProgress(Clock::now()); }
+
+void BridgeMonitor::publishProgress(Clock::time_point now) {
+  lastPublished_ = now;
+  const TrainerContext& c = context();
+  RunProgress p;
+  p.epoch = c.epochNum();
+  p.maxEpoch = c.maxEpoch();
+  p.stepsPerEpoch = c.stepsPerEpoch();
+  p.globalStep = c.globalStep();
+  p.stepInEpoch = p.stepsPerEpoch > 0 ? p.globalStep - (p.epoch - 1) * p.stepsPerEpoch : 0;
+  if (p.stepInEpoch < 0 || p.stepInEpoch > p.stepsPerEpoch) p.stepInEpoch = 0;
+
+  recent_.emplace_back(now, p.globalStep);
+  while (recent_.size() > 2 && now - recent_.front().first > kRateWindow) recent_.pop_front();
+  const double seconds = std::chrono::duration<double>(now - recent_.front().first).count();
+  const int64_t steps = p.globalStep - recent_.front().second;
+  if (seconds > 0.05 && steps > 0) {
+    p.stepsPerSecond = steps / seconds;
+    const int64_t remaining = p.maxEpoch * p.stepsPerEpoch - p.globalStep;
+    p.etaSeconds = remaining > 0 ? remaining / p.stepsPerSecond : 0.0;
+  }
+  mailbox_->setProgress(p);
+}
+
+}  // namespace tbench::bridge

@@ -1,0 +1,41 @@
+#pragma once
+// BridgeMonitor: the GUI's monitor inside the engine (docs/ARCHITECTURE.md §2). It runs on the
+// engine thread like every monitor and only appends to a RunMailbox: every scalar (with its
+// step, epoch and wall time), and the loop's progress at most every 100 ms (epoch, step, a
+// steps/s rate over the last few seconds, the ETA of the run). Nothing here waits for the GUI.
+// Internal to app/bridge.
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <memory>
+
+#include "app/bridge/RunMailbox.h"
+#include "engine/monitors/TrainingMonitor.h"
+
+namespace tbench::bridge {
+
+class BridgeMonitor : public TrainingMonitor {
+ public:
+  explicit BridgeMonitor(std::shared_ptr<RunMailbox> mailbox) : mailbox_(std::move(mailbox)) {}
+
+  void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
+  std::string name() const override { return "BridgeMonitor"; }
+
+  /// The global step after the last finished step; any thread.
+  int64_t globalStep() const { return globalStep_.load(std::memory_order_relaxed); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void onBeforeTrain() override;
+  void onAfterRun() override;
+  void onAfterTrain() override;
+  void publishProgress(Clock::time_point now);
+
+  std::shared_ptr<RunMailbox> mailbox_;
+  std::atomic<int64_t> globalStep_{0};
+  Clock::time_point lastPublished_{};
+  std::deque<std::pair<Clock::time_point, int64_t>> recent_;  // (time, global step), ~3 s
+};
+
+}  // namespace tbench::bridge

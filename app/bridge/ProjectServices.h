@@ -1,0 +1,26 @@
+#pragma once
+// The engine's project, device and checkpoint services for the window, behind Qt-only
+// signatures (BridgeTypes.h). Implemented with the engine; nothing here includes it.
+
+#include <QString>
+
+#include "app/bridge/BridgeTypes.h"
+
+namespace tbench::bridge {
+
+/// validate, canonicalize and learningRateCurve on the engine's project code (ProjectJson.h):
+/// the same checks and defaults as `towerbench-cli validate`.
+ProjectServices makeProjectServices();
+
+/// Exports with the engine's exportWeights (the CLI's `export`): "pt" loads with torch.load,
+/// "safetensors" with safetensors.
+CheckpointExporter makeCheckpointExporter();
+
+/// The devices found at run time: the CPU (with its cores) and every CUDA device LibTorch can
+/// use. `*note` says why there is no CUDA device when there is none.
+DeviceEntries discoverDevices(QString* note);
+
+/// "LibTorch 1.13.0 (CPU)" and similar, for Help ▸ About.
+QString engineVersionText();
+
+}  // namespace tbench::bridge

@@ -1,0 +1,343 @@
+#include "app/bridge/RunController.h"
+
+#include <QThread>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "app/bridge/BridgeMonitor.h"
+#include "app/bridge/RunMailbox.h"
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Logging.h"
+#include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/train/CheckpointIndex.h"
+#include "engine/train/Environment.h"
+#include "engine/train/RunDirectory.h"
+
+namespace tbench::bridge {
+
+namespace fs = std::filesystem;
+
+/// What the GUI thread and the engine thread share about the current run.
+struct EngineRun {
+  std::shared_ptr<RunMailbox> mailbox;
+  std::shared_ptr<BridgeMonitor> monitor;
+
+  std::mutex mutex;            // guards everything below
+  Trainer* trainer = nullptr;  // set while train() runs
+  std::shared_ptr<ModelSaver> modelSaver;
+  std::string runDir;
+  bool stopBeforeStart = false;
+  bool pauseBeforeStart = false;
+  bool scheduleEnabled = false;
+};
+
+namespace {
+
+void logToMailbox(LogLevel, const std::string& line, void* user) {
+  QString text = QString::fromStdString(line);
+  while (text.endsWith('\n')) text.chop(1);
+  static_cast<RunMailbox*>(user)->addLogLine(text);
+}
+
+/// The newest run directory of a project (run ids sort by time), or InputError.
+std::string newestRunDirectory(const Project& project) {
+  const fs::path root = fs::path(project.runRoot) / project.name;
+  std::string newest;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.is_directory() && entry.path().string() > newest) newest = entry.path().string();
+  }
+  if (newest.empty()) {
+    throw InputError(
+        str("nothing to resume: no run of \"", project.name, "\" under ", root.string()));
+  }
+  return newest;
+}
+
+/// Engine thread, between steps: saves through the project's ModelSaver when it has one.
+void saveNow(EngineRun& engine, Trainer& trainer) {
+  std::shared_ptr<ModelSaver> saver;
+  std::string runDir;
+  {
+    std::lock_guard<std::mutex> lock(engine.mutex);
+    saver = engine.modelSaver;
+    runDir = engine.runDir;
+  }
+  const int64_t step = trainer.globalStep();
+  std::string path;
+  if (saver) {
+    saver->saveNow();
+    if (saver->lastSavedStep() != step) return;  // ModelSaver logged why
+    path = (fs::path(saver->directory()) / ModelSaver::fileNameForStep(step)).string();
+  } else {
+    path = (fs::path(runDir) / ModelSaver::fileNameForStep(step)).string();
+    try {
+      trainer.saveCheckpoint(path);
+    } catch (const std::exception& e) {
+      TB_LOG(Error) << "cannot save " << path << ": " << e.what();
+      return;
+    }
+    TB_LOG(Info) << "saved " << path << " (requested from the window)";
+  }
+  RunEvent event{RunEvent::Kind::CheckpointSaved};
+  event.text = QString::fromStdString(path);
+  engine.mailbox->post(std::move(event));
+}
+
+void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOptions& options) {
+  RunMailbox& mailbox = *engine->mailbox;
+  logging::setExtraSink(&logToMailbox, &mailbox);
+  const std::string source =
+      options.projectPath.isEmpty() ? std::string("project") : options.projectPath.toStdString();
+  BuiltRun run;
+  try {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(options.projectText.toStdString());
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(str(source, ": not valid JSON: ", e.what()));
+    }
+    const Project project = projectFromJson(doc, source);
+    std::string runDir;
+    std::string checkpoint;
+    if (options.resume) {
+      runDir =
+          options.runDir.isEmpty() ? newestRunDirectory(project) : options.runDir.toStdString();
+      checkpoint = latestCheckpoint(runDir);
+      if (checkpoint.empty()) {
+        throw InputError(str("nothing to resume in ", runDir,
+                             ": it has no checkpoint that loads (add a model_saver callback)"));
+      }
+    } else {
+      runDir = prepareRunDirectory(options.runDir.toStdString(), project.runRoot, project.name,
+                                   ExistingRunDir::Fail);
+    }
+    {
+      std::lock_guard<std::mutex> lock(engine->mutex);
+      engine->runDir = runDir;
+      engine->scheduleEnabled = project.schedule.enabled;
+    }
+    logging::openFile((fs::path(runDir) / "log.log").string());
+    TB_LOG(Info) << "command: started from the GUI (" << source << ")";
+    const fs::path frozen = fs::path(runDir) / "project.json";
+    if (!options.resume || !fs::exists(frozen)) {
+      writeFileAtomically(frozen.string(), projectToJson(project).dump(2) + "\n");
+    }
+    configureThreads(project.numThreads);
+    logEnvironment();
+    run = buildRun(project, runDir);
+    run.config.resumeFrom = checkpoint;
+    run.config.monitors->push_back(engine->monitor);
+    const LoopOptions loop = setupTrainWithConfig(run.config, *run.trainer);
+
+    bool stop = false;
+    {
+      std::lock_guard<std::mutex> lock(engine->mutex);
+      engine->trainer = run.trainer.get();
+      engine->modelSaver = run.modelSaver;
+      stop = engine->stopBeforeStart;
+      if (engine->pauseBeforeStart) run.trainer->setPaused(true);
+    }
+    if (stop) run.trainer->requestStop();
+    RunEvent started{RunEvent::Kind::Started};
+    started.text = QString::fromStdString(runDir);
+    started.stepsPerEpoch = loop.stepsPerEpoch;
+    started.maxEpoch = loop.maxEpoch;
+    started.samplesPerStep =
+        project.data.batchSize * static_cast<int64_t>(project.trainer.devices.size());
+    mailbox.post(std::move(started));
+    TB_LOG(Info) << "run directory: " << runDir;
+
+    run.trainer->train(loop);
+    {
+      std::lock_guard<std::mutex> lock(engine->mutex);
+      engine->trainer = nullptr;
+    }
+    TB_LOG(Info) << (run.trainer->stoppedEarly() ? "training stopped at epoch "
+                                                 : "training finished at epoch ")
+                 << run.trainer->epochNum() << ", global step " << run.trainer->globalStep();
+    RunEvent finished{RunEvent::Kind::Finished};
+    finished.stoppedEarly = run.trainer->stoppedEarly();
+    mailbox.post(std::move(finished));
+  } catch (const std::exception& e) {
+    {
+      std::lock_guard<std::mutex> lock(engine->mutex);
+      engine->trainer = nullptr;
+    }
+    TB_LOG(Error) << "training failed: " << e.what();
+    RunEvent failed{RunEvent::Kind::Failed};
+    failed.text = QString::fromStdString(e.what());
+    mailbox.post(std::move(failed));
+  }
+  logging::closeFile();
+  logging::setExtraSink(nullptr, nullptr);
+}
+
+}  // namespace
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  registerBridgeTypes();
+  drainTimer_.setSingleShot(true);
+  connect(&drainTimer_, &QTimer::timeout, this, &RunController::drain);
+}
+
+RunController::~RunController() {
+  if (thread_) {
+    stop();
+    thread_->wait();
+    delete thread_;
+  }
+}
+
+bool RunController::isActive() const {
+  return state_ == RunState::Starting || state_ == RunState::Running ||
+         state_ == RunState::Paused || state_ == RunState::Stopping;
+}
+
+qint64 RunController::globalStep() const {
+  const auto engine = engine_;
+  return engine ? engine->monitor->globalStep() : 0;
+}
+
+bool RunController::start(const StartOptions& options, QString* error) {
+  if (isActive() || (thread_ && thread_->isRunning())) {
+    if (error) *error = tr("a run is already active (%1)").arg(runDir_);
+    return false;
+  }
+  if (thread_) {
+    thread_->wait();
+    delete thread_;
+    thread_ = nullptr;
+  }
+  drain();  // whatever the last run left
+  auto engine = std::make_shared<EngineRun>();
+  engine->mailbox = std::make_shared<RunMailbox>([this] {
+    QMetaObject::invokeMethod(this, &RunController::scheduleDrain, Qt::QueuedConnection);
+  });
+  engine->monitor = std::make_shared<BridgeMonitor>(engine->mailbox);
+  engine_ = engine;
+  pauseRequested_ = false;
+  runDir_.clear();
+  setState(RunState::Starting);
+  thread_ = QThread::create([engine, options] { runOnEngineThread(engine, options); });
+  thread_->setObjectName(QStringLiteral("engine"));
+  thread_->start();
+  return true;
+}
+
+void RunController::stop(bool saveFinalCheckpoint) {
+  if (!engine_ || !isActive()) return;
+  EngineRun& engine = *engine_;
+  std::lock_guard<std::mutex> lock(engine.mutex);
+  if (!engine.trainer) {
+    engine.stopBeforeStart = true;
+  } else {
+    if (saveFinalCheckpoint && !engine.modelSaver) {
+      Trainer* trainer = engine.trainer;
+      auto shared = engine_;
+      trainer->post([shared, trainer] { saveNow(*shared, *trainer); });
+    }
+    engine.trainer->requestStop();
+  }
+  setState(RunState::Stopping);
+}
+
+void RunController::setPaused(bool paused) {
+  if (!engine_ || !isActive() || state_ == RunState::Stopping) return;
+  pauseRequested_ = paused;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    engine_->pauseBeforeStart = paused;
+    if (engine_->trainer) engine_->trainer->setPaused(paused);
+  }
+  if (state_ == RunState::Running || state_ == RunState::Paused) {
+    setState(paused ? RunState::Paused : RunState::Running);
+  }
+}
+
+void RunController::saveCheckpointNow() {
+  if (!engine_ || !isActive()) return;
+  std::lock_guard<std::mutex> lock(engine_->mutex);
+  if (!engine_->trainer) return;
+  Trainer* trainer = engine_->trainer;
+  auto shared = engine_;
+  trainer->post([shared, trainer] { saveNow(*shared, *trainer); });
+}
+
+void RunController::setLearningRate(double value) {
+  if (!engine_ || !isActive()) return;
+  std::lock_guard<std::mutex> lock(engine_->mutex);
+  if (!engine_->trainer) return;
+  Trainer* trainer = engine_->trainer;
+  const bool scheduled = engine_->scheduleEnabled;
+  trainer->post([trainer, value, scheduled] {
+    HyperParam* rate = trainer->hyperParam("learning_rate");
+    if (!rate) {
+      TB_LOG(Warning) << "this trainer has no learning rate to set";
+      return;
+    }
+    const double before = rate->get();
+    rate->set(value);
+    trainer->monitors().putScalar("learning_rate", value);
+    TB_LOG(Info) << "learning rate set from the window at global step " << trainer->globalStep()
+                 << ": " << before << " -> " << value
+                 << (scheduled ? " (the project's schedule sets it again at its next point)" : "");
+  });
+}
+
+bool RunController::waitForEnd(int timeoutMs) {
+  if (thread_ && !thread_->wait(QDeadlineTimer(timeoutMs))) return false;
+  drain();
+  return true;
+}
+
+void RunController::scheduleDrain() {
+  if (!drainTimer_.isActive()) drainTimer_.start(kDrainMs);
+}
+
+void RunController::drain() {
+  drainTimer_.stop();
+  if (!engine_) return;
+  const auto engine = engine_;  // a slot below may start another run
+  std::optional<RunProgress> latest;
+  std::deque<RunEvent> events = engine->mailbox->take(&latest);
+  if (latest) emit progress(*latest);
+  for (RunEvent& event : events) {
+    switch (event.kind) {
+      case RunEvent::Kind::Started:
+        runDir_ = event.text;
+        emit runStarted(event.text, event.stepsPerEpoch, event.maxEpoch, event.samplesPerStep);
+        if (state_ == RunState::Starting) {
+          setState(pauseRequested_ ? RunState::Paused : RunState::Running);
+        }
+        break;
+      case RunEvent::Kind::Metrics:
+        emit metrics(event.samples);
+        break;
+      case RunEvent::Kind::Log:
+        emit logLines(event.lines);
+        break;
+      case RunEvent::Kind::CheckpointSaved:
+        emit checkpointSaved(event.text);
+        break;
+      case RunEvent::Kind::Finished:
+        emit runFinished(event.stoppedEarly);
+        setState(RunState::Finished);
+        break;
+      case RunEvent::Kind::Failed:
+        emit runFailed(event.text);
+        setState(RunState::Failed);
+        break;
+    }
+  }
+}
+
+void RunController::setState(RunState state) {
+  if (state_ == state) return;
+  state_ = state;
+  emit stateChanged(state);
+}
+
+}  // namespace tbench::bridge

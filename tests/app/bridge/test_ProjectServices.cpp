@@ -1,0 +1,110 @@
+// The engine's project services as the window sees them (validate, canonicalize, the learning
+// rate preview), checkpoint export and device discovery.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/bridge/ProjectServices.h"
+
+using namespace tbench::bridge;
+
+namespace {
+// The smallest valid project: name, model and training data are required.
+const QString kMinimal = R"({"format": 1, "name": "x", "model": {"type": "mlp"},
+                             "data": {"train": {"type": "synthetic"}}})";
+}  // namespace
+
+class TestProjectServices : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void validateGivesPathsAndNeverThrows() {
+    const ProjectServices services = makeProjectServices();
+    QVERIFY(services.validate(kMinimal).isEmpty());
+    const auto issues = services.validate(
+        R"({"format": 1, "data": {"batch_size": 0}, "optimizer": {"tpye": "sgd"}})");
+    QStringList paths;
+    for (const auto& issue : issues) paths << issue.path;
+    QVERIFY2(paths.contains("$.data.batch_size"), qPrintable(paths.join(", ")));
+    QVERIFY2(paths.contains("$.optimizer.tpye"), qPrintable(paths.join(", ")));
+    const auto syntax = services.validate("{\"format\": 1,");
+    QCOMPARE(syntax.size(), 1);
+    QCOMPARE(syntax.front().path, QString("$"));
+    QVERIFY(syntax.front().message.contains("not valid JSON"));
+    QVERIFY(!services.validate("[1, 2]").isEmpty());
+  }
+
+  void canonicalizeWritesEveryDefault() {
+    const ProjectServices services = makeProjectServices();
+    QString error;
+    const QString full = services.canonicalize(kMinimal, &error);
+    QVERIFY2(!full.isEmpty(), qPrintable(error));
+    QVERIFY(full.contains("\"batch_size\": 128"));
+    QVERIFY(full.contains("\"strategy\": \"queue_input\""));
+    QVERIFY(services.canonicalize("{\"format\": 2}", &error).isEmpty());
+    QVERIFY(error.contains("$.format"));
+  }
+
+  void learningRateCurveFollowsTheSchedule() {
+    const ProjectServices services = makeProjectServices();
+    // Synthetic data: 1000 samples / batch 100 = 10 steps per epoch, 4 epochs; the rate is
+    // 0.1 before epoch 3 (the optimizer's) and 0.01 from epoch 3 on.
+    const QString project = R"({"format": 1, "name": "lr", "model": {"type": "mlp"}, "max_epoch": 4,
+      "data": {"train": {"type": "synthetic", "num_samples": 1000}, "batch_size": 100},
+      "optimizer": {"type": "sgd", "learning_rate": 0.1},
+      "schedule": {"learning_rate": {"unit": "epoch", "points": [[3, 0.01]]}}})";
+    const auto curve = services.learningRateCurve(project);
+    QVERIFY(!curve.isEmpty());
+    QCOMPARE(curve.front(), QPointF(0, 0.1));
+    QCOMPARE(curve.back(), QPointF(40, 0.01));
+    for (const QPointF& p : curve) {
+      if (p.x() < 20) QCOMPARE(p.y(), 0.1);
+      if (p.x() > 20) QCOMPARE(p.y(), 0.01);
+    }
+    bool sawDrop = false;
+    for (int i = 1; i < curve.size(); ++i) {
+      if (curve[i - 1].y() == 0.1 && curve[i].y() == 0.01) {
+        QCOMPARE(curve[i].x(), 20.0);
+        sawDrop = true;
+      }
+    }
+    QVERIFY(sawDrop);
+
+    // Linear by step: halfway between (0, 1.0) and (100, 0.5) is 0.75.
+    const QString linear = R"({"format": 1, "name": "lr", "model": {"type": "mlp"},
+      "max_epoch": 1, "steps_per_epoch": 100,
+      "data": {"train": {"type": "synthetic"}},
+      "schedule": {"learning_rate": {"unit": "step", "interpolation": "linear",
+                                     "points": [[0, 1.0], [100, 0.5]]}}})";
+    const auto line = services.learningRateCurve(linear);
+    QVERIFY(!line.isEmpty());
+    bool sawHalf = false;
+    for (const QPointF& p : line) {
+      QVERIFY(qAbs(p.y() - (1.0 - 0.5 * p.x() / 100.0)) < 1e-9);
+      if (p.x() == 50) sawHalf = true;
+    }
+    QVERIFY(sawHalf);
+    QVERIFY(services.learningRateCurve("{\"format\": 1, \"max_epoch\": 0}").isEmpty());
+  }
+
+  void exporterNamesTheFileItCannotRead() {
+    QTemporaryDir dir;
+    const CheckpointExporter exporter = makeCheckpointExporter();
+    QString message;
+    QVERIFY(!exporter(dir.filePath("missing.pt"), "pt", dir.filePath("out.pt"), &message));
+    QVERIFY2(message.contains("missing.pt"), qPrintable(message));
+    QVERIFY(!QFile::exists(dir.filePath("out.pt")));
+  }
+
+  void devicesListTheCpuAndExplainCuda() {
+    QString note;
+    const DeviceEntries devices = discoverDevices(&note);
+    QVERIFY(!devices.isEmpty());
+    QCOMPARE(devices.front().id, QString("cpu"));
+    QVERIFY(devices.front().name.contains("cores"));
+    if (devices.size() == 1) QVERIFY2(note.contains("No CUDA device"), qPrintable(note));
+    QVERIFY(engineVersionText().startsWith("LibTorch 1."));
+  }
+};
+
+QTEST_MAIN(TestProjectServices)
+#include "test_ProjectServices.moc"
