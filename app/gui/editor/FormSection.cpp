@@ -1,0 +1,408 @@
+#include "app/gui/editor/FormSection.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCompleter>
+#include <QCoreApplication>
+#include <QDoubleValidator>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpressionValidator>
+#include <QScopedValueRollback>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <limits>
+
+#include "app/gui/editor/IssueMarkers.h"
+#include "app/gui/editor/JsonText.h"
+
+namespace tbench::gui {
+
+namespace {
+
+// Numbers are read in the C locale whatever the user's: JSON writes "0.5", never "0,5".
+double parseNumber(const QString& text, bool* ok) { return QLocale::c().toDouble(text, ok); }
+
+QStringList splitList(const QString& text) {
+  QStringList parts;
+  for (const QString& part : text.split(QLatin1Char(','))) {
+    if (!part.trimmed().isEmpty()) parts.append(part.trimmed());
+  }
+  return parts;
+}
+
+// What a field shows of a value of the wrong type (the validation says what is wrong with it).
+QString textOf(const QJsonValue& value) {
+  return value.isString() ? value.toString() : value.toVariant().toString();
+}
+
+QString joinList(const QJsonArray& array) {
+  QStringList parts;
+  for (const QJsonValue& element : array) parts.append(textOf(element));
+  return parts.join(QStringLiteral(", "));
+}
+
+QJsonArray integerArray(const QString& text) {
+  QJsonArray array;
+  for (const QString& part : splitList(text)) array.append(part.toLongLong());
+  return array;
+}
+
+QJsonArray stringArray(const QString& text) {
+  QJsonArray array;
+  for (const QString& part : splitList(text)) array.append(part);
+  return array;
+}
+
+// In a scrolling form the wheel scrolls the form: a spin box or combo box under the pointer
+// changes only once the user has clicked into it.
+class WheelGuard : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* widget = static_cast<QWidget*>(watched);
+    if (event->type() != QEvent::Wheel || widget->hasFocus()) return false;
+    if (widget->parentWidget() != nullptr)
+      QCoreApplication::sendEvent(widget->parentWidget(), event);
+    return true;
+  }
+};
+
+}  // namespace
+
+FormSection::FormSection(const QString& title, const QString& base, IssueMarkers* markers,
+                         QWidget* parent, const QString& namePrefix)
+    : ProjectSection(title, parent),
+      base_(base),
+      namePrefix_(namePrefix.isNull() ? base : namePrefix),
+      markers_(markers),
+      form_(new QFormLayout(this)),
+      wheelGuard_(new WheelGuard(this)) {
+  if (title.isEmpty()) {
+    setFlat(true);
+    form_->setContentsMargins(0, 0, 0, 0);
+  }
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+}
+
+QString FormSection::nameOf(const QString& key) const { return joinPath(namePrefix_, key); }
+
+int FormSection::addField(const QString& key, const QString& label, Kind kind, QWidget* widget,
+                          const QJsonValue& fallback, QWidget* extra) {
+  widget->setObjectName(nameOf(key));
+  widget->setToolTip(schema::help(pathOf(key)));
+  if (kind == Kind::Integer || kind == Kind::Choice) {
+    widget->setFocusPolicy(Qt::StrongFocus);
+    widget->installEventFilter(wheelGuard_);
+  }
+  auto* row = new QWidget(this);
+  auto* column = new QVBoxLayout(row);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  if (extra != nullptr) {
+    auto* line = new QHBoxLayout;
+    line->addWidget(widget, 1);
+    line->addWidget(extra);
+    column->addLayout(line);
+  } else {
+    column->addWidget(widget);
+  }
+  QLabel* issueLabel = IssueMarkers::makeLabel(widget->objectName(), row);
+  column->addWidget(issueLabel);
+  form_->addRow(label, row);
+  if (QWidget* rowLabel = form_->labelForField(row)) rowLabel->setToolTip(widget->toolTip());
+  markers_->setField(widget, pathOf(key), issueLabel);
+  fields_.append({key, kind, widget, row, issueLabel, fallback});
+  return fields_.size() - 1;
+}
+
+QSpinBox* FormSection::addInteger(const QString& key, const QString& label, int minimum,
+                                  int maximum, int fallback) {
+  auto* spin = new QSpinBox(this);
+  spin->setRange(minimum, maximum);
+  spin->setValue(fallback);
+  const int index = addField(key, label, Kind::Integer, spin, fallback);
+  fields_[index].minimum = minimum;
+  fields_[index].maximum = maximum;
+  connect(spin, &QSpinBox::valueChanged, this, [this, index] { userChanged(index); });
+  return spin;
+}
+
+QLineEdit* FormSection::addNumber(const QString& key, const QString& label, double fallback) {
+  auto* edit = new QLineEdit(formatNumber(fallback), this);
+  auto* validator = new QDoubleValidator(0.0, std::numeric_limits<double>::max(), 1000, edit);
+  validator->setNotation(QDoubleValidator::ScientificNotation);
+  QLocale c = QLocale::c();
+  c.setNumberOptions(QLocale::RejectGroupSeparator);
+  validator->setLocale(c);
+  edit->setValidator(validator);
+  bindLineEdit(addField(key, label, Kind::Number, edit, fallback));
+  return edit;
+}
+
+QLineEdit* FormSection::addSeed(const QString& key, const QString& label, qint64 fallback) {
+  auto* edit = new QLineEdit(QString::number(fallback), this);
+  edit->setValidator(
+      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,19}")), edit));
+  bindLineEdit(addField(key, label, Kind::Seed, edit, fallback));
+  return edit;
+}
+
+QLineEdit* FormSection::addText(const QString& key, const QString& label, const QString& fallback,
+                                QValidator* validator, const QStringList& suggestions) {
+  auto* edit = new QLineEdit(fallback, this);
+  if (validator != nullptr) {
+    validator->setParent(edit);
+    edit->setValidator(validator);
+  }
+  if (!suggestions.isEmpty()) {
+    auto* completer = new QCompleter(suggestions, edit);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    edit->setCompleter(completer);
+  }
+  bindLineEdit(addField(key, label, Kind::Text, edit, fallback));
+  return edit;
+}
+
+QLineEdit* FormSection::addPath(const QString& key, const QString& label, PathKind kind,
+                                const QString& filter) {
+  auto* edit = new QLineEdit(this);
+  auto* browse = new QToolButton(this);
+  browse->setText(tr("Browse…"));
+  browse->setObjectName(nameOf(key) + QStringLiteral(".browse"));
+  const int index = addField(key, label, Kind::Text, edit, QString(), browse);
+  bindLineEdit(index);
+  connect(browse, &QToolButton::clicked, this, [this, edit, index, kind, filter, label] {
+    const QString chosen = kind == PathKind::Directory
+                               ? QFileDialog::getExistingDirectory(this, label, edit->text())
+                               : QFileDialog::getOpenFileName(this, label, edit->text(), filter);
+    if (chosen.isEmpty()) return;
+    edit->setText(chosen);
+    userChanged(index);
+  });
+  return edit;
+}
+
+QCheckBox* FormSection::addBoolean(const QString& key, const QString& label, bool fallback) {
+  auto* box = new QCheckBox(label, this);
+  box->setChecked(fallback);
+  const int index = addField(key, QString(), Kind::Boolean, box, fallback);
+  connect(box, &QCheckBox::toggled, this, [this, index] { userChanged(index); });
+  return box;
+}
+
+QComboBox* FormSection::addChoice(const QString& key, const QString& label,
+                                  const QStringList& choices, const QString& fallback) {
+  auto* combo = new QComboBox(this);
+  combo->addItems(choices);
+  combo->setCurrentText(fallback);
+  const int index = addField(key, label, Kind::Choice, combo, fallback);
+  connect(combo, &QComboBox::currentIndexChanged, this, [this, index] { userChanged(index); });
+  return combo;
+}
+
+QLineEdit* FormSection::addIntegerList(const QString& key, const QString& label,
+                                       const QJsonArray& fallback) {
+  auto* edit = new QLineEdit(joinList(fallback), this);
+  edit->setValidator(new QRegularExpressionValidator(
+      QRegularExpression(QStringLiteral("\\s*(\\d+(\\s*,\\s*\\d+)*)?\\s*")), edit));
+  edit->setPlaceholderText(tr("none"));
+  bindLineEdit(addField(key, label, Kind::IntegerList, edit, fallback));
+  return edit;
+}
+
+QLineEdit* FormSection::addStringList(const QString& key, const QString& label,
+                                      const QJsonArray& fallback) {
+  auto* edit = new QLineEdit(joinList(fallback), this);
+  edit->setPlaceholderText(tr("none"));
+  bindLineEdit(addField(key, label, Kind::StringList, edit, fallback));
+  return edit;
+}
+
+QLabel* FormSection::addNote(const QString& text) {
+  auto* note = new QLabel(text, this);
+  note->setWordWrap(true);
+  note->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  form_->addRow(QString(), note);
+  return note;
+}
+
+void FormSection::bindLineEdit(int index) {
+  auto* edit = static_cast<QLineEdit*>(fields_[index].widget);
+  connect(edit, &QLineEdit::textEdited, this, [this, index] { userChanged(index); });
+  // Text left half-typed ("1e-", or empty) is not written; leaving the field shows the
+  // document's value again.
+  connect(edit, &QLineEdit::editingFinished, this, [this, index] {
+    const Field& field = fields_[index];
+    const QScopedValueRollback<bool> guard(loading_, true);
+    showValue(field, current_.value(field.key));
+  });
+}
+
+void FormSection::setVariant(const VariantKeys& keys, bool hideForeign) {
+  variant_ = &keys;
+  hideForeign_ = hideForeign;
+}
+
+void FormSection::setFallback(const QString& key, const QJsonValue& value) {
+  for (Field& field : fields_) {
+    if (field.key == key) field.fallback = value;
+  }
+}
+
+void FormSection::setBase(const QString& base) {
+  base_ = base;
+  for (const Field& field : fields_) {
+    markers_->setField(field.widget, pathOf(field.key), field.issueLabel);
+  }
+}
+
+void FormSection::load(const QJsonObject& root) {
+  const QScopedValueRollback<bool> guard(loading_, true);
+  current_ = valueAt(root, base_).toObject();
+  for (const Field& field : fields_) showValue(field, current_.value(field.key));
+  showVariantRows();
+}
+
+void FormSection::showVariantRows() {
+  if (variant_ == nullptr) return;
+  const QString type = current_.value(variant_->typeKey).toString(variant_->defaultType);
+  const QStringList own = variant_->keysOf(type);
+  const QStringList all = variant_->allKeys();
+  for (const Field& field : fields_) {
+    if (!all.contains(field.key)) continue;
+    if (hideForeign_) {
+      form_->setRowVisible(field.row, own.contains(field.key));
+    } else {
+      field.row->setEnabled(own.contains(field.key));
+    }
+  }
+}
+
+void FormSection::showValue(const Field& field, const QJsonValue& stored) {
+  // A value of the wrong type shows as well as it can; the validation marks it.
+  const QJsonValue value = stored.isUndefined() ? field.fallback : stored;
+  switch (field.kind) {
+    case Kind::Integer: {
+      if (!value.isDouble()) return;
+      auto* spin = static_cast<QSpinBox*>(field.widget);
+      const int shown = int(qBound<double>(std::numeric_limits<int>::min(), value.toDouble(),
+                                           std::numeric_limits<int>::max()));
+      spin->setRange(qMin(field.minimum, shown), qMax(field.maximum, shown));
+      if (spin->value() != shown) spin->setValue(shown);
+      return;
+    }
+    case Kind::Number: {
+      auto* edit = static_cast<QLineEdit*>(field.widget);
+      bool ok = false;
+      const double typed = parseNumber(edit->text(), &ok);
+      if (value.isDouble() && ok && typed == value.toDouble()) return;
+      edit->setText(value.isDouble() ? formatNumber(value.toDouble()) : textOf(value));
+      return;
+    }
+    case Kind::Seed: {
+      auto* edit = static_cast<QLineEdit*>(field.widget);
+      bool ok = false;
+      const qint64 typed = edit->text().toLongLong(&ok);
+      const bool integral = value.toVariant().typeId() == QMetaType::LongLong;
+      if (integral && ok && typed == value.toInteger()) return;
+      // Above 2^63-1 Qt holds the number as a double: shown in full, marked by the validation
+      // if it lost digits.
+      edit->setText(value.isDouble() && !integral ? QString::number(value.toDouble(), 'f', 0)
+                                                  : textOf(value));
+      return;
+    }
+    case Kind::Text: {
+      auto* edit = static_cast<QLineEdit*>(field.widget);
+      const QString text = textOf(value);
+      if (edit->text() != text) edit->setText(text);
+      return;
+    }
+    case Kind::Boolean:
+      if (value.isBool()) static_cast<QCheckBox*>(field.widget)->setChecked(value.toBool());
+      return;
+    case Kind::Choice: {
+      auto* combo = static_cast<QComboBox*>(field.widget);
+      combo->setCurrentIndex(combo->findText(value.toString()));  // -1 (blank) when unknown
+      return;
+    }
+    case Kind::IntegerList:
+    case Kind::StringList: {
+      auto* edit = static_cast<QLineEdit*>(field.widget);
+      const QJsonArray shown = field.kind == Kind::IntegerList && edit->hasAcceptableInput()
+                                   ? integerArray(edit->text())
+                                   : stringArray(edit->text());
+      if (value.isArray() && shown == value.toArray()) return;
+      edit->setText(value.isArray() ? joinList(value.toArray()) : textOf(value));
+      return;
+    }
+  }
+}
+
+QJsonValue FormSection::valueOf(const Field& field) const {
+  const QJsonValue nothing(QJsonValue::Undefined);
+  switch (field.kind) {
+    case Kind::Integer:
+      return qint64(static_cast<QSpinBox*>(field.widget)->value());
+    case Kind::Number:
+    case Kind::Seed: {
+      const auto* edit = static_cast<QLineEdit*>(field.widget);
+      if (!edit->hasAcceptableInput()) return nothing;
+      bool ok = false;
+      if (field.kind == Kind::Seed) {
+        const qint64 seed = edit->text().toLongLong(&ok);
+        return ok ? QJsonValue(seed) : nothing;
+      }
+      const double number = parseNumber(edit->text(), &ok);
+      return ok ? QJsonValue(number) : nothing;
+    }
+    case Kind::Text:
+      return static_cast<QLineEdit*>(field.widget)->text();
+    case Kind::Boolean:
+      return static_cast<QCheckBox*>(field.widget)->isChecked();
+    case Kind::Choice: {
+      const auto* combo = static_cast<QComboBox*>(field.widget);
+      return combo->currentIndex() < 0 ? nothing : QJsonValue(combo->currentText());
+    }
+    case Kind::IntegerList: {
+      const auto* edit = static_cast<QLineEdit*>(field.widget);
+      return edit->hasAcceptableInput() ? QJsonValue(integerArray(edit->text())) : nothing;
+    }
+    case Kind::StringList:
+      return stringArray(static_cast<QLineEdit*>(field.widget)->text());
+  }
+  return nothing;
+}
+
+void FormSection::userChanged(int index) {
+  if (loading_) return;
+  const Field& field = fields_[index];
+  const QJsonValue value = valueOf(field);
+  if (value.isUndefined()) return;
+  JsonEdits edits = variant_ != nullptr && field.key == variant_->typeKey
+                        ? switchType(value.toString())
+                        : JsonEdits{{pathOf(field.key), value}};
+  emit edited(editFilter_ ? editFilter_(edits) : edits);
+}
+
+JsonEdits FormSection::switchType(const QString& type) {
+  const QString previous = current_.value(variant_->typeKey).toString(variant_->defaultType);
+  JsonEdits edits{{pathOf(variant_->typeKey), type}};
+  QJsonObject left;
+  for (const QString& key : variant_->foreignKeys(type)) {
+    if (!current_.contains(key)) continue;
+    left.insert(key, current_.value(key));
+    edits.append(removal(pathOf(key)));
+  }
+  if (!left.isEmpty()) keptByType_.insert(previous, left);
+  const QJsonObject kept = keptByType_.value(type);
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    if (!current_.contains(it.key())) edits.append({pathOf(it.key()), it.value()});
+  }
+  return edits;
+}
+
+}  // namespace tbench::gui

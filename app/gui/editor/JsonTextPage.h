@@ -1,0 +1,57 @@
+#pragma once
+// JsonTextPage: the JSON tab. The document's text in a plain text editor ("json") and under
+// it every problem of the document ("json.issues"); clicking a problem puts the cursor where
+// it is. The page only shows and reports: ProjectEditor parses and validates.
+
+#include <QWidget>
+
+#include "app/bridge/BridgeTypes.h"
+
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+
+namespace tbench::gui {
+
+/// Makes `list` as high as its rows, up to `maxRows` (then it scrolls).
+void fitListHeight(QListWidget* list, int maxRows);
+
+class JsonTextPage : public QWidget {
+  Q_OBJECT
+ public:
+  explicit JsonTextPage(QWidget* parent = nullptr);
+
+  QString text() const;
+  /// Replaces the text as one undoable edit, keeping the scroll position and the cursor (at the
+  /// same offset, clamped). Emits nothing.
+  void setText(const QString& text);
+
+  /// Puts the cursor at the start and scrolls there (a newly loaded document).
+  void showStart();
+
+  /// Lists `issues`; `parseErrorOffset` (>= 0 when the text does not parse) is where a click
+  /// on the problem at "$" goes.
+  void setIssues(const bridge::ProjectIssueViews& issues, int parseErrorOffset);
+
+  /// Puts the cursor at the key `path` ends with ("$.data.train.foo" -> "foo" inside "train"
+  /// inside "data"), as near as the text allows, and scrolls to it.
+  void locate(const QString& path);
+
+  QPlainTextEdit* editor() const { return editor_; }
+  QListWidget* issueList() const { return issues_; }
+
+ signals:
+  /// The user changed the text.
+  void textEdited();
+
+ private:
+  void moveCursorTo(int offset);
+
+  QPlainTextEdit* editor_;
+  QLabel* summary_;
+  QListWidget* issues_;
+  int parseErrorOffset_ = -1;
+  bool settingText_ = false;
+};
+
+}  // namespace tbench::gui

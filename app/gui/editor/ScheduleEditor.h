@@ -1,0 +1,66 @@
+#pragma once
+// ScheduleEditor: the "schedule" object and a preview of the learning rate over the run.
+//
+// The check box "schedule" adds or removes the object (unticking keeps what it removed, to
+// put it back). Unit and interpolation are combo boxes; the points are a two-column table
+// ("schedule.learning_rate.points") with Add and Remove buttons, each cell checked as typed
+// (an integer step, a number in plain or scientific notation). The preview
+// ("schedule.preview", a QCustomPlot) draws what setCurve() is given: the editor passes
+// ProjectServices::learningRateCurve of the document, learning rate against global step on a
+// log axis.
+
+#include <QPointF>
+#include <QVector>
+
+#include "app/gui/editor/ProjectSection.h"
+
+class QCheckBox;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace tbench::gui {
+
+class FormSection;
+class IssueMarkers;
+
+class ScheduleEditor : public ProjectSection {
+  Q_OBJECT
+ public:
+  explicit ScheduleEditor(IssueMarkers* markers, QWidget* parent = nullptr);
+
+  void load(const QJsonObject& root) override;
+
+  /// Draws the learning rate at each (global step, value) point; an empty curve clears the
+  /// plot and says why (the document is not valid).
+  void setCurve(const QVector<QPointF>& points);
+
+  QCheckBox* enabledBox() const { return enabled_; }
+  QTableWidget* pointsTable() const { return points_; }
+  QCustomPlot* preview() const { return preview_; }
+
+  /// Appends a point after the last one (one epoch or step later, a tenth of its rate).
+  void addPoint();
+  /// Removes the selected points (the last one when none is selected).
+  void removeSelectedPoints();
+
+ private:
+  void toggle(bool on);
+  void showPoints(const QJsonArray& points);
+  QJsonArray tablePoints() const;
+  void emitPoints(const QJsonArray& points);
+
+  QCheckBox* enabled_;
+  FormSection* options_;
+  QTableWidget* points_;
+  QPushButton* add_;
+  QPushButton* remove_;
+  QCustomPlot* preview_;
+  QLabel* previewNote_;
+  QJsonObject root_;             // as of the last load
+  QJsonObject removedSchedule_;  // what unticking the box removed
+  bool loading_ = false;
+};
+
+}  // namespace tbench::gui

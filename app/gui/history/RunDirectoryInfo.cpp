@@ -1,0 +1,221 @@
+#include "app/gui/history/RunDirectoryInfo.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <algorithm>
+
+#include "app/gui/history/RunLog.h"
+#include "app/gui/history/RunStats.h"
+
+namespace tbench::gui {
+namespace {
+
+struct ProjectFacts {
+  QString name;
+  qint64 maxEpoch = -1;
+  qint64 startingEpoch = 1;
+  QString error;
+};
+
+ProjectFacts readProjectFile(const QString& path) {
+  ProjectFacts facts;
+  QFile file(path);
+  if (!file.exists()) {
+    facts.error = QStringLiteral("%1: missing").arg(QDir::toNativeSeparators(path));
+    return facts;
+  }
+  // A frozen project is a few kilobytes; refuse to parse something that is not one.
+  if (file.size() > 16 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) {
+    facts.error = QStringLiteral("%1: cannot be read").arg(QDir::toNativeSeparators(path));
+    return facts;
+  }
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+  if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+    facts.error = QStringLiteral("%1: not a JSON object (%2)")
+                      .arg(QDir::toNativeSeparators(path), parseError.errorString());
+    return facts;
+  }
+  const QJsonObject project = doc.object();
+  facts.name = project.value("name").toString();
+  if (project.value("max_epoch").isDouble())
+    facts.maxEpoch = project.value("max_epoch").toInteger();
+  if (project.value("starting_epoch").isDouble()) {
+    facts.startingEpoch = project.value("starting_epoch").toInteger();
+  }
+  return facts;
+}
+
+QDateTime modifiedTime(const QString& path) {
+  const QFileInfo info(path);
+  return info.exists() ? info.lastModified() : QDateTime();
+}
+
+// Run ids made by the engine: YYYYmmdd-HHMMSS, perhaps with "-<n>" when the second was taken.
+QDateTime timeOfRunId(const QString& runId) {
+  return QDateTime::fromString(runId.left(15), QStringLiteral("yyyyMMdd-HHmmss"));
+}
+
+// Natural order: digit runs compare as numbers ("run-9" < "run-10").
+int naturalCompare(const QString& a, const QString& b) {
+  qsizetype i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].isDigit() && b[j].isDigit()) {
+      const qsizetype si = i, sj = j;
+      while (i < a.size() && a[i].isDigit()) ++i;
+      while (j < b.size() && b[j].isDigit()) ++j;
+      const QString na = a.mid(si, i - si), nb = b.mid(sj, j - sj);
+      const int byValue = na.toULongLong() < nb.toULongLong()   ? -1
+                          : na.toULongLong() > nb.toULongLong() ? 1
+                                                                : 0;
+      if (byValue != 0) return byValue;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  return (a.size() - i) < (b.size() - j) ? -1 : ((a.size() - i) > (b.size() - j) ? 1 : 0);
+}
+
+void inferStatus(RunDirectoryInfo& info, const RunLogSummary& log, const ProjectFacts& project,
+                 const QDateTime& now) {
+  if (log.epochsPlanned >= 0) {
+    const qint64 first = log.resumedAtEpoch > 0 ? log.resumedAtEpoch : project.startingEpoch;
+    info.maxEpoch = first + log.epochsPlanned - 1;
+  } else {
+    info.maxEpoch = project.maxEpoch;
+  }
+  // Note [Run status], rules 1-5.
+  if (log.failed) {
+    info.status = RunStatus::Failed;
+    info.statusDetail = log.endMessage;
+    return;
+  }
+  if (log.stopped) {
+    info.status = RunStatus::Stopped;
+    info.statusDetail = log.endMessage;
+    return;
+  }
+  if (info.maxEpoch > 0 && info.lastEpoch >= info.maxEpoch) {
+    info.status = RunStatus::Finished;
+    info.statusDetail = QStringLiteral("reached epoch %1 of %2")
+                            .arg(QString::number(info.lastEpoch), QString::number(info.maxEpoch));
+    return;
+  }
+  if (info.lastActivity.isValid() && info.lastActivity.secsTo(now) <= kRunningQuietSeconds) {
+    info.status = RunStatus::Running;
+    info.statusDetail =
+        QStringLiteral("last change %1").arg(info.lastActivity.toString(Qt::ISODate));
+    return;
+  }
+  info.status = RunStatus::Unknown;
+  info.statusDetail =
+      info.lastActivity.isValid()
+          ? QStringLiteral("no end recorded; nothing changed since %1 (killed or crashed?)")
+                .arg(info.lastActivity.toString(Qt::ISODate))
+          : QStringLiteral("no log, stats or checkpoint");
+}
+
+}  // namespace
+
+QString toString(RunStatus status) {
+  switch (status) {
+    case RunStatus::Running:
+      return QStringLiteral("running");
+    case RunStatus::Finished:
+      return QStringLiteral("finished");
+    case RunStatus::Stopped:
+      return QStringLiteral("stopped");
+    case RunStatus::Failed:
+      return QStringLiteral("failed");
+    case RunStatus::Unknown:
+      break;
+  }
+  return QStringLiteral("unknown");
+}
+
+QStringList RunDirectoryInfo::problems() const {
+  QStringList all;
+  for (const QString* error : {&projectError, &statsError, &logError, &checkpoints.error}) {
+    if (!error->isEmpty()) all << *error;
+  }
+  return all;
+}
+
+RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
+  const QDir runDir(dir);
+  RunDirectoryInfo info;
+  info.dir = runDir.absolutePath();
+  info.runId = QFileInfo(info.dir).fileName();
+
+  const ProjectFacts project = readProjectFile(runDir.filePath("project.json"));
+  info.projectError = project.error;
+  info.projectName =
+      project.name.isEmpty() ? QFileInfo(QFileInfo(info.dir).path()).fileName() : project.name;
+
+  const RunStats stats = readStatsFile(runDir.filePath(QLatin1String(kStatsFileName)));
+  info.statsError = stats.error;
+  info.lastScalars = stats.lastValues;
+  info.lastEpoch = stats.lastEpoch;
+  info.lastGlobalStep = stats.lastGlobalStep;
+
+  info.checkpoints = readRunCheckpoints(info.dir);
+  if (info.lastGlobalStep < 0) info.lastGlobalStep = info.checkpoints.latest.globalStep;
+
+  const QString logPath = runDir.filePath(QLatin1String(kLogFileName));
+  const RunLogSummary log = readRunLog(logPath);
+  info.logError = log.error;
+  info.command = log.command;
+
+  for (const QString& path : {logPath, runDir.filePath(QLatin1String(kStatsFileName)),
+                              runDir.filePath(QLatin1String(RunCheckpoints::kIndexFileName)),
+                              runDir.filePath("project.json"), info.checkpoints.latest.path}) {
+    const QDateTime time = path.isEmpty() ? QDateTime() : modifiedTime(path);
+    if (time.isValid() && (!info.lastActivity.isValid() || time > info.lastActivity)) {
+      info.lastActivity = time;
+    }
+  }
+
+  info.startTime = log.firstLineTime;
+  if (!info.startTime.isValid()) info.startTime = timeOfRunId(info.runId);
+  if (!info.startTime.isValid()) info.startTime = modifiedTime(runDir.filePath("project.json"));
+  if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).birthTime();
+  if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).lastModified();
+
+  inferStatus(info, log, project, now);
+  return info;
+}
+
+QStringList listRunDirectories(const QString& runRoot, const QString& projectName) {
+  if (runRoot.isEmpty() || projectName.isEmpty()) return {};
+  const QDir projectDir(QDir(runRoot).filePath(projectName));
+  QStringList dirs;
+  const QStringList names = projectDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+  for (const QString& name : names) dirs << projectDir.absoluteFilePath(name);
+  return dirs;
+}
+
+void sortNewestFirst(QVector<RunDirectoryInfo>& runs) {
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const RunDirectoryInfo& a, const RunDirectoryInfo& b) {
+                     if (a.startTime != b.startTime) return a.startTime > b.startTime;
+                     return naturalCompare(a.runId, b.runId) > 0;
+                   });
+}
+
+QVector<RunDirectoryInfo> scanRuns(const QString& runRoot, const QString& projectName,
+                                   const QDateTime& now) {
+  QVector<RunDirectoryInfo> runs;
+  for (const QString& dir : listRunDirectories(runRoot, projectName)) {
+    runs.push_back(readRunDirectory(dir, now));
+  }
+  sortNewestFirst(runs);
+  return runs;
+}
+
+}  // namespace tbench::gui

@@ -1,0 +1,77 @@
+#pragma once
+// A run directory as the history panel and the export dialog see it, read with Qt only (no
+// engine code): train_log/<project>/<run-id>/ with log.log, project.json, stats.json, the
+// `checkpoint` index and the model-<step>.pt / min-<stat>.pt / max-<stat>.pt files
+// (docs/ARCHITECTURE.md, "the run directory"). Reading never throws and never crashes on
+// damaged files; what could not be read is reported in the *Error fields.
+//
+// Note [Run status]: the engine writes no explicit status, no end marker for a normal end and
+// no pid file, so the status is inferred from the last start in log.log (RunLog.h), stats.json
+// and the files' modification times, in this order:
+//   1. failed    the last start logged "[ERR] training failed: ...";
+//   2. stopped   the last start logged "training stopped at epoch E, global step G: <reason>";
+//   3. finished  the last stats.json entry reached the last planned epoch: the last start's
+//                "training N epochs" counted from its resume epoch (or project.json's
+//                starting_epoch), else project.json's max_epoch;
+//   4. running   none of the above and a file of the run (log.log, stats.json, the index) changed
+//                within kRunningQuietSeconds of `now`;
+//   5. unknown   otherwise: killed (SIGKILL, power loss), crashed, failed before training began
+//                (the CLI reports setup errors on stderr only), or an epoch longer than the quiet
+//                window. The history panel also shows a run as running while the window says it
+//                is live (RunHistoryPanel::setLiveRun).
+
+#include <QDateTime>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include "app/gui/history/RunCheckpoints.h"
+
+namespace tbench::gui {
+
+enum class RunStatus { Running, Finished, Stopped, Failed, Unknown };
+/// "running", "finished", "stopped", "failed", "unknown".
+QString toString(RunStatus status);
+
+/// A run that changed nothing for this long is no longer taken for running (Note [Run status]).
+inline constexpr qint64 kRunningQuietSeconds = 15 * 60;
+
+struct RunDirectoryInfo {
+  QString dir;          ///< absolute path of the run directory
+  QString runId;        ///< the directory's name, e.g. "20250114-093152"
+  QString projectName;  ///< project.json's "name"; the parent directory's name when unreadable
+  RunStatus status = RunStatus::Unknown;
+  QString statusDetail;        ///< the stop or failure line, or why the status is unknown
+  QString command;             ///< the first start's command line ("started from the GUI")
+  QDateTime startTime;         ///< first log line, else the run id's time, else the oldest file
+  QDateTime lastActivity;      ///< newest modification of log.log, stats.json, index, checkpoints
+  qint64 lastEpoch = -1;       ///< epoch_num of the last stats entry (else of nothing: -1)
+  qint64 lastGlobalStep = -1;  ///< global_step of the last stats entry, else latest checkpoint's
+  qint64 maxEpoch = -1;        ///< the last planned epoch (Note [Run status]), -1 unknown
+  QMap<QString, double> lastScalars;  ///< last value of each scalar in stats.json
+  RunCheckpoints checkpoints;
+  QString projectError;  ///< project.json missing or unreadable
+  QString statsError;    ///< stats.json unreadable (RunStats::error)
+  QString logError;      ///< log.log unreadable
+
+  /// Every non-empty *Error and the index error, one per entry.
+  QStringList problems() const;
+};
+
+/// Reads the run directory `dir`. `now` decides "running" (Note [Run status]).
+RunDirectoryInfo readRunDirectory(const QString& dir,
+                                  const QDateTime& now = QDateTime::currentDateTime());
+
+/// The run directories <runRoot>/<projectName>/*, unsorted (hidden entries skipped). Empty when
+/// the folder does not exist.
+QStringList listRunDirectories(const QString& runRoot, const QString& projectName);
+
+/// Sorts newest first: by start time, then by run id (natural order, so "…-10" is after "…-9").
+void sortNewestFirst(QVector<RunDirectoryInfo>& runs);
+
+/// Every run of a project, read and sorted newest first.
+QVector<RunDirectoryInfo> scanRuns(const QString& runRoot, const QString& projectName,
+                                   const QDateTime& now = QDateTime::currentDateTime());
+
+}  // namespace tbench::gui

@@ -1,0 +1,290 @@
+// The checkpoint export dialog with a fake exporter: what it lists, what it passes to the
+// exporter, the overwrite confirmation, and how it shows success and failure.
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <stdexcept>
+
+#include "app/gui/history/ExportCheckpointDialog.h"
+#include "tests/app/gui/history/RunDirFixture.h"
+
+using namespace tbench::gui;
+using tbench::gui::testing::FakeRun;
+using tbench::gui::testing::writeText;
+
+namespace {
+
+const QString kProject = QStringLiteral("synthetic-mlp");
+const QDateTime kStart = QDateTime(QDate(2025, 3, 14), QTime(9, 31, 52));
+
+/// Records its calls; writes "weights of <checkpoint> as <format>" to the destination, or fails
+/// with `failWith` as the message.
+struct FakeExporter {
+  struct Call {
+    QString checkpoint, format, out;
+  };
+  QVector<Call> calls;
+  QString failWith;
+  bool throwInstead = false;
+
+  tbench::bridge::CheckpointExporter function() {
+    return [this](const QString& checkpoint, const QString& format, const QString& out,
+                  QString* message) {
+      calls.push_back({checkpoint, format, out});
+      if (throwInstead) throw std::runtime_error("exporter blew up");
+      if (!failWith.isEmpty()) {
+        *message = failWith;
+        return false;
+      }
+      QFile file(out);
+      if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *message = "cannot write " + out;
+        return false;
+      }
+      file.write(QStringLiteral("weights of %1 as %2").arg(checkpoint, format).toUtf8());
+      *message = QStringLiteral("wrote %1 (%2) from %3").arg(out, format, checkpoint);
+      return true;
+    };
+  }
+};
+
+FakeRun makeRun(const QString& root, const QString& id, const QDateTime& start) {
+  FakeRun run(root, kProject, id, start);
+  run.writeProject(kProject, 3);
+  run.writeStats(3, 32);
+  run.writeLog(3, 32);
+  run.writeCheckpoints({32, 64, 96}, {32}, 64, 0.125);
+  run.age(start.addSecs(300));
+  return run;
+}
+
+QByteArray contents(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class ExportCheckpointDialogTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void init() {
+    QVERIFY(out_.isValid());
+    ExportCheckpointDialog::setLastDirectory(out_.path());
+  }
+
+  void listsLatestBestAndKeptCheckpoints() {
+    QTemporaryDir root;
+    const FakeRun first = makeRun(root.path(), "20250314-093152", kStart);
+    FakeRun second(root.path(), kProject, "20250315-080000", kStart.addDays(1));
+    second.writeCheckpoints({10, 20}, {}, -1, 0, {10});
+
+    FakeExporter fake;
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({second.dir, first.dir}, first.dir);
+    auto* runCombo = dialog.findChild<QComboBox*>("runCombo");
+    auto* checkpoints = dialog.findChild<QComboBox*>("checkpointCombo");
+    QVERIFY(runCombo && checkpoints);
+    QCOMPARE(runCombo->count(), 2);
+    QCOMPARE(dialog.runDir(), first.dir);  // preselected
+    QVERIFY(runCombo->currentText().startsWith("20250314-093152"));
+
+    QStringList labels;
+    for (int i = 0; i < checkpoints->count(); ++i) labels << checkpoints->itemText(i);
+    QCOMPARE(labels, (QStringList{"latest (step 96)", "best validation_error (step 64)",
+                                  "step 96 (model-96.pt)", "step 64 (model-64.pt)",
+                                  "step 32 (model-32.pt), kept for good", "Other file\u2026"}));
+    QCOMPARE(dialog.checkpointComboCount(), 6);
+    QCOMPARE(dialog.checkpointPath(), first.path("model-96.pt"));
+    QCOMPARE(dialog.format(), QStringLiteral("pt"));
+    QCOMPARE(dialog.destination(),
+             QDir(out_.path()).filePath("synthetic-mlp-20250314-093152-step96.pt"));
+
+    dialog.selectCheckpointIndex(1);
+    QCOMPARE(dialog.checkpointPath(), first.path("min-validation_error.pt"));
+    QCOMPARE(dialog.destination(),
+             QDir(out_.path()).filePath("synthetic-mlp-20250314-093152-step64.pt"));
+    dialog.setFormat("safetensors");
+    QCOMPARE(dialog.destination(),
+             QDir(out_.path()).filePath("synthetic-mlp-20250314-093152-step64.safetensors"));
+
+    // The other run: no project.json (the folder names the project), one file gone.
+    runCombo->setCurrentIndex(0);
+    QCOMPARE(dialog.runDir(), second.dir);
+    QCOMPARE(checkpoints->itemText(0), QStringLiteral("latest (step 20)"));
+    QCOMPARE(checkpoints->itemText(2), QStringLiteral("step 10 (model-10.pt) \u2014 missing"));
+    auto* model = qobject_cast<QStandardItemModel*>(checkpoints->model());
+    QVERIFY(model->item(0)->isEnabled());
+    QVERIFY(!model->item(2)->isEnabled());
+    QCOMPARE(dialog.destination(),
+             QDir(out_.path()).filePath("synthetic-mlp-20250315-080000-step20.safetensors"));
+  }
+
+  void exportCallsTheExporterWithTheChoices() {
+    QTemporaryDir root;
+    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    FakeExporter fake;
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({run.dir});
+    dialog.selectCheckpointIndex(4);  // step 32
+    dialog.setFormat("safetensors");
+    const QString dest = QDir(out_.path()).filePath("mine.safetensors");
+    dialog.setDestination(dest);
+    QSignalSpy exported(&dialog, &ExportCheckpointDialog::exported);
+    bool asked = false;
+    dialog.setConfirmOverwrite([&](const QString&) { return asked = true; });
+
+    QVERIFY(dialog.exportNow());
+    QVERIFY(!asked);  // nothing to replace
+    QCOMPARE(fake.calls.size(), 1);
+    QCOMPARE(fake.calls[0].checkpoint, run.path("model-32.pt"));
+    QCOMPARE(fake.calls[0].format, QStringLiteral("safetensors"));
+    QCOMPARE(fake.calls[0].out, dest);
+    QCOMPARE(exported.count(), 1);
+    QCOMPARE(exported.at(0).at(0).toString(), dest);
+    const QByteArray written = contents(dest);
+    QVERIFY(written.startsWith("weights of"));
+    const QString result = dialog.resultText();
+    QVERIFY2(result.contains("wrote " + dest + " (safetensors)"), qPrintable(result));
+    QVERIFY2(result.contains("Wrote " + dest), qPrintable(result));
+    QVERIFY2(result.contains(QLocale().formattedDataSize(written.size())), qPrintable(result));
+    QCOMPARE(dialog.findChild<QLabel*>("resultLabel")->text(), result);
+
+    // The Export button does the same.
+    dialog.setDestination(QDir(out_.path()).filePath("by-button.safetensors"));
+    dialog.findChild<QPushButton*>("exportButton")->click();
+    QCOMPARE(fake.calls.size(), 2);
+    QVERIFY(QFileInfo::exists(QDir(out_.path()).filePath("by-button.safetensors")));
+  }
+
+  void neverOverwritesWithoutConfirmation() {
+    QTemporaryDir root;
+    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    const QString dest = QDir(out_.path()).filePath("taken.pt");
+    writeText(dest, "precious");
+    FakeExporter fake;
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({run.dir});
+    dialog.setDestination(dest);
+    QStringList asked;
+    bool answer = false;
+    dialog.setConfirmOverwrite([&](const QString& path) {
+      asked << path;
+      return answer;
+    });
+
+    QVERIFY(!dialog.exportNow());
+    QCOMPARE(asked, QStringList{dest});
+    QVERIFY(fake.calls.isEmpty());
+    QCOMPARE(contents(dest), QByteArray("precious"));
+    QVERIFY2(dialog.resultText().contains("already exists"), qPrintable(dialog.resultText()));
+
+    answer = true;
+    QVERIFY(dialog.exportNow());
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(fake.calls.size(), 1);
+    QVERIFY(contents(dest).startsWith("weights of " + run.path("model-96.pt").toUtf8()));
+
+    // Never onto the checkpoint itself, even when confirmed.
+    dialog.setDestination(run.path("model-96.pt"));
+    QVERIFY(!dialog.exportNow());
+    QCOMPARE(fake.calls.size(), 1);
+    QVERIFY(dialog.resultText().contains("checkpoint itself"));
+  }
+
+  void showsTheExportersError() {
+    QTemporaryDir root;
+    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    FakeExporter fake;
+    fake.failWith = "unsupported dtype Half in tensor fc.weight";
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({run.dir});
+    dialog.setDestination(QDir(out_.path()).filePath("x.pt"));
+    QSignalSpy exported(&dialog, &ExportCheckpointDialog::exported);
+    QVERIFY(!dialog.exportNow());
+    QCOMPARE(fake.calls.size(), 1);
+    QCOMPARE(exported.count(), 0);
+    const QString result = dialog.resultText();
+    QVERIFY2(result.contains("Export failed: unsupported dtype Half in tensor fc.weight"),
+             qPrintable(result));
+    QVERIFY2(result.contains(run.path("model-96.pt")), qPrintable(result));  // names the file
+
+    fake.failWith.clear();
+    fake.throwInstead = true;
+    QVERIFY(!dialog.exportNow());
+    QVERIFY(dialog.resultText().contains("exporter blew up"));
+
+    // Problems found before the exporter runs.
+    fake.throwInstead = false;
+    dialog.setDestination(QDir(out_.path()).filePath("no/such/folder/x.pt"));
+    QVERIFY(!dialog.exportNow());
+    QVERIFY(dialog.resultText().contains("does not exist"));
+    QCOMPARE(fake.calls.size(), 2);
+    QVERIFY(QFile::remove(run.path("model-96.pt")));
+    dialog.setDestination(QDir(out_.path()).filePath("y.pt"));
+    QVERIFY(!dialog.exportNow());
+    QVERIFY(dialog.resultText().contains(run.path("model-96.pt")));
+    QCOMPARE(fake.calls.size(), 2);
+  }
+
+  void exportsAnyOtherFile() {
+    QTemporaryDir root;
+    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    const QString other = QDir(out_.path()).filePath("model-7000.pt");
+    writeText(other, "PK other");
+    FakeExporter fake;
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({run.dir});
+    QString pickerStart;
+    QString pick;
+    dialog.setCheckpointFilePicker([&](const QString& start) {
+      pickerStart = start;
+      return pick;
+    });
+    const int otherEntry = dialog.checkpointComboCount() - 1;
+    dialog.selectCheckpointIndex(2);
+    dialog.selectCheckpointIndex(otherEntry);  // cancelled: back to the previous choice
+    QCOMPARE(pickerStart, run.dir);
+    QCOMPARE(dialog.checkpointPath(), run.path("model-96.pt"));
+    QCOMPARE(dialog.checkpointComboCount(), otherEntry + 1);
+
+    pick = other;
+    dialog.selectCheckpointIndex(otherEntry);
+    QCOMPARE(dialog.checkpointPath(), other);
+    QCOMPARE(dialog.checkpointComboCount(), otherEntry + 2);
+    QCOMPARE(dialog.destination(),
+             QDir(out_.path()).filePath("synthetic-mlp-20250314-093152-step7000.pt"));
+    dialog.setConfirmOverwrite([](const QString&) { return false; });
+    QVERIFY(dialog.exportNow());
+    QCOMPARE(fake.calls.last().checkpoint, other);
+    // The next default name is in the folder last exported to.
+    QCOMPARE(ExportCheckpointDialog::lastDirectory(), out_.path());
+  }
+
+  void aRunWithoutCheckpointsOffersOnlyOtherFile() {
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "empty", kStart);
+    FakeExporter fake;
+    ExportCheckpointDialog dialog(fake.function(), nullptr);
+    dialog.setRuns({run.dir});
+    QCOMPARE(dialog.checkpointComboCount(), 1);
+    QVERIFY(dialog.checkpointPath().isEmpty());
+    QVERIFY(dialog.destination().isEmpty());
+    QVERIFY(!dialog.exportNow());
+    QVERIFY(fake.calls.isEmpty());
+    QVERIFY(dialog.resultText().contains("Choose a checkpoint"));
+  }
+
+ private:
+  QTemporaryDir out_;
+};
+
+QTEST_MAIN(ExportCheckpointDialogTest)
+#include "test_ExportCheckpointDialog.moc"

@@ -1,0 +1,397 @@
+// Reading run directories (status, progress, scalars, checkpoints; damaged files) and the run
+// history panel (rows, overlay selection, context menu, automatic and manual refresh).
+
+#include <QAction>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <memory>
+
+#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/history/RunStats.h"
+#include "tests/app/gui/history/RunDirFixture.h"
+
+using namespace tbench::gui;
+using tbench::gui::testing::FakeRun;
+using tbench::gui::testing::logLine;
+using tbench::gui::testing::writeText;
+
+namespace {
+
+const QString kProject = QStringLiteral("synthetic-mlp");
+// Whole seconds: the log keeps no fraction.
+const QDateTime kStart = QDateTime(QDate(2025, 3, 14), QTime(9, 31, 52));
+
+/// A run that trained all of its 3 epochs of 32 steps and kept three checkpoints.
+FakeRun finishedRun(const QString& root, const QString& runId, const QDateTime& start) {
+  FakeRun run(root, kProject, runId, start);
+  run.writeProject(kProject, 3);
+  run.writeStats(3, 32);
+  run.writeLog(3, 32, {QString(logLine(start, "INF", "ModelSaver: saved model-96.pt")).trimmed()});
+  run.writeCheckpoints({32, 64, 96}, {32}, 64, 0.125);
+  // The log has no year: it comes from the files' times, so they must be of the run's time.
+  run.age(start.addSecs(300));
+  return run;
+}
+
+QString cellText(const QTableWidget* table, int row, const QString& header) {
+  for (int c = 0; c < table->columnCount(); ++c) {
+    if (table->horizontalHeaderItem(c)->text() == header) {
+      return table->item(row, c) ? table->item(row, c)->text() : QString();
+    }
+  }
+  return QStringLiteral("<no column %1>").arg(header);
+}
+
+}  // namespace
+
+class RunHistoryTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void readsAFinishedRun() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "20250314-093152", kStart);
+    const RunDirectoryInfo info = readRunDirectory(run.dir);
+
+    QCOMPARE(info.dir, QDir(run.dir).absolutePath());
+    QCOMPARE(info.runId, QStringLiteral("20250314-093152"));
+    QCOMPARE(info.projectName, kProject);
+    QCOMPARE(toString(info.status), QStringLiteral("finished"));
+    QCOMPARE(info.startTime, kStart);
+    QCOMPARE(info.command, QStringLiteral("towerbench-cli train project.json"));
+    QCOMPARE(info.lastEpoch, 3);
+    QCOMPARE(info.lastGlobalStep, 96);
+    QCOMPARE(info.maxEpoch, 3);
+    QCOMPARE(info.lastScalars.keys(), (QStringList{"cost", "train_error", "validation_error"}));
+    QCOMPARE(info.lastScalars.value("cost"), 1.0 / 3);
+    QCOMPARE(info.lastScalars.value("validation_error"), 0.4 / 3);
+    QVERIFY2(info.problems().isEmpty(), qPrintable(info.problems().join("; ")));
+
+    const RunCheckpoints& c = info.checkpoints;
+    QVERIFY(c.fromIndex);
+    QCOMPARE(c.latest.file, QStringLiteral("model-96.pt"));
+    QCOMPARE(c.latest.globalStep, 96);
+    QVERIFY(c.latest.exists);
+    QCOMPARE(c.all.size(), 3);
+    QCOMPARE(c.all[0].file, QStringLiteral("model-32.pt"));
+    QCOMPARE(c.all[0].globalStep, 32);
+    QVERIFY(c.all[0].keptForGood);
+    QVERIFY(!c.all[1].keptForGood);
+    QCOMPARE(c.all[2].path, run.path("model-96.pt"));
+    QCOMPARE(c.best.size(), 1);
+    QCOMPARE(c.best[0].stat, QStringLiteral("validation_error"));
+    QCOMPARE(c.best[0].value, 0.125);
+    QCOMPARE(c.best[0].checkpoint.globalStep, 64);
+    QCOMPARE(c.best[0].checkpoint.file, QStringLiteral("min-validation_error.pt"));
+    QVERIFY(c.best[0].checkpoint.exists);
+    QCOMPARE(c.existingCount(), 4);
+  }
+
+  void reportsCheckpointFilesThatAreGone() {
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "r", kStart);
+    run.writeCheckpoints({32, 64}, {}, -1, 0, {32});
+    const RunCheckpoints c = readRunDirectory(run.dir).checkpoints;
+    QCOMPARE(c.all.size(), 2);
+    QVERIFY(!c.all[0].exists);
+    QVERIFY(c.all[1].exists);
+    QCOMPARE(c.existingCount(), 1);
+    QVERIFY(c.best.isEmpty());
+  }
+
+  void infersTheStatusFromTheLastStart_data() {
+    QTest::addColumn<QStringList>("extraLines");
+    QTest::addColumn<int>("epochsInStats");
+    QTest::addColumn<int>("minutesSinceLastChange");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("detail");
+
+    const QString stop =
+        logLine(kStart, "INF", "training stopped at epoch 2, global step 40: stop requested")
+            .trimmed();
+    const QString fail =
+        logLine(kStart, "ERR", "training failed: cost is NaN at global step 50").trimmed();
+    const QString restart = logLine(kStart.addSecs(60), "INF",
+                                    "command: towerbench-cli train "
+                                    "--resume")
+                                .trimmed();
+    const QString resumed =
+        logLine(kStart.addSecs(60), "INF", "resuming from model-40.pt at epoch 2, global step 40")
+            .trimmed();
+    const QString plannedMore =
+        logLine(kStart.addSecs(60), "INF", "training 4 epochs of 32 steps on 1 tower(s)").trimmed();
+    QTest::newRow("finished") << QStringList() << 3 << 120 << "finished"
+                              << "reached epoch 3 of 3";
+    QTest::newRow("stopped") << QStringList{stop} << 1 << 120 << "stopped"
+                             << "stop requested";
+    QTest::newRow("failed") << QStringList{fail} << 1 << 1 << "failed"
+                            << "cost is NaN";
+    QTest::newRow("running") << QStringList() << 1 << 1 << "running"
+                             << "last change";
+    QTest::newRow("killed long ago") << QStringList() << 1 << 120 << "unknown"
+                                     << "killed";
+    // A resume after a stop: only the last start counts; it plans epochs 2..5.
+    QTest::newRow("resumed, running")
+        << QStringList{stop, restart, resumed, plannedMore} << 3 << 1 << "running"
+        << "";
+    QTest::newRow("resumed, finished")
+        << QStringList{stop, restart, resumed, plannedMore} << 5 << 120 << "finished"
+        << "reached epoch 5 of 5";
+    QTest::newRow("resumed, not reached")
+        << QStringList{fail, restart, resumed, plannedMore} << 4 << 120 << "unknown"
+        << "";
+  }
+
+  void infersTheStatusFromTheLastStart() {
+    QFETCH(QStringList, extraLines);
+    QFETCH(int, epochsInStats);
+    QFETCH(int, minutesSinceLastChange);
+    QFETCH(QString, status);
+    QFETCH(QString, detail);
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "run", kStart);
+    run.writeProject(kProject, 3);
+    run.writeStats(epochsInStats, 20);
+    run.writeLog(3, 20, extraLines);
+    const QDateTime lastChange = kStart.addSecs(3600);
+    run.age(lastChange);
+    const RunDirectoryInfo info =
+        readRunDirectory(run.dir, lastChange.addSecs(60 * minutesSinceLastChange));
+    QCOMPARE(toString(info.status), status);
+    QVERIFY2(info.statusDetail.contains(detail), qPrintable(info.statusDetail));
+    QCOMPARE(info.lastEpoch, epochsInStats);
+    QCOMPARE(info.lastActivity, lastChange);
+  }
+
+  void anEmptyDirectoryIsUnknownWithoutCrashing() {
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "20250314-101010", kStart);
+    const RunDirectoryInfo info = readRunDirectory(run.dir, kStart.addDays(1));
+    QCOMPARE(toString(info.status), QStringLiteral("unknown"));
+    QCOMPARE(info.projectName, kProject);  // from the folder above the run
+    QVERIFY(info.projectError.contains("project.json"));
+    QCOMPARE(info.startTime, QDateTime(QDate(2025, 3, 14), QTime(10, 10, 10)));  // from the id
+    QCOMPARE(info.lastEpoch, -1);
+    QCOMPARE(info.checkpoints.existingCount(), 0);
+  }
+
+  void aCorruptStatsFileGivesAnErrorNotACrash_data() {
+    QTest::addColumn<QByteArray>("content");
+    QByteArray full =
+        QByteArray("[\n {\n  \"cost\": 0.5,\n  \"epoch_num\": 1,\n  \"global_step\": 32\n }") +
+        ",\n {\n  \"cost\": 0.25,\n  \"epoch_num\": 2,\n  \"global_step\": 64\n }\n]\n";
+    QTest::newRow("truncated") << full.left(full.size() / 2);
+    QTest::newRow("empty") << QByteArray();
+    QTest::newRow("binary") << QByteArray("\x00\xff\x13garbage", 10);
+    QTest::newRow("not a list") << QByteArray("{\"cost\": 1}");
+  }
+
+  void aCorruptStatsFileGivesAnErrorNotACrash() {
+    QFETCH(QByteArray, content);
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "r", kStart);
+    writeText(run.path("stats.json"), content);
+    const RunDirectoryInfo info = readRunDirectory(run.dir);
+    QVERIFY2(info.statsError.contains("stats.json"), qPrintable(info.statsError));
+    QVERIFY(info.problems().contains(info.statsError));
+    QVERIFY(info.lastScalars.isEmpty());
+    QCOMPARE(info.lastEpoch, -1);
+    QCOMPARE(info.lastGlobalStep, 96);  // from the latest checkpoint instead
+    QString error;
+    QVERIFY(readScalarSeries(run.dir, &error).isEmpty());
+    QCOMPARE(error, info.statsError);
+  }
+
+  void keepsTheGoodEntriesOfAPartlyOddStatsFile() {
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "r", kStart);
+    // The engine writes non-finite values as strings; an entry that is not an object is skipped.
+    writeText(run.path("stats.json"),
+              "[{\"cost\": 2.0, \"epoch_num\": 1, \"global_step\": 10}, 7,"
+              " {\"cost\": \"nan\", \"lr\": \"inf\", \"note\": true, \"epoch_num\": 2, "
+              "\"global_step\": 20}]");
+    const RunStats stats = readStatsFile(run.path("stats.json"));
+    QVERIFY(stats.error.contains("entry 1 is not an object"));
+    QVERIFY(stats.error.contains("\"note\" is not a number"));
+    QCOMPARE(stats.entries, 3);
+    QCOMPARE(stats.points.size(), 3);
+    QVERIFY(std::isnan(stats.lastValues.value("cost")));
+    QVERIFY(std::isinf(stats.lastValues.value("lr")));
+    QCOMPARE(stats.lastEpoch, 2);
+    QCOMPARE(stats.lastGlobalStep, 20);
+  }
+
+  void aCorruptIndexFallsBackToTheModelFiles() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "r", kStart);
+    writeText(run.path("checkpoint"), "{\"latest\": \"../../etc/passwd\"}");
+    RunCheckpoints c = readRunDirectory(run.dir).checkpoints;
+    QVERIFY2(c.error.contains("\"latest\" must be a file name inside the run directory"),
+             qPrintable(c.error));
+    QVERIFY(!c.fromIndex);
+    QCOMPARE(c.latest.file, QStringLiteral("model-96.pt"));
+    QCOMPARE(c.all.size(), 3);
+    QCOMPARE(c.all[0].globalStep, 32);
+
+    writeText(run.path("checkpoint"), "{\"latest\": \"model-96.pt\", \"all\": [");
+    c = readRunDirectory(run.dir).checkpoints;
+    QVERIFY(c.error.contains("not valid JSON"));
+    QCOMPARE(c.latest.globalStep, 96);
+  }
+
+  void readsTheFullScalarSeries() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "r", kStart);
+    QString error = "unchanged?";
+    const ScalarSeries series = readScalarSeries(run.dir, &error);
+    QVERIFY(error.isEmpty());
+    QCOMPARE(series.size(), 9);  // 3 epochs x (cost, train_error, validation_error)
+    QCOMPARE(series[0].name, QStringLiteral("cost"));
+    QCOMPARE(series[0].epoch, 1);
+    QCOMPARE(series[0].step, 32);
+    QCOMPARE(series[0].value, 1.0);
+    QCOMPARE(series[8].name, QStringLiteral("validation_error"));
+    QCOMPARE(series[8].step, 96);
+    QCOMPARE(series[8].value, 0.4 / 3);
+    QVERIFY(readScalarSeries(root.filePath("nowhere"), &error).isEmpty());
+    QVERIFY(error.isEmpty());  // no stats yet is not an error
+  }
+
+  void scansRunsNewestFirst() {
+    QTemporaryDir root;
+    finishedRun(root.path(), "20250314-093152", kStart);
+    finishedRun(root.path(), "20250314-093152-2", kStart);   // same second, made later
+    finishedRun(root.path(), "20250314-093152-10", kStart);  // natural order: after -2
+    finishedRun(root.path(), "custom-name", kStart.addDays(2));
+    finishedRun(root.path(), "20250101-000000", kStart.addDays(-30));
+    FakeRun(root.path(), "other-project", "20990101-000000", kStart);  // not ours
+    QVector<QString> ids;
+    for (const auto& run : scanRuns(root.path(), kProject)) ids << run.runId;
+    QCOMPARE(ids, (QVector<QString>{"custom-name", "20250314-093152-10", "20250314-093152-2",
+                                    "20250314-093152", "20250101-000000"}));
+    QVERIFY(scanRuns(root.path(), "no-such-project").isEmpty());
+    QVERIFY(scanRuns(QString(), kProject).isEmpty());
+  }
+
+  void panelListsRunsAndEmitsTheOverlay() {
+    QTemporaryDir root;
+    const FakeRun older = finishedRun(root.path(), "20250314-093152", kStart);
+    FakeRun newer(root.path(), kProject, "20250315-080000", kStart.addDays(1));
+    newer.writeProject(kProject, 10);
+    newer.writeStats(2, 32, 4.0);
+    newer.writeLog(10, 32,
+                   {logLine(newer.start, "ERR", "training failed: out of memory").trimmed()});
+    newer.age(newer.start.addSecs(300));
+
+    RunHistoryPanel panel;
+    panel.resize(900, 300);
+    panel.setRunRoot(root.path(), kProject);
+    panel.show();
+    QCOMPARE(panel.runCount(), 2);
+    auto* table = panel.findChild<QTableWidget*>("runTable");
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(cellText(table, 0, "Run"), QStringLiteral("20250315-080000"));
+    QCOMPARE(cellText(table, 0, "Status"), QStringLiteral("failed"));
+    QCOMPARE(cellText(table, 0, "Epoch"), QStringLiteral("2 / 10"));
+    QCOMPARE(cellText(table, 0, "cost"), QStringLiteral("2"));
+    QCOMPARE(cellText(table, 0, "Checkpoints"), QStringLiteral("0"));
+    QCOMPARE(cellText(table, 1, "Run"), QStringLiteral("20250314-093152"));
+    QCOMPARE(cellText(table, 1, "Status"), QStringLiteral("finished"));
+    QCOMPARE(cellText(table, 1, "Step"), QStringLiteral("96"));
+    QCOMPARE(cellText(table, 1, "validation_error"), QString::number(0.4 / 3, 'g', 4));
+    QCOMPARE(cellText(table, 1, "train_error"), QString::number(0.5 / 3, 'g', 4));
+    QCOMPARE(cellText(table, 1, "Checkpoints"), QStringLiteral("4"));
+    QCOMPARE(cellText(table, 1, "Started"), QStringLiteral("2025-03-14 09:31"));
+    QVERIFY(panel.findChild<QLabel*>("runRootLabel")->text().contains("2 runs in"));
+
+    QSignalSpy spy(&panel, &RunHistoryPanel::overlayChanged);
+    table->item(1, 0)->setCheckState(Qt::Checked);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.takeFirst().at(0).toStringList(), QStringList{older.dir});
+    table->item(0, 0)->setCheckState(Qt::Checked);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.takeFirst().at(0).toStringList(), (QStringList{newer.dir, older.dir}));
+    QCOMPARE(panel.selectedRuns(), (QStringList{newer.dir, older.dir}));
+
+    // The selection survives a refresh; a run that disappears leaves it.
+    panel.refresh();
+    QCOMPARE(spy.count(), 0);
+    QCOMPARE(panel.selectedRuns(), (QStringList{newer.dir, older.dir}));
+    QVERIFY(QDir(newer.dir).removeRecursively());
+    panel.refresh();
+    QCOMPARE(panel.runCount(), 1);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.takeFirst().at(0).toStringList(), QStringList{older.dir});
+  }
+
+  void contextMenuExportsAndTogglesTheOverlay() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "20250314-093152", kStart);
+    RunHistoryPanel panel;
+    panel.setRunRoot(root.path(), kProject);
+    QSignalSpy exportSpy(&panel, &RunHistoryPanel::exportRequested);
+    QSignalSpy overlaySpy(&panel, &RunHistoryPanel::overlayChanged);
+    std::unique_ptr<QMenu> menu(panel.createContextMenu(0, &panel));
+    QVERIFY(menu);
+    QVERIFY(menu->findChild<QAction*>("openFolderAction"));
+    menu->findChild<QAction*>("exportCheckpointAction")->trigger();
+    QCOMPARE(exportSpy.count(), 1);
+    QCOMPARE(exportSpy.at(0).at(0).toString(), run.dir);
+    auto* overlay = menu->findChild<QAction*>("overlayAction");
+    QVERIFY(!overlay->isChecked());
+    overlay->trigger();
+    QCOMPARE(overlaySpy.count(), 1);
+    QCOMPARE(panel.selectedRuns(), QStringList{run.dir});
+    QVERIFY(panel.createContextMenu(5, &panel) == nullptr);
+  }
+
+  void picksUpANewRun() {
+    QTemporaryDir root;
+    finishedRun(root.path(), "20250314-093152", kStart);
+    RunHistoryPanel panel;
+    panel.setRunRoot(root.path(), kProject);
+    QCOMPARE(panel.runCount(), 1);
+
+    // By itself: the watcher sees the project folder change.
+    finishedRun(root.path(), "20250316-120000", kStart.addDays(2));
+    QTRY_COMPARE_WITH_TIMEOUT(panel.runCount(), 2, 5000);
+    QCOMPARE(panel.runs().first().runId, QStringLiteral("20250316-120000"));
+
+    // And on refresh(), at once.
+    finishedRun(root.path(), "20250317-120000", kStart.addDays(3));
+    panel.refresh();
+    QCOMPARE(panel.runCount(), 3);
+    QCOMPARE(panel.runDirAt(0), QDir(root.filePath(kProject + "/20250317-120000")).absolutePath());
+
+    // A project with no run folder yet: watched from the root until it appears.
+    RunHistoryPanel empty;
+    empty.setRunRoot(root.path(), "later");
+    QCOMPARE(empty.runCount(), 0);
+    QVERIFY(empty.findChild<QLabel*>("runRootLabel")->text().contains("No runs yet"));
+    FakeRun(root.path(), "later", "20250318-000000", kStart);
+    QTRY_COMPARE_WITH_TIMEOUT(empty.runCount(), 1, 5000);
+  }
+
+  void theLiveRunShowsAsRunning() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "20250314-093152", kStart);
+    RunHistoryPanel panel;
+    panel.setRunRoot(root.path(), kProject);
+    QCOMPARE(toString(panel.runs().first().status), QStringLiteral("finished"));
+    panel.setLiveRun(run.dir);
+    QCOMPARE(toString(panel.runs().first().status), QStringLiteral("running"));
+    panel.setLiveRun(QString());
+    QCOMPARE(toString(panel.runs().first().status), QStringLiteral("finished"));
+  }
+};
+
+QTEST_MAIN(RunHistoryTest)
+#include "test_RunHistory.moc"
