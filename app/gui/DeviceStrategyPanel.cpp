@@ -1,0 +1,233 @@
+#include "app/gui/DeviceStrategyPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace tbench::gui {
+namespace {
+
+const char* const kStrategies[] = {"simple", "queue_input", "sync_parameter_server",
+                                   "sync_replicated", "async"};
+
+QString titleOf(const QString& strategy) {
+  if (strategy == "simple") return QObject::tr("Simple");
+  if (strategy == "queue_input") return QObject::tr("QueueInput");
+  if (strategy == "sync_parameter_server") return QObject::tr("Synchronous parameter server");
+  if (strategy == "sync_replicated") return QObject::tr("Synchronous replicated (all-reduce)");
+  if (strategy == "async") return QObject::tr("Asynchronous");
+  return strategy;
+}
+
+bool multiTower(const QString& strategy) {
+  return strategy == "sync_parameter_server" || strategy == "sync_replicated" ||
+         strategy == "async";
+}
+
+}  // namespace
+
+QString DeviceStrategyPanel::describe(const QString& s) {
+  if (s == "simple") return tr("One tower; batches are read on the training thread between steps.");
+  if (s == "queue_input")
+    return tr("One tower; a background thread fills a queue of batches while the model trains.");
+  if (s == "sync_parameter_server")
+    return tr(
+        "One tower per device; gradients are averaged onto one master copy of the "
+        "parameters (on the PS device), one optimizer step, replicas refreshed each step.");
+  if (s == "sync_replicated")
+    return tr(
+        "One tower per device, each with its own replica and optimizer; gradients are "
+        "all-reduced (NCCL on CUDA, in-process on CPU) so every replica takes the same step.");
+  if (s == "async")
+    return tr(
+        "One tower per device; each applies its own gradient (scaled by 1/towers) to the "
+        "shared master as soon as it has it, without waiting for the others.");
+  return tr("Unknown strategy.");
+}
+
+DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QString& note,
+                                         QWidget* parent)
+    : QWidget(parent), devices_(std::move(devices)) {
+  setObjectName("deviceStrategyPanel");
+  auto* layout = new QVBoxLayout(this);
+
+  deviceList_ = new QListWidget(this);
+  deviceList_->setObjectName("deviceList");
+  deviceList_->setMaximumHeight(90);
+  layout->addWidget(new QLabel(tr("<b>Devices found</b>"), this));
+  layout->addWidget(deviceList_);
+  auto* noteLabel = new QLabel(note, this);
+  noteLabel->setObjectName("deviceNote");
+  noteLabel->setWordWrap(true);
+  noteLabel->setVisible(!note.isEmpty());
+  layout->addWidget(noteLabel);
+
+  auto* form = new QFormLayout;
+  cpuTowers_ = new QSpinBox(this);
+  cpuTowers_->setObjectName("cpuTowers");
+  cpuTowers_->setRange(0, 64);
+  cpuTowers_->setToolTip(
+      tr("Towers on the CPU (\"cpu\" listed this many times). Several CPU "
+         "towers share the cores."));
+  form->addRow(tr("CPU towers:"), cpuTowers_);
+
+  strategy_ = new QComboBox(this);
+  strategy_->setObjectName("strategyCombo");
+  for (const char* s : kStrategies) strategy_->addItem(titleOf(s), QString(s));
+  form->addRow(tr("Strategy:"), strategy_);
+  strategyHelp_ = new QLabel(this);
+  strategyHelp_->setObjectName("strategyHelp");
+  strategyHelp_->setWordWrap(true);
+  form->addRow(QString(), strategyHelp_);
+
+  queueSize_ = new QSpinBox(this);
+  queueSize_->setObjectName("queueSize");
+  queueSize_->setRange(1, 10000);
+  queueSize_->setToolTip(tr("Capacity of the batch queue (all strategies but Simple)."));
+  form->addRow(tr("Queue size:"), queueSize_);
+  psDevice_ = new QComboBox(this);
+  psDevice_->setObjectName("psDevice");
+  for (const auto& d : devices_) psDevice_->addItem(d.id, d.id);
+  psDevice_->setToolTip(tr("Where the master copy of the parameters lives."));
+  form->addRow(tr("Parameter server:"), psDevice_);
+  average_ = new QCheckBox(tr("Average gradients (else sum)"), this);
+  average_->setObjectName("averageGradients");
+  form->addRow(QString(), average_);
+  checkReplicas_ = new QCheckBox(tr("Verify replicas are equal every epoch"), this);
+  checkReplicas_->setObjectName("checkReplicas");
+  form->addRow(QString(), checkReplicas_);
+  layout->addLayout(form);
+
+  totalBatch_ = new QLabel(this);
+  totalBatch_->setObjectName("totalBatchLabel");
+  totalBatch_->setWordWrap(true);
+  layout->addWidget(totalBatch_);
+  layout->addStretch(1);
+
+  connect(cpuTowers_, &QSpinBox::valueChanged, this, &DeviceStrategyPanel::userEdited);
+  connect(strategy_, &QComboBox::currentIndexChanged, this, &DeviceStrategyPanel::userEdited);
+  connect(queueSize_, &QSpinBox::valueChanged, this, &DeviceStrategyPanel::userEdited);
+  connect(psDevice_, &QComboBox::currentIndexChanged, this, &DeviceStrategyPanel::userEdited);
+  connect(average_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
+  connect(checkReplicas_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
+  connect(deviceList_, &QListWidget::itemChanged, this, &DeviceStrategyPanel::userEdited);
+  setTrainer({}, 128);
+}
+
+void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSize) {
+  loading_ = true;
+  trainer_ = trainer;
+  batchSize_ = batchSize;
+  QStringList wanted;
+  for (const auto& v : trainer.value("devices").toArray({QString("cpu")})) wanted << v.toString();
+
+  deviceList_->clear();
+  missing_.clear();
+  for (const auto& d : devices_) {
+    auto* item =
+        new QListWidgetItem(d.name + (d.detail.isEmpty() ? "" : " — " + d.detail), deviceList_);
+    item->setData(Qt::UserRole, d.id);
+    item->setToolTip(d.id);
+    if (d.id == "cpu") {
+      item->setFlags(item->flags() & ~Qt::ItemIsUserCheckable);
+    } else {
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(wanted.contains(d.id) ? Qt::Checked : Qt::Unchecked);
+    }
+  }
+  for (const QString& id : wanted) {
+    if (id == "cpu") continue;
+    bool found = false;
+    for (const auto& d : devices_) found = found || d.id == id;
+    if (found || missing_.contains(id)) continue;
+    missing_ << id;
+    auto* item = new QListWidgetItem(tr("%1 — not on this machine (kept in the project)").arg(id),
+                                     deviceList_);
+    item->setData(Qt::UserRole, id);
+    item->setForeground(QColor(0xc6, 0x28, 0x28));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Checked);
+  }
+  cpuTowers_->setValue(int(wanted.count("cpu")));
+  const QString strategy = trainer.value("strategy").toString("queue_input");
+  int index = strategy_->findData(strategy);
+  if (index < 0) {
+    strategy_->addItem(strategy, strategy);
+    index = strategy_->count() - 1;
+  }
+  strategy_->setCurrentIndex(index);
+  queueSize_->setValue(trainer.value("queue_size").toInt(50));
+  const QString ps = trainer.value("ps_device").toString("cpu");
+  if (psDevice_->findData(ps) < 0) psDevice_->addItem(ps, ps);
+  psDevice_->setCurrentIndex(psDevice_->findData(ps));
+  average_->setChecked(trainer.value("average").toBool(true));
+  checkReplicas_->setChecked(trainer.value("check_replicas").toBool(false));
+  loading_ = false;
+  updateDerived();
+}
+
+QStringList DeviceStrategyPanel::towerDevices() const {
+  QStringList devices;
+  for (int i = 0; i < cpuTowers_->value(); ++i) devices << "cpu";
+  for (int row = 0; row < deviceList_->count(); ++row) {
+    const QListWidgetItem* item = deviceList_->item(row);
+    const QString id = item->data(Qt::UserRole).toString();
+    if (id != "cpu" && item->checkState() == Qt::Checked) devices << id;
+  }
+  return devices;
+}
+
+QJsonObject DeviceStrategyPanel::trainer() const {
+  QJsonObject t = trainer_;
+  t["strategy"] = strategy_->currentData().toString();
+  t["devices"] = QJsonArray::fromStringList(towerDevices());
+  const QString s = strategy_->currentData().toString();
+  auto setOrKeep = [&](const char* key, const QJsonValue& value, bool relevant) {
+    if (relevant || t.contains(key)) t[key] = value;
+  };
+  setOrKeep("queue_size", queueSize_->value(), s != "simple");
+  setOrKeep("ps_device", psDevice_->currentData().toString(),
+            s == "sync_parameter_server" || s == "async");
+  setOrKeep("average", average_->isChecked(), s == "sync_replicated");
+  setOrKeep("check_replicas", checkReplicas_->isChecked(), s == "sync_replicated");
+  return t;
+}
+
+QString DeviceStrategyPanel::totalBatchText() const { return totalBatch_->text(); }
+
+void DeviceStrategyPanel::userEdited() {
+  if (loading_) return;
+  updateDerived();
+  trainer_ = trainer();
+  emit trainerChanged(trainer_);
+}
+
+void DeviceStrategyPanel::updateDerived() {
+  const QString s = strategy_->currentData().toString();
+  strategyHelp_->setText(describe(s));
+  queueSize_->setEnabled(s != "simple");
+  psDevice_->setEnabled(s == "sync_parameter_server" || s == "async");
+  average_->setEnabled(s == "sync_replicated");
+  checkReplicas_->setEnabled(s == "sync_replicated");
+  const qint64 towers = towerDevices().size();
+  QString text = tr("<b>Total batch:</b> %1 per tower × %2 tower(s) = <b>%3 samples per step</b>. "
+                    "steps_per_epoch counts steps, so an epoch sees %2× the samples it would "
+                    "with one tower.")
+                     .arg(batchSize_)
+                     .arg(towers)
+                     .arg(batchSize_ * towers);
+  if (towers == 0) text = tr("<b>No tower:</b> choose at least one device.");
+  if (towers > 1 && !multiTower(s)) {
+    text += tr("<br><span style='color:#c62828'>%1 trains one tower: choose a multi-tower "
+               "strategy or one device.</span>")
+                .arg(titleOf(s));
+  }
+  totalBatch_->setText(text);
+}
+
+}  // namespace tbench::gui

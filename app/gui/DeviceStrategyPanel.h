@@ -1,0 +1,73 @@
+#pragma once
+// DeviceStrategyPanel: where the towers run and how they are combined — the project's
+// "trainer" section (docs/PROJECT-FORMAT.md). Lists the devices found at run time (the CPU with
+// its cores, every CUDA device; a note when there is none), the number of CPU towers and the
+// CUDA devices to use, the strategy with one line on what it does, its options, and the total
+// batch that results: batch_size × towers samples per step (steps_per_epoch counts steps).
+//
+// The panel reads and writes the trainer object only (setTrainer / trainerChanged); the window
+// passes it to and from the project editor. A device the project names that this machine does
+// not have is listed as missing and kept, so opening a project never changes it silently.
+//
+// Object names: "deviceList", "cpuTowers", "strategyCombo", "strategyHelp", "queueSize",
+// "psDevice", "averageGradients", "checkReplicas", "totalBatchLabel", "deviceNote".
+
+#include <QJsonObject>
+#include <QWidget>
+
+#include "app/bridge/BridgeTypes.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QSpinBox;
+
+namespace tbench::gui {
+
+class DeviceStrategyPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `devices` as found by the bridge; `note` explains a missing GPU (may be empty).
+  DeviceStrategyPanel(bridge::DeviceEntries devices, const QString& note,
+                      QWidget* parent = nullptr);
+
+  /// Shows `trainer` (the project's "trainer" object; empty: the defaults) and the per-tower
+  /// batch. Emits nothing.
+  void setTrainer(const QJsonObject& trainer, qint64 batchSize);
+  /// The trainer object as the panel shows it.
+  QJsonObject trainer() const;
+  /// The devices of the towers, in order ("cpu" repeated for several CPU towers).
+  QStringList towerDevices() const;
+  QString totalBatchText() const;
+  qint64 batchSize() const { return batchSize_; }
+  /// One line on what `strategy` does.
+  static QString describe(const QString& strategy);
+
+ signals:
+  /// The user changed something; `trainer` is trainer().
+  void trainerChanged(const QJsonObject& trainer);
+
+ private:
+  void userEdited();
+  void updateDerived();
+
+  bridge::DeviceEntries devices_;
+  QJsonObject trainer_;  // as last set, to keep keys the panel does not edit
+  QStringList missing_;  // devices of the project this machine lacks
+  qint64 batchSize_ = 128;
+  bool loading_ = false;
+
+  QListWidget* deviceList_;
+  QSpinBox* cpuTowers_;
+  QComboBox* strategy_;
+  QLabel* strategyHelp_;
+  QSpinBox* queueSize_;
+  QComboBox* psDevice_;
+  QCheckBox* average_;
+  QCheckBox* checkReplicas_;
+  QLabel* totalBatch_;
+};
+
+}  // namespace tbench::gui

@@ -1,0 +1,379 @@
+#include "app/gui/MainWindow.h"
+
+#include <qcustomplot.h>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDirIterator>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QMenuBar>
+#include <QSaveFile>
+#include <QSettings>
+#include <QToolBar>
+
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/LogView.h"
+#include "app/gui/RunControls.h"
+#include "app/gui/RunStatusBar.h"
+#include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/history/ExportCheckpointDialog.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "widgets/LivePlotWidget.h"
+
+namespace tbench::gui {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+QDockWidget* dock(const QString& title, const QString& name, QWidget* content, QWidget* parent) {
+  auto* d = new QDockWidget(title, parent);
+  d->setObjectName(name);
+  d->setWidget(content);
+  return d;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), services_(bridge::makeProjectServices()) {
+  setObjectName("mainWindow");
+  ask_ = [this](const QString& title, const QString& text, QMessageBox::StandardButtons buttons) {
+    return QMessageBox::question(this, title, text, buttons);
+  };
+  createActions();
+  createPanels();
+  createMenus();
+  connectRun();
+  readSettings();
+  onStateChanged(bridge::RunState::Idle);
+  updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+QStringList MainWindow::templates() {
+  QStringList out;
+  QDirIterator it(":/templates", {"*.json"}, QDir::Files);
+  while (it.hasNext()) out << it.next();
+  out.sort();
+  return out;
+}
+
+void MainWindow::createPanels() {
+  plots_ = new ui::LivePlotWidget(this);
+  plots_->setObjectName("livePlots");
+  setCentralWidget(plots_);
+
+  editor_ = new ProjectEditor(services_, this);
+  connect(editor_, &ProjectEditor::documentChanged, this, &MainWindow::documentChanged);
+  connect(editor_, &ProjectEditor::modifiedChanged, this, &MainWindow::updateTitle);
+  addDockWidget(Qt::LeftDockWidgetArea, dock(tr("Project"), "projectDock", editor_, this));
+
+  QString note;
+  const bridge::DeviceEntries devices = bridge::discoverDevices(&note);
+  devices_ = new DeviceStrategyPanel(devices, note, this);
+  connect(devices_, &DeviceStrategyPanel::trainerChanged, this,
+          [this](const QJsonObject& trainer) { editor_->setTrainerSection(trainer); });
+  auto* devicesDock = dock(tr("Devices && Strategy"), "devicesDock", devices_, this);
+  addDockWidget(Qt::LeftDockWidgetArea, devicesDock);
+  tabifyDockWidget(findChild<QDockWidget*>("projectDock"), devicesDock);
+  findChild<QDockWidget*>("projectDock")->raise();
+
+  log_ = new LogView(this);
+  addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", log_, this));
+  history_ = new RunHistoryPanel(this);
+  connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
+  connect(history_, &RunHistoryPanel::exportRequested, this,
+          [this](const QString& runDir) { exportCheckpoint(runDir); });
+  auto* historyDock = dock(tr("Run History"), "historyDock", history_, this);
+  addDockWidget(Qt::BottomDockWidgetArea, historyDock);
+  tabifyDockWidget(findChild<QDockWidget*>("logDock"), historyDock);
+  findChild<QDockWidget*>("logDock")->raise();
+
+  controls_ = new RunControls(startAction_, stopAction_, pauseAction_, saveNowAction_, this);
+  connect(controls_, &RunControls::learningRateRequested, &runs_,
+          &bridge::RunController::setLearningRate);
+  auto* bar = new QToolBar(tr("Run Controls"), this);
+  bar->setObjectName("runToolBar");
+  bar->addWidget(controls_);
+  addToolBar(Qt::TopToolBarArea, bar);
+
+  status_ = new RunStatusBar(this);
+  setStatusBar(status_);
+}
+
+void MainWindow::createActions() {
+  auto make = [this](const QString& text, const QString& name, const QKeySequence& key, auto slot) {
+    auto* action = new QAction(text, this);
+    action->setObjectName(name);
+    if (!key.isEmpty()) action->setShortcut(key);
+    connect(action, &QAction::triggered, this, slot);
+    return action;
+  };
+  newAction_ = make(tr("&New"), "actionNew", QKeySequence::New, [this] {
+    const QStringList all = templates();
+    if (!all.isEmpty()) newFromTemplate(all.front());
+  });
+  openAction_ = make(tr("&Open…"), "actionOpen", QKeySequence::Open, [this] { open(); });
+  saveAction_ = make(tr("&Save"), "actionSave", QKeySequence::Save, [this] { save(); });
+  saveAsAction_ = make(tr("Save &As…"), "actionSaveAs", QKeySequence::SaveAs, [this] { saveAs(); });
+  exportAction_ = make(tr("&Export Checkpoint…"), "actionExportCheckpoint",
+                       QKeySequence(tr("Ctrl+E")), [this] { exportCheckpoint(); });
+  quitAction_ = make(tr("&Quit"), "actionQuit", QKeySequence::Quit, [this] { close(); });
+  startAction_ =
+      make(tr("&Start"), "actionStart", QKeySequence(Qt::Key_F5), [this] { startRun(); });
+  startAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+  stopAction_ =
+      make(tr("S&top"), "actionStop", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { stopRun(); });
+  stopAction_->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+  pauseAction_ = new QAction(tr("&Pause"), this);
+  pauseAction_->setObjectName("actionPause");
+  pauseAction_->setCheckable(true);
+  pauseAction_->setShortcut(QKeySequence(Qt::Key_F6));
+  pauseAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+  connect(pauseAction_, &QAction::triggered, &runs_, &bridge::RunController::setPaused);
+  saveNowAction_ = make(tr("Save &Checkpoint Now"), "actionSaveCheckpointNow",
+                        QKeySequence(Qt::Key_F7), [this] { runs_.saveCheckpointNow(); });
+  saveNowAction_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+  learningRateAction_ = make(tr("Set &Learning Rate…"), "actionSetLearningRate",
+                             QKeySequence(Qt::Key_F8), [this] { askLearningRate(); });
+  aboutAction_ = make(tr("&About Towerbench"), "actionAbout", QKeySequence(), [this] { about(); });
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(newAction_);
+  templateMenu_ = file->addMenu(tr("New from &Template"));
+  templateMenu_->setObjectName("templateMenu");
+  for (const QString& resource : templates()) {
+    QAction* a = templateMenu_->addAction(QFileInfo(resource).completeBaseName());
+    a->setObjectName("template:" + QFileInfo(resource).fileName());
+    connect(a, &QAction::triggered, this, [this, resource] { newFromTemplate(resource); });
+  }
+  file->addAction(openAction_);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  recentMenu_->setObjectName("recentMenu");
+  file->addSeparator();
+  file->addAction(saveAction_);
+  file->addAction(saveAsAction_);
+  file->addSeparator();
+  file->addAction(exportAction_);
+  file->addSeparator();
+  file->addAction(quitAction_);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {startAction_, stopAction_, pauseAction_, saveNowAction_, learningRateAction_})
+    run->addAction(a);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
+  for (QToolBar* t : findChildren<QToolBar*>()) viewMenu_->addAction(t->toggleViewAction());
+  viewMenu_->addSeparator();
+  QAction* fit = viewMenu_->addAction(tr("&Fit Plots"), plots_, &ui::LivePlotWidget::fitAll);
+  fit->setObjectName("actionFitPlots");
+  fit->setShortcut(QKeySequence(tr("Ctrl+0")));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(aboutAction_);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+bool MainWindow::openProject(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showMessage(QMessageBox::Warning, tr("Open Project"),
+                tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    return false;
+  }
+  loadDocument(QString::fromUtf8(file.readAll()), QFileInfo(path).absoluteFilePath());
+  addRecent(projectPath_);
+  return true;
+}
+
+bool MainWindow::newFromTemplate(const QString& resource) {
+  if (!maybeSave()) return false;
+  QFile file(resource);
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  loadDocument(QString::fromUtf8(file.readAll()), QString());
+  return true;
+}
+
+void MainWindow::loadDocument(const QString& text, const QString& path) {
+  projectPath_ = path;
+  QString problems;
+  if (!editor_->setDocument(text, &problems)) {
+    log_->appendNote(tr("%1 has problems (shown in the editor):\n%2")
+                         .arg(path.isEmpty() ? tr("the template") : path, problems));
+  }
+  documentChanged();
+  updateTitle();
+}
+
+void MainWindow::open() {
+  if (!maybeSave()) return;
+  const QString start =
+      projectPath_.isEmpty() ? QDir::currentPath() : QFileInfo(projectPath_).path();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Project"), start,
+                                                    tr("Towerbench projects (*.json)"));
+  if (!path.isEmpty()) openProject(path);
+}
+
+bool MainWindow::save() {
+  if (projectPath_.isEmpty()) return saveAs();
+  return saveProjectAs(projectPath_);
+}
+
+bool MainWindow::saveAs() {
+  const QString start =
+      projectPath_.isEmpty() ? QDir::current().filePath(projectName() + ".json") : projectPath_;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), start,
+                                                    tr("Towerbench projects (*.json)"));
+  return !path.isEmpty() && saveProjectAs(path);
+}
+
+bool MainWindow::saveProjectAs(const QString& path) {
+  QSaveFile file(path);
+  const QByteArray bytes = editor_->document().toUtf8();
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    showMessage(QMessageBox::Warning, tr("Save Project"),
+                tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    return false;
+  }
+  projectPath_ = QFileInfo(path).absoluteFilePath();
+  editor_->setUnmodified();
+  addRecent(projectPath_);
+  updateTitle();
+  status_->showMessage(tr("Saved %1").arg(projectPath_), 4000);
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!editor_->isModified()) return true;
+  const auto answer =
+      ask_(tr("Unsaved Changes"),
+           tr("The project \"%1\" has unsaved changes. Save them?").arg(projectName()),
+           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  recent_.removeAll(path);
+  recent_.prepend(path);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  rebuildRecentMenu();
+  QSettings().setValue("recentProjects", recent_);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  for (const QString& path : recent_) {
+    QAction* a = recentMenu_->addAction(QDir::toNativeSeparators(path));
+    connect(a, &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openProject(path);
+    });
+  }
+  recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::updateTitle() {
+  const QString where =
+      projectPath_.isEmpty() ? tr("untitled") : QFileInfo(projectPath_).fileName();
+  setWindowTitle(QString("%1 — %2[*] — Towerbench").arg(projectName(), where));
+  setWindowModified(editor_ && editor_->isModified());
+}
+
+QString MainWindow::projectName() const {
+  return editor_ ? editor_->object().value("name").toString("untitled") : QString("untitled");
+}
+
+QString MainWindow::runRootPath() const {
+  return QDir::current().absoluteFilePath(
+      editor_->object().value("run_root").toString("train_log"));
+}
+
+void MainWindow::documentChanged() {
+  const QJsonObject root = editor_->object();
+  const QJsonObject trainer = editor_->trainerSection();
+  const qint64 batch = root.value("data").toObject().value("batch_size").toInteger(128);
+  if (trainer != devices_->trainer() || batch != devices_->batchSize()) {
+    devices_->setTrainer(trainer, batch);
+  }
+  if (history_->runRoot() != runRootPath() || history_->projectName() != projectName()) {
+    history_->setRunRoot(runRootPath(), projectName());
+  }
+  updateTitle();
+}
+
+void MainWindow::exportCheckpoint(const QString& preselectedRun) {
+  history_->refresh();
+  QStringList runs;
+  for (const auto& info : history_->runs()) runs << info.dir;
+  QString selected = preselectedRun;
+  if (selected.isEmpty()) selected = liveRunDir_;
+  auto* dialog = new ExportCheckpointDialog(bridge::makeCheckpointExporter(), this);
+  dialog->setObjectName("exportCheckpointDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setRuns(runs, selected);
+  connect(dialog, &ExportCheckpointDialog::exported, this, [this](const QString& path) {
+    log_->appendNote(tr("exported %1").arg(path));
+    QSettings().setValue("exportDirectory", QFileInfo(path).path());
+  });
+  dialog->open();
+}
+
+void MainWindow::about() {
+  QMessageBox::about(
+      this, tr("About Towerbench"),
+      tr("<h3>Towerbench %1</h3><p>A desktop training workbench: tensorpack's trainer design "
+         "on LibTorch.</p><p>Qt %2 (built with %3)<br>%4<br>QCustomPlot %5</p>")
+          .arg(QApplication::applicationVersion(), qVersion(), QT_VERSION_STR,
+               bridge::engineVersionText(), QCUSTOMPLOT_VERSION_STR));
+}
+
+void MainWindow::readSettings() {
+  QSettings settings;
+  recent_ = settings.value("recentProjects").toStringList();
+  rebuildRecentMenu();
+  const QString exportDir = settings.value("exportDirectory").toString();
+  if (!exportDir.isEmpty()) ExportCheckpointDialog::setLastDirectory(exportDir);
+  if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1400, 900);
+  restoreState(settings.value("windowState").toByteArray());
+}
+
+void MainWindow::writeSettings() {
+  QSettings settings;
+  settings.setValue("geometry", saveGeometry());
+  settings.setValue("windowState", saveState());
+  settings.setValue("recentProjects", recent_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (runs_.isActive()) {
+    const auto answer = ask_(tr("A Run Is Active"),
+                             tr("A run is active. Stop it (at the next step, saving its state) "
+                                "and close the window?"),
+                             QMessageBox::Yes | QMessageBox::Cancel);
+    if (answer == QMessageBox::Yes) {
+      closeAfterRun_ = true;
+      runs_.stop(controls_->saveFinalCheckpoint());
+      status_->showMessage(tr("Stopping the run; the window closes when it has ended…"));
+    }
+    event->ignore();
+    return;
+  }
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  writeSettings();
+  event->accept();
+}
+
+}  // namespace tbench::gui

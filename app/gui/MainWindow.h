@@ -1,0 +1,151 @@
+#pragma once
+// MainWindow: the workbench (docs/ARCHITECTURE.md §3). Panels, each its own class, in docks
+// around the live plots: the project editor and the devices & strategy panel (left), the log
+// and the run history (bottom), the run controls (top); the status bar shows the run's state,
+// position, it/s and ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As,
+// Export Checkpoint…, Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning
+// Rate…), View (the panels, fit plots), Help (About).
+//
+// A run starts from the document as edited (saved or not); its project.json in the run
+// directory keeps exactly what ran. The run goes through bridge::RunController on the engine
+// thread; nothing here blocks on the engine. Window layout, recent projects and the export
+// folder persist with QSettings. Closing during a run asks, then stops the run cleanly and
+// closes when it has ended.
+//
+// Actions are named "action" + their name ("actionStart", "actionExportCheckpoint", ...) so
+// that tests drive the window through them. GUI thread only.
+
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QSet>
+#include <functional>
+
+#include "app/bridge/BridgeTypes.h"
+#include "app/bridge/RunController.h"
+
+class QAction;
+class QMenu;
+
+namespace tbench::ui {
+class LivePlotWidget;
+}
+
+namespace tbench::gui {
+
+class DeviceStrategyPanel;
+class LogView;
+class ProjectEditor;
+class RunControls;
+class RunHistoryPanel;
+class RunStatusBar;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  /// Asks the user a question; returns the button chosen. Replaceable for tests.
+  using Asker = std::function<QMessageBox::StandardButton(const QString& title, const QString& text,
+                                                          QMessageBox::StandardButtons buttons)>;
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a project file. Returns false (after telling the user) when it cannot be read; an
+  /// invalid project is opened all the same, with its problems shown next to their fields.
+  bool openProject(const QString& path);
+  /// Loads a template embedded in the program (":/templates/<file>.json") as a new,
+  /// untitled project.
+  bool newFromTemplate(const QString& resource);
+  /// Writes the document to `path`; false (after telling the user) on failure.
+  bool saveProjectAs(const QString& path);
+  QString projectPath() const { return projectPath_; }
+
+  void setAsker(Asker asker) { ask_ = std::move(asker); }
+
+  ProjectEditor* editor() const { return editor_; }
+  DeviceStrategyPanel* devicePanel() const { return devices_; }
+  ui::LivePlotWidget* plots() const { return plots_; }
+  LogView* logView() const { return log_; }
+  RunHistoryPanel* history() const { return history_; }
+  RunStatusBar* runStatusBar() const { return status_; }
+  bridge::RunController* runs() { return &runs_; }
+  /// The run id (run directory name) of the current or last live run.
+  QString liveRunId() const { return liveRunId_; }
+
+  /// Resources of the embedded project templates.
+  static QStringList templates();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  // MainWindow.cpp: panels, menus, files, settings.
+  void createPanels();
+  void createActions();
+  void createMenus();
+  void loadDocument(const QString& text, const QString& path);
+  bool maybeSave();
+  bool save();
+  bool saveAs();
+  void open();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void updateTitle();
+  void documentChanged();
+  void readSettings();
+  void writeSettings();
+  void about();
+  void exportCheckpoint(const QString& preselectedRun = QString());
+  QString runRootPath() const;
+  QString projectName() const;
+
+  // MainWindowRun.cpp: the run.
+  void connectRun();
+  void startRun();
+  void stopRun();
+  void askLearningRate();
+  void onStateChanged(bridge::RunState state);
+  void onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64 maxEpoch,
+                    qint64 samplesPerStep);
+  void onMetrics(const bridge::MetricSamples& samples);
+  void onRunFailed(const QString& message);
+  void onOverlayChanged(const QStringList& runDirs);
+  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
+
+  bridge::ProjectServices services_;
+  bridge::RunController runs_;
+  Asker ask_;
+
+  ProjectEditor* editor_ = nullptr;
+  DeviceStrategyPanel* devices_ = nullptr;
+  RunControls* controls_ = nullptr;
+  ui::LivePlotWidget* plots_ = nullptr;
+  LogView* log_ = nullptr;
+  RunHistoryPanel* history_ = nullptr;
+  RunStatusBar* status_ = nullptr;
+
+  QAction* newAction_ = nullptr;
+  QAction* openAction_ = nullptr;
+  QAction* saveAction_ = nullptr;
+  QAction* saveAsAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
+  QAction* quitAction_ = nullptr;
+  QAction* startAction_ = nullptr;
+  QAction* stopAction_ = nullptr;
+  QAction* pauseAction_ = nullptr;
+  QAction* saveNowAction_ = nullptr;
+  QAction* learningRateAction_ = nullptr;
+  QAction* aboutAction_ = nullptr;
+  QMenu* templateMenu_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+
+  QString projectPath_;
+  QStringList recent_;
+  QString liveRunId_;
+  QString liveRunDir_;
+  QSet<QString> overlaid_;  // run ids whose stats.json is on the plots
+  bool closeAfterRun_ = false;
+};
+
+}  // namespace tbench::gui

@@ -1,0 +1,167 @@
+// MainWindow: starting, watching and stopping a run (the rest is in MainWindow.cpp).
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLocale>
+
+#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/LogView.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunControls.h"
+#include "app/gui/RunStatusBar.h"
+#include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/history/RunStats.h"
+#include "widgets/LivePlotWidget.h"
+
+namespace tbench::gui {
+
+using bridge::RunController;
+using bridge::RunState;
+
+void MainWindow::connectRun() {
+  connect(&runs_, &RunController::stateChanged, this, &MainWindow::onStateChanged);
+  connect(&runs_, &RunController::runStarted, this, &MainWindow::onRunStarted);
+  connect(&runs_, &RunController::metrics, this, &MainWindow::onMetrics);
+  connect(&runs_, &RunController::progress, status_, &RunStatusBar::setProgress);
+  connect(&runs_, &RunController::logLines, log_, &LogView::appendLines);
+  connect(&runs_, &RunController::checkpointSaved, this, [this](const QString& path) {
+    status_->showMessage(tr("Saved checkpoint %1").arg(path), 5000);
+    history_->refresh();
+  });
+  connect(&runs_, &RunController::runFinished, this, [this](bool stoppedEarly) {
+    log_->appendNote(stoppedEarly ? tr("run stopped: %1").arg(liveRunDir_)
+                                  : tr("run finished: %1").arg(liveRunDir_));
+    history_->setLiveRun(QString());
+    history_->refresh();
+  });
+  connect(&runs_, &RunController::runFailed, this, &MainWindow::onRunFailed);
+}
+
+void MainWindow::startRun() {
+  if (runs_.isActive()) return;
+  editor_->validateNow();
+  if (editor_->hasParseError() || !editor_->isValid()) {
+    QStringList lines;
+    for (const auto& issue : editor_->issues()) lines << issue.path + ": " + issue.message;
+    if (lines.isEmpty()) lines << tr("the JSON text does not parse");
+    showMessage(QMessageBox::Warning, tr("Cannot Start"),
+                tr("The project has problems; fix them first:\n\n%1").arg(lines.join('\n')));
+    return;
+  }
+  // The plots show this run, plus the runs checked for overlay in the history.
+  plots_->clear();
+  overlaid_.clear();
+  liveRunId_.clear();
+  liveRunDir_.clear();
+  bridge::StartOptions options;
+  options.projectText = editor_->document();
+  options.projectPath = projectPath_.isEmpty() ? projectName() + " (unsaved)" : projectPath_;
+  QString error;
+  if (!runs_.start(options, &error)) {
+    showMessage(QMessageBox::Warning, tr("Cannot Start"), error);
+    return;
+  }
+  log_->appendNote(tr("starting %1").arg(options.projectPath));
+  onOverlayChanged(history_->selectedRuns());
+}
+
+void MainWindow::stopRun() { runs_.stop(controls_->saveFinalCheckpoint()); }
+
+void MainWindow::askLearningRate() {
+  bool ok = false;
+  const double current = controls_->typedLearningRate().value_or(
+      editor_->object().value("optimizer").toObject().value("learning_rate").toDouble(1e-3));
+  const QString text = QInputDialog::getText(
+      this, tr("Set Learning Rate"),
+      tr("New learning rate (applied at the next step; a schedule sets it again at its next "
+         "point):"),
+      QLineEdit::Normal, QLocale::c().toString(current, 'g', 6), &ok);
+  if (!ok) return;
+  const double value = QLocale::c().toDouble(text.trimmed(), &ok);
+  if (!ok || !(value > 0)) {
+    showMessage(QMessageBox::Warning, tr("Set Learning Rate"),
+                tr("\"%1\" is not a positive number.").arg(text));
+    return;
+  }
+  runs_.setLearningRate(value);
+}
+
+void MainWindow::onStateChanged(RunState state) {
+  const bool active = runs_.isActive();
+  const bool live = state == RunState::Running || state == RunState::Paused;
+  startAction_->setEnabled(!active);
+  stopAction_->setEnabled(active && state != RunState::Stopping);
+  pauseAction_->setEnabled(live);
+  pauseAction_->setChecked(state == RunState::Paused);
+  saveNowAction_->setEnabled(live);
+  learningRateAction_->setEnabled(live);
+  controls_->setRunActive(live);
+  status_->setState(state);
+  if (!active && closeAfterRun_) {
+    closeAfterRun_ = false;
+    close();
+  }
+}
+
+void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64,
+                              qint64 samplesPerStep) {
+  liveRunDir_ = runDir;
+  liveRunId_ = QFileInfo(runDir).fileName();
+  plots_->setStepsPerEpoch(liveRunId_, stepsPerEpoch);
+  status_->setSamplesPerStep(samplesPerStep);
+  history_->setRunRoot(QFileInfo(runDir).absolutePath().section('/', 0, -2), projectName());
+  history_->setLiveRun(QFileInfo(runDir).absoluteFilePath());
+  log_->appendNote(tr("run directory %1").arg(runDir));
+}
+
+void MainWindow::onMetrics(const bridge::MetricSamples& samples) {
+  ui::MetricPoints points;
+  points.reserve(samples.size());
+  for (const auto& s : samples) {
+    points.append(ui::MetricPoint{liveRunId_, s.name, s.step, s.epoch, s.wallTime, s.value});
+    if (s.name == QLatin1String("learning_rate")) controls_->showLearningRate(s.value);
+  }
+  plots_->appendPoints(points);
+}
+
+void MainWindow::onRunFailed(const QString& message) {
+  log_->appendNote(tr("run failed: %1").arg(message));
+  history_->setLiveRun(QString());
+  history_->refresh();
+  showMessage(QMessageBox::Critical, tr("Run Failed"), message);
+}
+
+void MainWindow::onOverlayChanged(const QStringList& runDirs) {
+  QSet<QString> wanted;
+  for (const QString& dir : runDirs) {
+    const QString id = QFileInfo(dir).fileName();
+    if (id == liveRunId_) continue;  // already live on the plots
+    wanted.insert(id);
+    if (overlaid_.contains(id)) continue;
+    QString error;
+    const ScalarSeries series = readScalarSeries(dir, &error);
+    if (!error.isEmpty()) log_->appendNote(tr("overlay of %1: %2").arg(dir, error));
+    ui::MetricPoints points;
+    qint64 stepsPerEpoch = 0;
+    for (const auto& p : series) {
+      points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
+      if (p.epoch > 0) stepsPerEpoch = p.step / p.epoch;
+    }
+    if (stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, stepsPerEpoch);
+    plots_->appendPoints(points);
+    overlaid_.insert(id);
+  }
+  for (const QString& id : overlaid_) plots_->setRunVisible(id, wanted.contains(id));
+}
+
+void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
+  // Window-modal but not blocking: a run keeps reporting while the message is shown.
+  auto* box = new QMessageBox(icon, title, text, QMessageBox::Ok, this);
+  box->setObjectName("messageBox");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+}  // namespace tbench::gui

@@ -1,0 +1,78 @@
+#include "app/gui/RunStatusBar.h"
+
+#include <QLabel>
+#include <QProgressBar>
+#include <cmath>
+
+namespace tbench::gui {
+
+RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
+  setObjectName("runStatusBar");
+  state_ = new QLabel(tr("Idle"), this);
+  state_->setObjectName("runStateLabel");
+  position_ = new QLabel(this);
+  position_->setObjectName("runPositionLabel");
+  bar_ = new QProgressBar(this);
+  bar_->setObjectName("runProgressBar");
+  bar_->setRange(0, 1000);
+  bar_->setValue(0);
+  bar_->setMaximumWidth(220);
+  bar_->setTextVisible(true);
+  bar_->setFormat("%p%");
+  rate_ = new QLabel(this);
+  rate_->setObjectName("runRateLabel");
+  eta_ = new QLabel(this);
+  eta_->setObjectName("runEtaLabel");
+  addPermanentWidget(state_);
+  addPermanentWidget(position_);
+  addPermanentWidget(bar_);
+  addPermanentWidget(rate_);
+  addPermanentWidget(eta_);
+}
+
+void RunStatusBar::setState(bridge::RunState state) {
+  QString text = bridge::toString(state);
+  text[0] = text[0].toUpper();
+  state_->setText(text);
+  if (state == bridge::RunState::Starting) {
+    bar_->setValue(0);
+    position_->clear();
+    rate_->clear();
+    eta_->clear();
+  }
+  if (state == bridge::RunState::Finished || state == bridge::RunState::Failed) eta_->clear();
+}
+
+void RunStatusBar::setProgress(const bridge::RunProgress& p) {
+  position_->setText(tr("epoch %1/%2 · step %3/%4 · global step %5")
+                         .arg(p.epoch)
+                         .arg(p.maxEpoch)
+                         .arg(p.stepInEpoch)
+                         .arg(p.stepsPerEpoch)
+                         .arg(p.globalStep));
+  const qint64 total = p.maxEpoch * p.stepsPerEpoch;
+  bar_->setValue(total > 0 ? int(std::min<qint64>(1000, p.globalStep * 1000 / total)) : 0);
+  if (p.stepsPerSecond > 0) {
+    QString rate = tr("%1 it/s").arg(p.stepsPerSecond, 0, 'f', p.stepsPerSecond < 10 ? 2 : 1);
+    if (samplesPerStep_ > 0) {
+      rate += tr(" · %1 samples/s").arg(p.stepsPerSecond * samplesPerStep_, 0, 'f', 0);
+    }
+    rate_->setText(rate);
+  }
+  if (p.etaSeconds >= 0) eta_->setText(tr("ETA %1").arg(formatDuration(p.etaSeconds)));
+}
+
+QString RunStatusBar::formatDuration(double seconds) {
+  const qint64 s = qint64(std::llround(std::max(0.0, seconds)));
+  if (s >= 3600) return QString("%1h %2m").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+  if (s >= 60) return QString("%1m %2s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return QString("%1s").arg(s);
+}
+
+QString RunStatusBar::stateText() const { return state_->text(); }
+QString RunStatusBar::positionText() const { return position_->text(); }
+QString RunStatusBar::rateText() const { return rate_->text(); }
+QString RunStatusBar::etaText() const { return eta_->text(); }
+int RunStatusBar::progressPercent() const { return bar_->value() / 10; }
+
+}  // namespace tbench::gui

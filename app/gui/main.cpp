@@ -1,0 +1,48 @@
+// towerbench: the desktop workbench. Opens the project given on the command line, else
+// projects/fashion-mnist-convnet.json when it is found (in the working directory or beside
+// the program's source tree), else a new project from the first template.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+
+#include "app/gui/MainWindow.h"
+
+namespace {
+
+QString defaultProject() {
+  const QString name = "projects/fashion-mnist-convnet.json";
+  const QStringList roots = {QDir::currentPath(), QCoreApplication::applicationDirPath() + "/../..",
+                             QStringLiteral(TB_SOURCE_DIR)};
+  for (const QString& root : roots) {
+    const QString path = QDir(root).filePath(name);
+    if (QFileInfo::exists(path)) return QFileInfo(path).canonicalFilePath();
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName("Towerbench");
+  QCoreApplication::setApplicationName("Towerbench");
+  QCoreApplication::setApplicationVersion(TB_VERSION);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Towerbench: configure, run and watch training runs.");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("project", "The project file to open (JSON).", "[project]");
+  parser.process(app);
+
+  tbench::gui::MainWindow window;
+  const QStringList args = parser.positionalArguments();
+  const QString project = args.isEmpty() ? defaultProject() : args.front();
+  if (project.isEmpty() || !window.openProject(project)) {
+    const QStringList templates = tbench::gui::MainWindow::templates();
+    if (!templates.isEmpty()) window.newFromTemplate(templates.front());
+  }
+  window.show();
+  return app.exec();
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Takes the README's screenshot under Xvfb: the window on the default project, started with F5
+# (Run > Start), captured after SECONDS (default 100) of training.
+#   scripts/screenshots.sh [SECONDS]
+# Needs xvfb (installed by setup.sh) and, for the capture only, x11-apps (xwd), xdotool and
+# netpbm: apt-get install --no-install-recommends x11-apps xdotool netpbm
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+seconds=${1:-100}
+out="$root/docs/screenshots"
+mkdir -p "$out"
+work=$(mktemp -d)  # the run directory goes here, not into the repository
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1440x900x24" bash -c '
+  "$0/build/bin/towerbench" "$0/projects/fashion-mnist-convnet.json" &
+  pid=$!
+  wid=$(xdotool search --sync --name "Towerbench" | head -1)
+  sleep 5
+  xdotool windowmove "$wid" 0 0 windowsize "$wid" 1440 900 windowfocus --sync "$wid" key F5
+  sleep "$1"
+  xwd -root -silent | xwdtopnm 2>/dev/null | pnmtopng > "$2/window-running.png"
+  kill "$pid"
+' "$root" "$seconds" "$out"
+echo "wrote $out/window-running.png"

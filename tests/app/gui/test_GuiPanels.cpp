@@ -1,0 +1,129 @@
+// The window's small panels on their own, with fake device lists: no engine, no run.
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QtTest>
+
+#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/LogView.h"
+#include "app/gui/RunControls.h"
+#include "app/gui/RunStatusBar.h"
+
+using namespace tbench;
+using namespace tbench::gui;
+
+namespace {
+bridge::DeviceEntries cpuAndOneGpu() {
+  return {{"cpu", "CPU (2 cores)", ""}, {"cuda:0", "NVIDIA Test GPU", "16 GiB"}};
+}
+}  // namespace
+
+class TestGuiPanels : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void devicePanelShowsAndEditsTheTrainer() {
+    DeviceStrategyPanel panel(cpuAndOneGpu(), QString());
+    QSignalSpy changed(&panel, &DeviceStrategyPanel::trainerChanged);
+    QJsonObject trainer{{"strategy", "sync_parameter_server"},
+                        {"devices", QJsonArray{"cpu", "cuda:0", "cuda:3"}},
+                        {"ps_device", "cpu"}};
+    panel.setTrainer(trainer, 32);
+    QCOMPARE(changed.size(), 0);  // showing is not editing
+    QCOMPARE(panel.towerDevices(), (QStringList{"cpu", "cuda:0", "cuda:3"}));
+    QVERIFY(panel.totalBatchText().contains("32 per tower × 3 tower(s) = <b>96 samples"));
+    auto* list = panel.findChild<QListWidget*>("deviceList");
+    QCOMPARE(list->count(), 3);  // cpu, cuda:0, and the missing cuda:3
+    QVERIFY(list->item(2)->text().contains("not on this machine"));
+
+    // Unchecking the GPU and adding a CPU tower.
+    list->item(1)->setCheckState(Qt::Unchecked);
+    panel.findChild<QSpinBox*>("cpuTowers")->setValue(2);
+    QVERIFY(!changed.isEmpty());
+    const QJsonObject edited = changed.back().front().toJsonObject();
+    QCOMPARE(edited.value("devices").toArray(), (QJsonArray{"cpu", "cpu", "cuda:3"}));
+    QCOMPARE(edited.value("ps_device").toString(), QString("cpu"));
+    QCOMPARE(edited.value("strategy").toString(), QString("sync_parameter_server"));
+  }
+
+  void devicePanelWarnsAboutOneTowerStrategies() {
+    DeviceStrategyPanel panel(cpuAndOneGpu(), "no CUDA");
+    panel.setTrainer({{"strategy", "simple"}, {"devices", QJsonArray{"cpu"}}}, 64);
+    auto* towers = panel.findChild<QSpinBox*>("cpuTowers");
+    towers->setValue(2);
+    QVERIFY(panel.totalBatchText().contains("trains one tower"));
+    auto* combo = panel.findChild<QComboBox*>("strategyCombo");
+    combo->setCurrentIndex(combo->findData("sync_replicated"));
+    QVERIFY(!panel.totalBatchText().contains("trains one tower"));
+    QVERIFY(panel.findChild<QCheckBox*>("averageGradients")->isEnabled());
+    QVERIFY(!panel.findChild<QComboBox*>("psDevice")->isEnabled());
+    QVERIFY(panel.findChild<QLabel*>("strategyHelp")->text().contains("all-reduced"));
+    QCOMPARE(panel.trainer().value("average").toBool(), true);
+    towers->setValue(0);
+    QVERIFY(panel.totalBatchText().contains("No tower"));
+  }
+
+  void statusBarFormatsProgress() {
+    RunStatusBar bar;
+    bar.setState(bridge::RunState::Running);
+    bar.setSamplesPerStep(128);
+    bridge::RunProgress p;
+    p.epoch = 2;
+    p.maxEpoch = 4;
+    p.stepInEpoch = 10;
+    p.stepsPerEpoch = 100;
+    p.globalStep = 110;
+    p.stepsPerSecond = 50;
+    p.etaSeconds = 5.8;
+    bar.setProgress(p);
+    QCOMPARE(bar.stateText(), QString("Running"));
+    QCOMPARE(bar.progressPercent(), 27);
+    QVERIFY(bar.positionText().contains("epoch 2/4"));
+    QVERIFY(bar.rateText().contains("50.0 it/s"));
+    QVERIFY(bar.rateText().contains("6400 samples/s"));
+    QCOMPARE(bar.etaText(), QString("ETA 6s"));
+    QCOMPARE(RunStatusBar::formatDuration(3725), QString("1h 02m"));
+    QCOMPARE(RunStatusBar::formatDuration(185), QString("3m 05s"));
+  }
+
+  void logViewCapsItsLines() {
+    LogView view;
+    QStringList lines;
+    for (int i = 0; i < LogView::kMaxLines + 500; ++i)
+      lines << QString("[1123 00:00:00 INF] line %1").arg(i);
+    view.appendLines(lines);
+    QCOMPARE(view.lineCount(), qint64(LogView::kMaxLines + 500));
+    QCOMPARE(view.document()->blockCount(), LogView::kMaxLines);
+    QVERIFY(view.toPlainText().endsWith(QString("line %1").arg(LogView::kMaxLines + 499)));
+  }
+
+  void runControlsAcceptOnlyPositiveRates() {
+    QAction start("Start"), stop("Stop"), pause("Pause"), save("Save");
+    start.setObjectName("actionStart");
+    RunControls controls(&start, &stop, &pause, &save);
+    QSignalSpy requested(&controls, &RunControls::learningRateRequested);
+    auto* edit = controls.findChild<QLineEdit*>("learningRateEdit");
+    auto* set = controls.findChild<QPushButton*>("setLearningRateButton");
+    QVERIFY(!edit->isEnabled());
+    controls.setRunActive(true);
+    edit->setText("3e-4");
+    set->click();
+    QCOMPARE(requested.size(), 1);
+    QCOMPARE(requested.front().front().toDouble(), 3e-4);
+    edit->setText("0");
+    set->click();
+    QCOMPARE(requested.size(), 1);
+    QVERIFY(controls.findChild<QToolButton*>("actionStartButton"));
+  }
+};
+
+QTEST_MAIN(TestGuiPanels)
+#include "test_GuiPanels.moc"

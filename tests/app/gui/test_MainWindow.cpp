@@ -1,0 +1,188 @@
+// End to end: the main window offscreen loads the synthetic project, starts it from the Run
+// menu's action, shows live curves until the run ends, exports a checkpoint through the File
+// menu's action, and the engine loads the exported weights back.
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/LogView.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunStatusBar.h"
+#include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/history/ExportCheckpointDialog.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "engine/train/Checkpoint.h"
+#include "widgets/LivePlotWidget.h"
+#include "widgets/MetricChart.h"
+
+using namespace tbench;
+using namespace tbench::gui;
+
+namespace {
+
+QString writeProject(const QTemporaryDir& dir, const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["run_root"] = dir.filePath("runs").toStdString();
+  doc["max_epoch"] = 2;
+  doc["monitors"] = {{"scalar_printer", false}};
+  if (edit) edit(doc);
+  const QString path = dir.filePath("synthetic.json");
+  std::ofstream(path.toStdString()) << doc.dump(2);
+  return path;
+}
+
+QAction* action(QWidget& window, const char* name) {
+  auto* a = window.findChild<QAction*>(name);
+  if (!a) qFatal("no action %s", name);
+  return a;
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(settingsDir_.isValid());
+    qputenv("XDG_CONFIG_HOME", settingsDir_.path().toUtf8());
+    QCoreApplication::setOrganizationName("TowerbenchTest");
+    QCoreApplication::setApplicationName("TowerbenchTest");
+  }
+
+  void trainsFromTheRunMenuAndExportsFromTheFileMenu() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.openProject(writeProject(dir, {})));
+    QVERIFY(window.windowTitle().contains("synthetic-mlp"));
+    QVERIFY(action(window, "actionStart")->isEnabled());
+    QVERIFY(!action(window, "actionStop")->isEnabled());
+
+    action(window, "actionStart")->trigger();
+    QVERIFY(!action(window, "actionStart")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 120000);
+
+    // Live curves: the run's cost on the loss chart, every step of both epochs (32 per epoch).
+    window.plots()->flush();
+    QVERIFY(!window.liveRunId().isEmpty());
+    QCOMPARE(window.plots()->runs(), QStringList{window.liveRunId()});
+    QVERIFY(!window.plots()->chartTitles().isEmpty());
+    QVERIFY(window.plots()->replotCount() > 0);
+    ui::SeriesKey cost{window.liveRunId(), "cost"};
+    QVERIFY(window.plots()->store().series(cost) != nullptr);
+    QCOMPARE(window.plots()->store().series(cost)->size(), 64);
+    QCOMPARE(window.runStatusBar()->progressPercent(), 100);
+    QVERIFY2(window.runStatusBar()->positionText().contains("epoch 2/2"),
+             qPrintable(window.runStatusBar()->positionText()));
+    QVERIFY(window.logView()->toPlainText().contains("started from the GUI"));
+    QVERIFY(action(window, "actionStart")->isEnabled());
+
+    // The history lists the run as finished.
+    window.history()->refresh();
+    QCOMPARE(window.history()->runCount(), 1);
+
+    // File > Export Checkpoint… on the run that just ended.
+    action(window, "actionExportCheckpoint")->trigger();
+    auto* dialog = window.findChild<ExportCheckpointDialog*>("exportCheckpointDialog");
+    QVERIFY(dialog);
+    QVERIFY(dialog->runDir().endsWith(window.liveRunId()));
+    QVERIFY(!dialog->checkpointPath().isEmpty());
+    const QString out = dir.filePath("exported.pt");
+    dialog->setFormat("pt");
+    dialog->setDestination(out);
+    QVERIFY2(dialog->exportNow(), qPrintable(dialog->resultText()));
+    dialog->close();
+
+    // The engine reads the export back: the same tensors as the checkpoint it came from.
+    const TrainingState state = readCheckpointFile(dialog->checkpointPath().toStdString());
+    std::ifstream in(out.toStdString(), std::ios::binary);
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    const auto dict = torch::pickle_load(bytes).toGenericDict();
+    QCOMPARE(int(dict.size()), int(state.model.size()));
+    for (const auto& [name, tensor] : state.model) {
+      QVERIFY2(torch::equal(dict.at(name).toTensor(), tensor), name.c_str());
+    }
+    QCOMPARE(state.globalStep, qint64(64));
+  }
+
+  void stopFromTheMenuAndAFailureKeepTheWindow() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
+      doc["max_epoch"] = 1000;
+      doc["callbacks"] = nlohmann::json::array();
+    })));
+    action(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 10, 60000);
+    QVERIFY(action(window, "actionStop")->isEnabled());
+    action(window, "actionStop")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QVERIFY(window.logView()->toPlainText().contains("run stopped"));
+
+    // A project whose data cannot be read: the run fails, the window says so and stays usable.
+    QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
+      doc["data"]["train"] = {{"type", "fashion-mnist"}, {"dir", "/nonexistent/fashion"}};
+    })));
+    action(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Failed, 60000);
+    QVERIFY(window.logView()->toPlainText().contains("/nonexistent/fashion"));
+    QTRY_VERIFY(window.findChild<QMessageBox*>("messageBox") != nullptr);
+    QVERIFY(action(window, "actionStart")->isEnabled());
+  }
+
+  void strategyPanelEditsTheProject() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    QVERIFY(window.openProject(writeProject(dir, {})));
+    auto* combo = window.devicePanel()->findChild<QComboBox*>("strategyCombo");
+    auto* towers = window.devicePanel()->findChild<QSpinBox*>("cpuTowers");
+    QVERIFY(combo && towers);
+    combo->setCurrentIndex(combo->findData("sync_replicated"));
+    towers->setValue(2);
+    const QJsonObject trainer = window.editor()->trainerSection();
+    QCOMPARE(trainer.value("strategy").toString(), QString("sync_replicated"));
+    QCOMPARE(trainer.value("devices").toArray().size(), 2);
+    QVERIFY(window.editor()->isModified());
+    QVERIFY2(window.devicePanel()->totalBatchText().contains("128 samples per step"),
+             qPrintable(window.devicePanel()->totalBatchText()));
+    window.editor()->validateNow();
+    QVERIFY(window.editor()->isValid());
+    // Save writes what the panel chose.
+    QVERIFY(window.saveProjectAs(dir.filePath("saved.json")));
+    QFile saved(dir.filePath("saved.json"));
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QVERIFY(saved.readAll().contains("sync_replicated"));
+    QVERIFY(!window.editor()->isModified());
+  }
+
+  void templatesAreEmbedded() {
+    const QStringList templates = MainWindow::templates();
+    QVERIFY2(templates.contains(":/templates/fashion-mnist-convnet.json"),
+             qPrintable(templates.join(", ")));
+    MainWindow window;
+    QVERIFY(window.newFromTemplate(":/templates/synthetic-mlp.json"));
+    QVERIFY(window.projectPath().isEmpty());
+    QVERIFY(window.windowTitle().contains("untitled"));
+  }
+
+ private:
+  QTemporaryDir settingsDir_;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_MainWindow.moc"
