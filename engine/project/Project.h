@@ -79,7 +79,7 @@ struct ScheduleSpec {
 /// One entry of "callbacks". Only the fields of its type are meaningful.
 struct CallbackSpec {
   /// "progress_bar", "estimated_time_left", "throughput", "model_saver", "min_saver",
-  /// "max_saver", "inference", "check_numerics", "lr_on_plateau"
+  /// "max_saver", "inference", "check_numerics", "lr_on_plateau", "gpu_tracker"
   std::string type;
   std::vector<std::string> scalars;  ///< progress_bar: scalars shown on the bar
   int64_t maxToKeep = 10;            ///< model_saver

@@ -2,8 +2,11 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "engine/callbacks/CheckNumerics.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
+#include "engine/callbacks/GpuUtilizationTracker.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/ProgressBar.h"
@@ -123,6 +126,23 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project) {
 
 namespace {
 
+/// The CUDA devices a run uses (the towers', and the master's for the strategies that have
+/// one): what a gpu_tracker watches.
+std::vector<int> cudaIndicesOf(const TrainerSpec& trainer) {
+  std::vector<std::string> devices = trainer.devices;
+  if (trainer.strategy == "sync_parameter_server" || trainer.strategy == "async") {
+    devices.push_back(trainer.psDevice);
+  }
+  std::vector<int> indices;
+  for (const auto& text : devices) {
+    const Device device = Device::parse(text);
+    if (device.isCuda()) indices.push_back(device.index);
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return indices;
+}
+
 std::vector<CallbackPtr> buildCallbacks(const Project& project,
                                         std::shared_ptr<ModelSaver>* modelSaver) {
   std::vector<CallbackPtr> callbacks;
@@ -166,6 +186,8 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project,
       callbacks.push_back(std::make_shared<MaxSaver>(spec.stat));
     } else if (spec.type == "check_numerics") {
       callbacks.push_back(std::make_shared<CheckNumerics>(spec.everyKSteps));
+    } else if (spec.type == "gpu_tracker") {
+      callbacks.push_back(std::make_shared<GpuUtilizationTracker>(cudaIndicesOf(project.trainer)));
     } else if (spec.type == "lr_on_plateau") {
       callbacks.push_back(std::make_shared<StatMonitorParamSetter>("learning_rate", spec.stat,
                                                                    StatMonitorParamSetter::Options()

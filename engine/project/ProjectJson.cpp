@@ -84,7 +84,8 @@ const VariantTable kCallbackTypes{
      {"max_saver", {"stat"}},
      {"inference", {"every_k_epochs"}},
      {"check_numerics", {"every_k_steps"}},
-     {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}}}};
+     {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}},
+     {"gpu_tracker", {}}}};
 const VariantTable kStrategies{"strategy",
                                "strategy",
                                {{"simple", {}},

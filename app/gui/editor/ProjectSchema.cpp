@@ -83,7 +83,8 @@ const VariantKeys& callbackTypes() {
        {"max_saver", {"stat"}},
        {"inference", {"every_k_epochs"}},
        {"check_numerics", {"every_k_steps"}},
-       {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}}}};
+       {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}},
+       {"gpu_tracker", {}}}};
   return keys;
 }
 

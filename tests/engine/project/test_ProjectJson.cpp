@@ -323,6 +323,21 @@ class TestProjectJson : public QObject {
     QCOMPARE(projectFromJson(doc).trainer.devices, (std::vector<std::string>{"cpu"}));
   }
 
+  void gpuTrackerTakesNoSettings() {
+    json doc = json::parse(kMinimalProject);
+    doc["callbacks"] = json::array({json{{"type", "gpu_tracker"}}});
+    const Project p = projectFromJson(doc);
+    QCOMPARE(p.callbacks.size(), size_t{1});
+    QCOMPARE(p.callbacks[0].type, std::string("gpu_tracker"));
+    QCOMPARE(dump(projectToJson(p)["callbacks"][0]), dump(json{{"type", "gpu_tracker"}}));
+
+    doc["callbacks"][0]["every_k_steps"] = 1;
+    const std::vector<ProjectIssue> issues = validateProjectJson(doc);
+    QCOMPARE(issues.size(), size_t{1});
+    QCOMPARE(issues[0].toString(), std::string("$.callbacks[0].every_k_steps: not a setting of "
+                                               "callback type \"gpu_tracker\""));
+  }
+
   void roundTripKeepsEveryField_data() {
     QTest::addColumn<QString>("variant");
     for (const char* v : {"default", "full", "convnet", "rmsprop", "adam", "synthetic-train",
