@@ -8,6 +8,7 @@
 #include "widgets/ChartGrouping.h"
 #include "widgets/ChartMenu.h"
 #include "widgets/GraphFeeder.h"
+#include "widgets/LogAxisTicker.h"
 #include "widgets/SeriesCsvWriter.h"
 #include "widgets/SeriesPalette.h"
 
@@ -157,13 +158,7 @@ void MetricChart::setXAxisMode(XAxisMode mode) {
 void MetricChart::setLogY(bool on) {
   if (on == logY_) return;
   logY_ = on;
-  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) {
-    axis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    axis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
-                       : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    axis->setNumberFormat(on ? QStringLiteral("eb") : QStringLiteral("gb"));  // 10^-3, not 0.001
-    axis->setNumberPrecision(on ? 0 : 6);
-  }
+  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) setLogarithmic(*axis, on);
   fitAxes();  // a linear range may hold zero or negatives, which a log axis cannot show
 }
 

@@ -236,6 +236,31 @@ class TestMetricChart : public QObject {
     QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("gb"));
   }
 
+  void logAxisLabelsStayDistinctWithinADecade() {
+    // A constant learning rate: the fitted log range spans less than a decade, where QCustomPlot
+    // places ticks linearly (1.2e-3, 1.4e-3, ...); each needs its own label.
+    add(store_, *chart_,
+        {{"r", "learning_rate", 1, 1, 0, 1e-3}, {"r", "learning_rate", 2, 1, 0, 1e-3}});
+    chart_->setLogY(true);
+    chart_->plot()->replot();
+    const QVector<QString> labels = chart_->plot()->yAxis->tickVectorLabels();
+    const QVector<double> ticks = chart_->plot()->yAxis->tickVector();
+    QVERIFY2(labels.size() >= 2, qPrintable(QStringList(labels.begin(), labels.end()).join(' ')));
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+    for (int i = 0; i < labels.size(); ++i) {
+      // The label tells the tick's value (QCustomPlot beautifies "1.2e-03" when drawing).
+      QVERIFY2(qAbs(QLocale().toDouble(labels[i]) - ticks[i]) <= 1e-9 * ticks[i],
+               qPrintable(labels[i]));
+    }
+    // Whole decades keep their short form.
+    chart_->setLogY(false);
+    add(store_, *chart_, {{"r", "learning_rate", 3, 1, 0, 1e-6}});
+    chart_->setLogY(true);
+    chart_->plot()->replot();
+    const QVector<QString> decades = chart_->plot()->yAxis->tickVectorLabels();
+    QVERIFY(decades.contains(QStringLiteral("1e-04")));
+  }
+
   void tooltipListsEverySeriesAtTheCursor() {
     add(store_, *chart_, lossAndError());
     QCOMPARE(chart_->tooltipText(2.2), QString("step 2\n"

@@ -19,6 +19,7 @@
 #include "app/gui/editor/FormSection.h"
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
+#include "widgets/LogAxisTicker.h"
 
 namespace tbench::gui {
 
@@ -122,10 +123,7 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   preview_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
   preview_->xAxis->setLabel(tr("global step"));
   preview_->yAxis->setLabel(tr("learning rate"));
-  preview_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  preview_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  preview_->yAxis->setNumberFormat("eb");
-  preview_->yAxis->setNumberPrecision(0);
+  ui::setLogarithmic(*preview_->yAxis, true);
   layout->addWidget(preview_);
   previewNote_ = new QLabel(this);
   previewNote_->setObjectName("schedule.preview.note");
