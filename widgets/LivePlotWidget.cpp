@@ -1,6 +1,10 @@
 #include "widgets/LivePlotWidget.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <qcustomplot.h>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QMessageBox>
@@ -85,6 +89,8 @@ void LivePlotWidget::scheduleFlush() {
 
 void LivePlotWidget::flush() {
   flushTimer_.stop();
+  QElapsedTimer elapsed;
+  elapsed.start();
   if (smoothingPending_) {
     smoothingPending_ = false;
     store_.setSmoothingWeight(smoothingWeight_);
@@ -109,6 +115,9 @@ void LivePlotWidget::flush() {
   }
   dirty_.clear();
   ++replotCount_;
+  lastFlushMs_ = elapsed.nsecsElapsed() / 1e6;
+  flushTimer_.setInterval(
+      std::clamp(int(std::ceil(lastFlushMs_ * kReplotBudgetFactor)), kCoalesceMs, kMaxCoalesceMs));
   emit replotted();
 }
 

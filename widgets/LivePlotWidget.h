@@ -8,7 +8,10 @@
 // their charts dirty; a single-shot timer, started by the first append after a flush, fires
 // kCoalesceMs later and replots each dirty chart once. However many appends arrive, the plots
 // are redrawn at most once per interval (~25 per second), so a run at thousands of steps per
-// second never floods the GUI thread. flush() does the same pass at once.
+// second never floods the GUI thread. flush() does the same pass at once. The interval also
+// adapts to the cost of a pass: it is at least kReplotBudgetFactor times the last pass's
+// duration (at most kMaxCoalesceMs), so replotting never takes more than about 5% of the GUI
+// thread, which on a 2-core machine shares the cores with the training.
 //
 // GUI thread only: every method, including appendPoints (the bridge queues its signal here).
 
@@ -36,6 +39,10 @@ class LivePlotWidget : public QWidget {
  public:
   /// Shortest time between two replots of the same data stream.
   static constexpr int kCoalesceMs = 40;
+  /// Longest interval the adaptation may reach (4 replots per second).
+  static constexpr int kMaxCoalesceMs = 250;
+  /// The interval is at least this many times the duration of the last pass.
+  static constexpr double kReplotBudgetFactor = 20.0;
   /// Smoothing weight on start-up (TensorBoard's default).
   static constexpr double kDefaultSmoothing = 0.6;
 
@@ -77,6 +84,10 @@ class LivePlotWidget : public QWidget {
   PlotControls* controls() const { return controls_; }
   /// Coalesced replot passes so far (each replots every dirty chart once).
   int replotCount() const { return replotCount_; }
+  /// The current coalescing interval in ms (kCoalesceMs .. kMaxCoalesceMs).
+  int coalesceIntervalMs() const { return flushTimer_.interval(); }
+  /// How long the last pass took, in ms.
+  double lastFlushMs() const { return lastFlushMs_; }
 
   /// The chart area as one image (as shown on screen).
   bool exportPng(const QString& path);
@@ -116,6 +127,7 @@ class LivePlotWidget : public QWidget {
   bool logY_ = false;
   int styledRunCount_ = 0;
   int replotCount_ = 0;
+  double lastFlushMs_ = 0;
 };
 
 }  // namespace tbench::ui

@@ -3,6 +3,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -126,6 +129,26 @@ class TestLivePlotWidget : public QObject {
     QVERIFY2(perSecond <= 1000.0 / LivePlotWidget::kCoalesceMs + 3,
              qPrintable(QString::number(perSecond)));
     QVERIFY(step > passes.count());
+  }
+
+  void coalescingIntervalFollowsTheCostOfAPass() {
+    // A pass over many points takes longer; the next interval is 20x that, within bounds.
+    MetricPoints points;
+    for (int i = 1; i <= 200000; ++i) points.append(MetricPoint{"r", "cost", i, 1, 0.0, 1.0 / i});
+    widget_->appendPoints(points);
+    widget_->flush();
+    const auto expected = [&] {
+      return std::clamp(
+          int(std::ceil(widget_->lastFlushMs() * LivePlotWidget::kReplotBudgetFactor)),
+          LivePlotWidget::kCoalesceMs, LivePlotWidget::kMaxCoalesceMs);
+    };
+    QVERIFY(widget_->lastFlushMs() > 0);
+    QCOMPARE(widget_->coalesceIntervalMs(), expected());
+    widget_->appendPoints({MetricPoint{"r", "cost", 200001, 1, 0.0, 0.5}});
+    widget_->flush();
+    QCOMPARE(widget_->coalesceIntervalMs(), expected());
+    QVERIFY(widget_->coalesceIntervalMs() >= LivePlotWidget::kCoalesceMs);
+    QVERIFY(widget_->coalesceIntervalMs() <= LivePlotWidget::kMaxCoalesceMs);
   }
 
   void controlsDriveEveryChart() {
