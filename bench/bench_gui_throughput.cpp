@@ -81,6 +81,7 @@ double windowed(const nlohmann::json& doc, const QString& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  prepareProcess(argv);
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("TowerbenchBench");
   int rounds = 3;

@@ -191,7 +191,7 @@ std::vector<double> benchmarkModel(const std::string& modelType, int rounds, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  tuneAllocator();
+  prepareProcess(argv);
   int rounds = 3;
   int64_t mlpSteps = 1000, convSteps = 20, batch = 64, threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {

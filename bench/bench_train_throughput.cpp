@@ -116,7 +116,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tuneAllocator();
+  prepareProcess(argv);
   int rounds = 3;
   int64_t mlpSteps = 2000, convSteps = 40;
   for (int i = 1; i + 1 < argc; i += 2) {

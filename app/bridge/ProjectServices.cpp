@@ -13,6 +13,7 @@
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/train/Environment.h"
 #include "engine/train/WeightsExport.h"
 
 namespace tbench::bridge {
@@ -196,5 +197,7 @@ QString engineVersionText() {
       .arg(QStringLiteral(TORCH_VERSION),
            torch::cuda::is_available() ? QStringLiteral("CUDA") : QStringLiteral("CPU"));
 }
+
+void prepareEngineProcess(char** argv) { prepareProcess(argv); }
 
 }  // namespace tbench::bridge

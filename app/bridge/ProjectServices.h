@@ -23,4 +23,8 @@ DeviceEntries discoverDevices(QString* note);
 /// "LibTorch 1.13.0 (CPU)" and similar, for Help ▸ About.
 QString engineVersionText();
 
+/// The engine's process set-up, first thing in main() (before QApplication): may restart the
+/// program with faster OpenBLAS kernels, then tunes the allocator (engine/train/Environment.h).
+void prepareEngineProcess(char** argv);
+
 }  // namespace tbench::bridge

@@ -9,7 +9,7 @@
 #include "engine/train/Environment.h"
 
 int main(int argc, char** argv) {
-  tbench::tuneAllocator();
+  tbench::prepareProcess(argv);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string commandLine = "towerbench-cli";
   for (const auto& a : args) commandLine += " " + a;

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/MainWindow.h"
 
 namespace {
@@ -24,6 +25,7 @@ QString defaultProject() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tbench::bridge::prepareEngineProcess(argv);
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("Towerbench");
   QCoreApplication::setApplicationName("Towerbench");

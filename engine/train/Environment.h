@@ -13,6 +13,25 @@ void configureThreads(int64_t requested);
 /// 1.10-1.17x on a ConvNet step). Call once, early in main().
 void tuneAllocator();
 
+/// The OpenBLAS core this CPU can run but OpenBLAS did not pick ("SkylakeX" with AVX-512,
+/// "Haswell" with AVX2 and FMA), or empty when OpenBLAS is not loaded or already uses kernels
+/// as good. OpenBLAS 0.3.21 does not recognise the Xeons of the build machines and falls back to
+/// its generic "Prescott" kernels (docs/ARCHITECTURE.md, speed notes).
+std::string fasterOpenBlasCore();
+
+/// Note [OpenBLAS core restart]: OpenBLAS reads OPENBLAS_CORETYPE only while it loads, before
+/// main(). When fasterOpenBlasCore() names a core, this sets OPENBLAS_CORETYPE to it and
+/// restarts the program with the same arguments (execv of /proc/self/exe); measured here, an MLP
+/// step is 1.85x and a ConvNet step 1.3x faster with SkylakeX kernels. It does nothing when
+/// OPENBLAS_CORETYPE is already set (the user's choice, or the restarted process) or
+/// TB_NO_BLAS_RESTART is, and returns normally when exec fails. Call first in main(), before
+/// any thread starts. logEnvironment() reports what was chosen.
+void restartWithFasterBlasCore(char** argv);
+
+/// What every Towerbench program does first in main(): restartWithFasterBlasCore and
+/// tuneAllocator.
+void prepareProcess(char** argv);
+
 /// Which BLAS library the process loaded ("OpenBLAS (openmp), core SkylakeX", "reference
 /// BLAS", ...), read from /proc/self/maps and OpenBLAS itself.
 std::string blasDescription();

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -17,10 +18,12 @@ struct Result {
   QString err;
 };
 
-Result runCli(const QStringList& args, int timeoutMs = 120000) {
+Result runCli(const QStringList& args, int timeoutMs = 120000,
+              const std::function<void(QProcessEnvironment&)>& editEnvironment = {}) {
   QProcess process;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove("TB_QUIET");  // the CLI's own output is under test
+  if (editEnvironment) editEnvironment(env);
   process.setProcessEnvironment(env);
   process.start(TB_CLI_PATH, args);
   process.closeWriteChannel();  // never prompts: stdin is closed
@@ -35,6 +38,16 @@ Result runCli(const QStringList& args, int timeoutMs = 120000) {
 }
 
 QString project(const char* name) { return QString(TB_SOURCE_DIR) + "/projects/" + name; }
+
+/// The line of `runDir`'s log.log that reports the BLAS library.
+QString blasLine(const QString& runDir) {
+  QFile log(runDir + "/log.log");
+  if (!log.open(QIODevice::ReadOnly)) return {};
+  for (const QString& line : QString::fromUtf8(log.readAll()).split('\n')) {
+    if (line.contains("intra-op threads")) return line;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -115,6 +128,47 @@ class TestCli : public QObject {
                 "--max-epoch", "1", "--steps-per-epoch", "2"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(fs::exists(fs::path(runDir.toStdString() + "-1") / "stats.json"));
+  }
+
+  void fasterOpenBlasKernelsAreChosenUnlessTheUserChose() {
+    // Note [OpenBLAS core restart]. Whatever this CPU is, a run started without
+    // OPENBLAS_CORETYPE must not leave faster kernels unused; one started with it, or with
+    // TB_NO_BLAS_RESTART, must keep what it was given.
+    QTemporaryDir dir;
+    const auto train = [&](const QString& name,
+                           const std::function<void(QProcessEnvironment&)>& edit) {
+      const QString runDir = dir.path() + "/" + name;
+      const Result r = runCli({"train", project("synthetic-mlp.json"), "--run-dir", runDir,
+                               "--max-epoch", "1", "--steps-per-epoch", "2"},
+                              120000, edit);
+      return r.exitCode == 0 ? blasLine(runDir) : QString("exit %1: %2").arg(r.exitCode).arg(r.err);
+    };
+    const auto clean = [](QProcessEnvironment& env) {
+      env.remove("OPENBLAS_CORETYPE");
+      env.remove("TB_NO_BLAS_RESTART");
+      env.remove("TB_OPENBLAS_CORE_BEFORE_RESTART");
+    };
+    const QString automatic = train("auto", clean);
+    QVERIFY2(automatic.contains("OpenBLAS, core "), qPrintable(automatic));
+    QVERIFY2(!automatic.contains("could use"), qPrintable(automatic));
+
+    const QString chosen = train("chosen", [&](QProcessEnvironment& env) {
+      clean(env);
+      env.insert("OPENBLAS_CORETYPE", "Prescott");
+    });
+    QVERIFY2(chosen.contains("core Prescott") && !chosen.contains("chosen by Towerbench"),
+             qPrintable(chosen));
+
+    const QString optedOut = train("opted-out", [&](QProcessEnvironment& env) {
+      clean(env);
+      env.insert("TB_NO_BLAS_RESTART", "1");
+    });
+    QVERIFY2(optedOut.contains("OpenBLAS, core ") && !optedOut.contains("chosen by Towerbench"),
+             qPrintable(optedOut));
+    // Without the restart the log says what was left unused, if anything; with it, nothing is.
+    if (automatic.contains("chosen by Towerbench")) {
+      QVERIFY2(optedOut.contains("could use"), qPrintable(optedOut));
+    }
   }
 
   void progressIsShownAsPlainLinesWithoutATerminal() {

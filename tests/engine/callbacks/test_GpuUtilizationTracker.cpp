@@ -74,7 +74,10 @@ RunResult runWith(const std::shared_ptr<GpuUtilizationTracker>& tracker,
   if (before) trainer->registerCallback(before);
   trainer->registerCallback(tracker);
   trainer->registerCallback(recorder);
-  trainer->train({3, 1, kEpochs});
+  LoopOptions loop;
+  loop.stepsPerEpoch = 3;
+  loop.maxEpoch = kEpochs;
+  trainer->train(loop);
   const auto epochs = std::count_if(recorder->events.begin(), recorder->events.end(),
                                     [](const std::string& e) { return startsWith(e, "trigger "); });
   return {history, captured.lines, static_cast<int64_t>(epochs)};
@@ -206,13 +209,13 @@ class TestGpuUtilizationTracker : public QObject {
     // Registered ahead of the tracker: the readings change before its beforeEpoch resets the
     // epoch's statistics. Epoch 2 reads lower than epoch 1, so a figure that leaked from the
     // previous epoch (no reset) would show.
-    auto setter = std::make_shared<CallbackFactory>(
-        "set readings", CallbackFactory::Hooks{{}, {}, [&](TrainerContext& c) {
-                                                 const bool first = c.epochNum() == 1;
-                                                 fake.set(0, first ? 80 : 20,
-                                                          (first ? 300 : 100) * kMiB);
-                                                 fake.set(1, 50, 2048 * kMiB);
-                                               }});
+    CallbackFactory::Hooks hooks;
+    hooks.beforeEpoch = [&](TrainerContext& c) {
+      const bool first = c.epochNum() == 1;
+      fake.set(0, first ? 80 : 20, (first ? 300 : 100) * kMiB);
+      fake.set(1, 50, 2048 * kMiB);
+    };
+    auto setter = std::make_shared<CallbackFactory>("set readings", hooks);
     const long long readsBefore = fake.reads(0) + fake.reads(1);
     auto tracker =
         std::make_shared<GpuUtilizationTracker>(std::vector<int>{1, 0, 1}, fakeOptions());
