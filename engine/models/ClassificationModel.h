@@ -24,12 +24,15 @@ class ClassificationModel : public ModelDesc {
   torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) override;
   std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) override;
   /// {"cost": mean cross-entropy, "wrong": float [N], 1 where the top-1 class is wrong}.
-  std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower,
-                                                        torch::nn::Module& net,
+  std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower, torch::nn::Module& net,
                                                         const Batch& batch) override;
 
   /// Logits of `net` (a replica built by buildTower) for `images`.
   static torch::Tensor logits(torch::nn::Module& net, const torch::Tensor& images);
+  /// The fraction of rows of `logits` [N, K] whose first largest entry is not at `labels` [N]
+  /// (argmax semantics: ties go to the lower class, NaN counts as largest), as a 0-dim float
+  /// tensor without gradient.
+  static torch::Tensor topOneError(const torch::Tensor& logits, const torch::Tensor& labels);
 
  private:
   ImageShape image_;
