@@ -25,11 +25,12 @@ void InProcessCommunicator::allReduce(PerTower& tensors, ReduceOp op) {
   checkPerTower(tensors);
   torch::NoGradGuard noGrad;
   const size_t towers = tensors.size();
+  // Every tensor is overwritten with the result, so tower 0's serves as the accumulator.
   for (size_t i = 0; i < tensors[0].size(); ++i) {
-    torch::Tensor total = tensors[0][i].clone();
+    torch::Tensor& total = tensors[0][i];
     for (size_t t = 1; t < towers; ++t) total.add_(tensors[t][i].to(total.device()));
     if (op == ReduceOp::Average) total.div_(static_cast<double>(towers));
-    for (size_t t = 0; t < towers; ++t) tensors[t][i].copy_(total);
+    for (size_t t = 1; t < towers; ++t) tensors[t][i].copy_(total);
   }
 }
 

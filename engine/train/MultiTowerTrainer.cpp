@@ -34,7 +34,7 @@ void MultiTowerTrainer::buildReplicas() {
   // initialisation of the others drew.
   for (int t = 1; t < numTowers(); ++t)
     copyState(*replicas_[static_cast<size_t>(t)], *replicas_[0]);
-  workers_ = std::make_unique<TowerWorkers>(numTowers());
+  workers_ = std::make_unique<TowerWorkers>(devices());
 }
 
 std::vector<Batch> MultiTowerTrainer::takeBatches() {

@@ -6,7 +6,8 @@
 // the same parameter names, so checkpoints are the same whatever the strategy. Each step the
 // engine thread takes one batch per tower from the InputSource, in tower order (runs are
 // reproducible; a step consumes batch × towers samples), then the towers compute their cost
-// and gradients concurrently on their TowerWorkers threads. The first exception of any tower is
+// and gradients on TowerWorkers: concurrently across devices, one after another on a shared
+// device (Note [One thread per device]). The first exception of any tower is
 // rethrown on the engine thread after all towers finished. The reported "cost" is the mean of
 // the towers' costs; summaries come from tower 0.
 
