@@ -18,6 +18,16 @@ namespace {
 
 // Markers help reading one-point-per-epoch curves; past this many points they only cost time.
 constexpr int kMaxMarkedPoints = 500;
+// A curve whose points are this many steps apart on average or more (per-epoch scalars such as
+// throughput or the queue size) shows its points too: a lone first point would otherwise draw
+// nothing at all.
+constexpr double kSparseStepSpacing = 10.0;
+
+bool isSparse(const Series& series) {
+  const int n = series.size();
+  if (n < 2) return true;
+  return double(series.step(n - 1) - series.step(0)) / double(n - 1) >= kSparseStepSpacing;
+}
 constexpr int kRawAlpha = 70;
 constexpr double kSmoothPenWidth = 1.6;
 // Scalars of one monitor this far apart in size get an axis each (e.g. steps and samples/s).
@@ -267,7 +277,7 @@ void MetricChart::syncCurve(Curve& curve, const Series& series) {
   const bool visible = curveVisible(curve);
   curve.smooth->setVisible(visible);
   curve.raw->setVisible(visible && store_.smoothingWeight() > 0.0);
-  const bool markers = curve.validation && n <= kMaxMarkedPoints;
+  const bool markers = n <= kMaxMarkedPoints && (curve.validation || isSparse(series));
   if (markers != curve.markers) {
     curve.markers = markers;
     curve.smooth->setScatterStyle(

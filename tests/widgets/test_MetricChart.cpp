@@ -107,6 +107,24 @@ class TestMetricChart : public QObject {
     QCOMPARE(chart_->graphPointCount(), qint64(2 * 9));
   }
 
+  void sparseCurvesShowTheirPoints() {
+    // A scalar put once per epoch: its single first point must be visible, and its later ones
+    // too; a per-step scalar is a plain line once it has two points.
+    add(store_, *chart_,
+        {{"r", "ThroughputTracker/steps_per_sec", 468, 1, 0, 13.5}, {"r", "cost", 1, 1, 0, 2.0}});
+    const auto shapeOf = [&](int graph) {
+      return chart_->plot()->graph(graph)->scatterStyle().shape();
+    };
+    QCOMPARE(shapeOf(1), QCPScatterStyle::ssCircle);  // steps_per_sec, smoothed
+    QCOMPARE(shapeOf(3), QCPScatterStyle::ssCircle);  // cost: one point so far
+    MetricPoints more;
+    for (qint64 step = 2; step <= 100; ++step) more.append({"r", "cost", step, 1, 0, 1.0});
+    more.append({"r", "ThroughputTracker/steps_per_sec", 936, 2, 0, 14.0});
+    add(store_, *chart_, more);
+    QCOMPARE(shapeOf(1), QCPScatterStyle::ssCircle);  // 468 steps apart
+    QCOMPARE(shapeOf(3), QCPScatterStyle::ssNone);    // one step apart
+  }
+
   void rawCurveHiddenWithoutSmoothing() {
     add(store_, *chart_, lossAndError());
     QVERIFY(!chart_->plot()->graph(0)->visible());
