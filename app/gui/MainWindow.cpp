@@ -69,6 +69,9 @@ void MainWindow::createPanels() {
   plots_ = new ui::LivePlotWidget(this);
   plots_->setObjectName("livePlots");
   setCentralWidget(plots_);
+  // The left docks take the whole height; the bottom docks sit under the plots only.
+  setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
 
   editor_ = new ProjectEditor(services_, this);
   connect(editor_, &ProjectEditor::documentChanged, this, &MainWindow::documentChanged);
@@ -343,8 +346,12 @@ void MainWindow::readSettings() {
   rebuildRecentMenu();
   const QString exportDir = settings.value("exportDirectory").toString();
   if (!exportDir.isEmpty()) ExportCheckpointDialog::setLastDirectory(exportDir);
-  if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1400, 900);
-  restoreState(settings.value("windowState").toByteArray());
+  if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1440, 900);
+  if (!restoreState(settings.value("windowState").toByteArray())) {
+    // First start: the editor wide enough for its form, the log a strip under the plots.
+    resizeDocks({findChild<QDockWidget*>("projectDock")}, {560}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>("logDock")}, {170}, Qt::Vertical);
+  }
 }
 
 void MainWindow::writeSettings() {

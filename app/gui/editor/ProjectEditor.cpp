@@ -1,5 +1,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 
+#include <QBoxLayout>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -88,12 +90,12 @@ void ProjectEditor::buildForm(QWidget* page) {
   sectionsBox_ = new QWidget(page);
   column->addWidget(sectionsBox_, 1);
   markers_ = new IssueMarkers(sectionsBox_, this);
-  auto* columns = new QHBoxLayout(sectionsBox_);
-  columns->setContentsMargins(0, 0, 0, 0);
+  columns_ = new QBoxLayout(QBoxLayout::LeftToRight, sectionsBox_);
+  columns_->setContentsMargins(0, 0, 0, 0);
   auto* left = new QVBoxLayout;
   auto* right = new QVBoxLayout;
-  columns->addLayout(left, 1);
-  columns->addLayout(right, 1);
+  columns_->addLayout(left, 1);
+  columns_->addLayout(right, 1);
 
   schedule_ = new ScheduleEditor(markers_, sectionsBox_);
   callbacks_ = new CallbackListEditor(markers_, sectionsBox_);
@@ -113,6 +115,23 @@ void ProjectEditor::buildForm(QWidget* page) {
     connect(section, &ProjectSection::edited, this, &ProjectEditor::applyEdits);
   }
   connect(callbacks_, &CallbackListEditor::currentChanged, this, &ProjectEditor::showIssues);
+  formScroll_->viewport()->installEventFilter(this);
+}
+
+bool ProjectEditor::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == formScroll_->viewport() && event->type() == QEvent::Resize) updateColumns();
+  return QWidget::eventFilter(watched, event);
+}
+
+void ProjectEditor::updateColumns() {
+  const QMargins page = formScroll_->widget()->layout()->contentsMargins();
+  int sideBySide = columns_->spacing() + page.left() + page.right();
+  for (int i = 0; i < columns_->count(); ++i) {
+    sideBySide += columns_->itemAt(i)->sizeHint().width();
+  }
+  const auto direction = formScroll_->viewport()->width() >= sideBySide ? QBoxLayout::LeftToRight
+                                                                        : QBoxLayout::TopToBottom;
+  if (columns_->direction() != direction) columns_->setDirection(direction);
 }
 
 bool ProjectEditor::setDocument(const QString& jsonText, QString* error) {

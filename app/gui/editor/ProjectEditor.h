@@ -30,6 +30,7 @@
 
 class QLabel;
 class QListWidget;
+class QBoxLayout;
 class QScrollArea;
 class QTabWidget;
 
@@ -97,6 +98,10 @@ class ProjectEditor : public QWidget {
   void showIssues();
   void updateModified();
   void goTo(const QString& path);
+  /// Two columns of sections when both fit side by side at their preferred widths in the
+  /// visible width of the form, else one below the other (never a horizontal scroll bar).
+  void updateColumns();
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   bridge::ProjectServices services_;
   QJsonObject root_;
@@ -107,6 +112,7 @@ class ProjectEditor : public QWidget {
   QTabWidget* tabs_;
   QScrollArea* formScroll_;
   QWidget* sectionsBox_ = nullptr;  // disabled while the text does not parse
+  QBoxLayout* columns_ = nullptr;   // the two columns of sections, side by side or stacked
   QLabel* parseBanner_ = nullptr;
   QLabel* issuesTitle_ = nullptr;
   QListWidget* issueList_ = nullptr;

@@ -10,12 +10,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QGroupBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -137,6 +140,41 @@ class ProjectEditorTest : public QObject {
     // An index past the end changes nothing.
     QCOMPARE(applyEdit(root, {"callbacks[5].type", "x"}), root);
     QCOMPARE(pathPattern("callbacks[12].scalars[0]"), QStringLiteral("callbacks[].scalars[]"));
+  }
+
+  void sectionsStackWhenTwoColumnsDoNotFit() {
+    ProjectEditor editor(fakeServices());
+    QString error;
+    QVERIFY2(editor.setDocument(projectText("fashion-mnist-convnet.json"), &error),
+             qPrintable(error));
+    const auto section = [&](const QString& title) {
+      for (QGroupBox* box : editor.findChildren<QGroupBox*>()) {
+        if (box->title() == title) return box;
+      }
+      qFatal("no section %s", qPrintable(title));
+      return static_cast<QGroupBox*>(nullptr);
+    };
+    auto* scroll = field<QScrollArea>(editor, "form");
+    const auto settle = [&](int width) {
+      editor.resize(width, 800);
+      QApplication::processEvents();
+      QApplication::processEvents();
+    };
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+
+    settle(1400);  // room for both columns: Data beside General
+    QCOMPARE(section("Data")->y(), section("General")->y());
+    QVERIFY(section("Data")->x() > section("General")->x());
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+
+    settle(480);  // a narrow dock: one column, Data below the left column, no sideways scrolling
+    QVERIFY(section("Data")->y() > section("General")->y());
+    QCOMPARE(section("Data")->x(), section("General")->x());
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+
+    settle(1400);  // and back
+    QCOMPARE(section("Data")->y(), section("General")->y());
   }
 
   void textHasStableOrderAndCompactArrays() {
