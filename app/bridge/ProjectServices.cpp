@@ -174,7 +174,7 @@ DeviceEntries discoverDevices(QString* note) {
                          .arg(cores);
     } else {
       entry.name = QStringLiteral("CUDA device %1").arg(device.index);
-      entry.detail = QStringLiteral("CUDA");
+      entry.detail = q(cudaDeviceDetails(device.index));
     }
     entries.append(entry);
   }
@@ -185,8 +185,8 @@ DeviceEntries discoverDevices(QString* note) {
                   ? QStringLiteral("No CUDA device found.")
                   : QStringLiteral(
                         "No CUDA device: this LibTorch was built without CUDA, or no "
-                        "GPU is present. Towers run on the CPU. (%1)")
-                        .arg(q(ncclVersionText()));
+                        "GPU is present. Towers run on the CPU. (%1; %2)")
+                        .arg(q(ncclVersionText()), q(nvmlStatusText()));
     }
   }
   return entries;

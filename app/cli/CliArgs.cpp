@@ -24,6 +24,7 @@ std::string usageText() {
          "  towerbench-cli validate PROJECT\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE\n"
+         "  towerbench-cli devices\n"
          "  towerbench-cli --help | --version\n"
          "\n"
          "train     trains PROJECT headless; the run goes to <run_root>/<name>/<run-id>/ or DIR.\n"
@@ -35,6 +36,8 @@ std::string usageText() {
          "validate  checks PROJECT and its data files and prints every problem found\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors\n"
+         "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
+         "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "\n"
          "exit status: 0 success, 1 training failed, 2 bad input (messages on stderr),\n"
          "130 stopped by Ctrl-C (after a clean stop)\n";
@@ -50,6 +53,11 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
   }
   if (first == "--version") {
     out.command = "version";
+    return out;
+  }
+  if (first == "devices") {
+    if (args.size() > 1) throw UsageError(str("devices takes no argument, got \"", args[1], "\""));
+    out.command = first;
     return out;
   }
   if (first != "train" && first != "validate" && first != "eval" && first != "export") {

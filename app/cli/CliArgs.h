@@ -6,6 +6,7 @@
 //   towerbench-cli validate PROJECT
 //   towerbench-cli eval PROJECT --checkpoint FILE
 //   towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE
+//   towerbench-cli devices
 //   towerbench-cli --help | --version
 
 #include <optional>
@@ -17,7 +18,7 @@
 namespace tbench::cli {
 
 struct CliArgs {
-  std::string command;  ///< "train", "validate", "eval", "export", "help" or "version"
+  std::string command;  ///< "train", "validate", "eval", "export", "devices", "help", "version"
   std::string project;  ///< the PROJECT (or, for export, the CHECKPOINT) argument
   std::string runDir;
   std::optional<int64_t> maxEpoch;

@@ -5,6 +5,7 @@
 #include <torch/version.h>
 
 #include "app/cli/CliArgs.h"
+#include "app/cli/DevicesCommand.h"
 #include "app/cli/TrainCommand.h"
 #include "engine/train/Environment.h"
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     std::cout << "towerbench-cli 0.1.0 (LibTorch " << TORCH_VERSION << ")\n";
     return 0;
   }
+  if (parsed.command == "devices") return tbench::cli::runDevices();
   if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
   if (parsed.command == "eval") return tbench::cli::runEval(parsed);
   if (parsed.command == "export") return tbench::cli::runExport(parsed);

@@ -1,66 +1,17 @@
 #include "engine/callbacks/GpuUtilizationTracker.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
-#include <sstream>
 
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
+#include "engine/core/Nvml.h"
 
 namespace tbench {
 
-// Note [NVML without its header]: the few NVML types and entry points used here are declared
-// by hand, as in nvml.h (stable across drivers since the _v2 names of CUDA 5.5), so that
-// building needs no CUDA toolkit and running needs no driver. An nvmlDevice_t is an opaque
-// pointer; every function returns an nvmlReturn_t, 0 meaning success. The structs live in a
-// named namespace because NvmlLibrary, which has external linkage, refers to them.
-namespace nvml_abi {
-
-struct Utilization {
-  unsigned int gpu;     // % of the last sample period a kernel was running
-  unsigned int memory;  // % of it device memory was being read or written
-};
-
-struct Memory {
-  unsigned long long total;  // bytes
-  unsigned long long free;
-  unsigned long long used;
-};
-
-}  // namespace nvml_abi
-
 namespace {
 
-using nvmlReturn_t = int;
-using nvmlDevice_t = void*;
-using nvmlUtilization_t = nvml_abi::Utilization;
-using nvmlMemory_t = nvml_abi::Memory;
-constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr unsigned int kDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
-
 constexpr double kBytesPerMB = 1024.0 * 1024.0;
-
-/// The NVML index of CUDA device `cudaIndex`. CUDA_VISIBLE_DEVICES renumbers the devices CUDA
-/// sees; NVML always sees them all. Entries that are not integers (UUIDs, MIG names) cannot be
-/// mapped without CUDA, so the CUDA index is used as is; nullopt when the list is shorter.
-std::optional<unsigned int> nvmlIndexOf(int cudaIndex) {
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (visible == nullptr || *visible == '\0') return static_cast<unsigned int>(cudaIndex);
-  std::vector<unsigned int> ids;
-  std::istringstream in(visible);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const long id = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || id < 0) return static_cast<unsigned int>(cudaIndex);
-    ids.push_back(static_cast<unsigned int>(id));
-  }
-  if (static_cast<size_t>(cudaIndex) >= ids.size()) return std::nullopt;
-  return ids[static_cast<size_t>(cudaIndex)];
-}
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -69,100 +20,6 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 }  // namespace
-
-/// NVML loaded with dlopen and initialised; the destructor shuts it down and unloads it. NVML
-/// counts nvmlInit/nvmlShutdown pairs and the loader counts dlopen/dlclose, so several
-/// instances may coexist. The functions are thread-safe (NVML's guarantee).
-class NvmlLibrary {
- public:
-  /// Loads `library`, finds the functions and calls nvmlInit_v2; null with `reason` set when
-  /// any of that fails.
-  static std::unique_ptr<NvmlLibrary> open(const std::string& library, std::string& reason);
-  ~NvmlLibrary();
-  NvmlLibrary(const NvmlLibrary&) = delete;
-  NvmlLibrary& operator=(const NvmlLibrary&) = delete;
-
-  std::string errorString(nvmlReturn_t code) const;
-  /// The driver version ("535.104.05"), or a note saying why it is unknown.
-  std::string driverVersion() const;
-
-  nvmlReturn_t (*deviceGetCount)(unsigned int*) = nullptr;
-  nvmlReturn_t (*deviceGetHandleByIndex)(unsigned int, nvmlDevice_t*) = nullptr;
-  nvmlReturn_t (*deviceGetUtilizationRates)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
-  nvmlReturn_t (*deviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
-
- private:
-  explicit NvmlLibrary(void* handle) : handle_(handle) {}
-  /// Looks `name` up; false with `reason` set when the library lacks it.
-  template <typename Function>
-  bool find(const char* name, Function& out, std::string& reason) {
-    dlerror();
-    out = reinterpret_cast<Function>(dlsym(handle_, name));
-    if (out != nullptr) return true;
-    const char* error = dlerror();
-    reason = error != nullptr ? error : str(name, " not found");
-    return false;
-  }
-
-  void* handle_;
-  bool initialized_ = false;
-  nvmlReturn_t (*init_)() = nullptr;
-  nvmlReturn_t (*shutdown_)() = nullptr;
-  const char* (*errorString_)(nvmlReturn_t) = nullptr;
-  nvmlReturn_t (*systemGetDriverVersion_)(char*, unsigned int) = nullptr;
-};
-
-std::unique_ptr<NvmlLibrary> NvmlLibrary::open(const std::string& library, std::string& reason) {
-  dlerror();
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = dlerror();
-    reason = error != nullptr ? error : str("cannot load ", library);
-    return nullptr;
-  }
-  std::unique_ptr<NvmlLibrary> nvml(new NvmlLibrary(handle));  // unloads on every early return
-  if (!nvml->find("nvmlInit_v2", nvml->init_, reason) ||
-      !nvml->find("nvmlShutdown", nvml->shutdown_, reason) ||
-      !nvml->find("nvmlErrorString", nvml->errorString_, reason) ||
-      !nvml->find("nvmlSystemGetDriverVersion", nvml->systemGetDriverVersion_, reason) ||
-      !nvml->find("nvmlDeviceGetCount_v2", nvml->deviceGetCount, reason) ||
-      !nvml->find("nvmlDeviceGetHandleByIndex_v2", nvml->deviceGetHandleByIndex, reason) ||
-      !nvml->find("nvmlDeviceGetUtilizationRates", nvml->deviceGetUtilizationRates, reason) ||
-      !nvml->find("nvmlDeviceGetMemoryInfo", nvml->deviceGetMemoryInfo, reason)) {
-    return nullptr;
-  }
-  const nvmlReturn_t status = nvml->init_();
-  if (status != kNvmlSuccess) {
-    reason = str("nvmlInit_v2 failed: ", nvml->errorString(status));
-    return nullptr;
-  }
-  nvml->initialized_ = true;
-  return nvml;
-}
-
-NvmlLibrary::~NvmlLibrary() {
-  if (initialized_) shutdown_();
-  dlclose(handle_);
-}
-
-std::string NvmlLibrary::errorString(nvmlReturn_t code) const {
-  const char* text = errorString_ != nullptr ? errorString_(code) : nullptr;
-  return text != nullptr ? str(text, " (NVML error ", code, ")") : str("NVML error ", code);
-}
-
-std::string NvmlLibrary::driverVersion() const {
-  char version[kDriverVersionBufferSize] = {};
-  const nvmlReturn_t status = systemGetDriverVersion_(version, kDriverVersionBufferSize);
-  if (status != kNvmlSuccess) return str("(driver version unknown: ", errorString(status), ")");
-  return version;
-}
-
-std::string nvmlStatusText(const std::string& library) {
-  std::string reason;
-  const auto nvml = NvmlLibrary::open(library, reason);
-  if (!nvml) return "NVML not available: " + reason;
-  return "NVML " + nvml->driverVersion() + " found";
-}
 
 // ---- GpuUtilizationTracker
 
@@ -190,7 +47,7 @@ std::string GpuUtilizationTracker::start() {
   auto nvml = NvmlLibrary::open(options_.library, reason);
   if (!nvml) return reason;
   unsigned int count = 0;
-  if (const nvmlReturn_t status = nvml->deviceGetCount(&count); status != kNvmlSuccess) {
+  if (const nvml_abi::Return status = nvml->deviceGetCount(&count); status != nvml_abi::kSuccess) {
     return str("nvmlDeviceGetCount_v2 failed: ", nvml->errorString(status));
   }
   if (count == 0) return "NVML sees no GPU";
@@ -203,9 +60,9 @@ std::string GpuUtilizationTracker::start() {
       unavailable.push_back(str("cuda:", cuda, " is not in CUDA_VISIBLE_DEVICES"));
       continue;
     }
-    nvmlDevice_t handle = nullptr;
-    const nvmlReturn_t status = nvml->deviceGetHandleByIndex(*index, &handle);
-    if (status != kNvmlSuccess) {
+    nvml_abi::DeviceHandle handle = nullptr;
+    const nvml_abi::Return status = nvml->deviceGetHandleByIndex(*index, &handle);
+    if (status != nvml_abi::kSuccess) {
       unavailable.push_back(str("cuda:", cuda, " (NVML device ", *index, " of ", count,
                                 "): ", nvml->errorString(status)));
       continue;
@@ -251,10 +108,10 @@ void GpuUtilizationTracker::sampleAll(bool always) {
   // Handles and nvml_ do not change while sampling runs (set before the thread starts, reset
   // after it is joined), so NVML is read without the lock; only the statistics take it.
   struct Reading {
-    nvmlReturn_t utilizationStatus;
-    nvmlUtilization_t utilization;
-    nvmlReturn_t memoryStatus;
-    nvmlMemory_t memory;
+    nvml_abi::Return utilizationStatus;
+    nvml_abi::Utilization utilization;
+    nvml_abi::Return memoryStatus;
+    nvml_abi::Memory memory;
   };
   std::vector<Reading> readings(devices_.size());
   for (size_t i = 0; i < devices_.size(); ++i) {
@@ -271,19 +128,19 @@ void GpuUtilizationTracker::sampleAll(bool always) {
     for (size_t i = 0; i < devices_.size(); ++i) {
       DeviceStats& device = devices_[i];
       const Reading& r = readings[i];
-      if ((r.utilizationStatus != kNvmlSuccess || r.memoryStatus != kNvmlSuccess) &&
+      if ((r.utilizationStatus != nvml_abi::kSuccess || r.memoryStatus != nvml_abi::kSuccess) &&
           !device.reportedError) {
         device.reportedError = true;
-        const nvmlReturn_t status =
-            r.utilizationStatus != kNvmlSuccess ? r.utilizationStatus : r.memoryStatus;
+        const nvml_abi::Return status =
+            r.utilizationStatus != nvml_abi::kSuccess ? r.utilizationStatus : r.memoryStatus;
         errors.push_back(str("cuda:", device.cudaIndex, ": ", nvml_->errorString(status)));
       }
       if (!collecting_ && !always) continue;
-      if (r.utilizationStatus == kNvmlSuccess) {
+      if (r.utilizationStatus == nvml_abi::kSuccess) {
         device.utilizationSum += r.utilization.gpu;
         ++device.utilizationSamples;
       }
-      if (r.memoryStatus == kNvmlSuccess) {
+      if (r.memoryStatus == nvml_abi::kSuccess) {
         device.peakUsedBytes = std::max(device.peakUsedBytes, r.memory.used);
         ++device.memorySamples;
       }

@@ -2,10 +2,10 @@
 // GpuUtilizationTracker: the GPUs' utilisation and peak memory, per epoch, read through NVML
 // (tensorpack's GPUUtilizationTracker and PeakMemoryTracker in one callback).
 //
-// NVML is loaded at run time (dlopen "libnvidia-ml.so.1"; never linked), so the engine builds
-// and runs on machines without an NVIDIA driver. When the library is missing, nvmlInit fails,
-// or none of the watched devices can be opened, beforeTrain logs one warning naming the reason
-// and the callback does nothing for the rest of the run (training is never affected).
+// NVML is loaded at run time (engine/core/Nvml.h: dlopen "libnvidia-ml.so.1", never linked),
+// so the engine builds and runs on machines without an NVIDIA driver. When the library is missing,
+// nvmlInit fails, or none of the watched devices can be opened, beforeTrain logs one warning naming
+// the reason and the callback does nothing for the rest of the run (training is never affected).
 //
 // Otherwise a sampling thread reads every watched device every `interval` (200 ms by default)
 // from beforeTrain to afterTrain; samples are kept between beforeEpoch and afterEpoch, and
@@ -15,10 +15,8 @@
 // An epoch shorter than one interval gets one sample taken in triggerEpoch. The memory figure
 // is NVML's device-wide "used", so it includes other processes on the same GPU.
 //
-// Device indices: the CUDA index N is mapped to NVML's index through CUDA_VISIBLE_DEVICES when
-// that lists integers (cuda:0 under CUDA_VISIBLE_DEVICES=2,3 is NVML device 2); otherwise N is
-// used as is. NVML numbers devices in PCI bus order, CUDA by default fastest first: on a machine
-// with mixed GPUs set CUDA_DEVICE_ORDER=PCI_BUS_ID so that the two agree.
+// Device indices: the CUDA index N is mapped to NVML's index by nvmlIndexOf (through
+// CUDA_VISIBLE_DEVICES: cuda:0 under CUDA_VISIBLE_DEVICES=2,3 is NVML device 2).
 //
 // Threads: hooks run on the engine thread; the sampling thread only reads NVML and updates the
 // per-device statistics under one mutex. The thread is stopped and joined in afterTrain and,
@@ -35,13 +33,9 @@
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
+#include "engine/core/Nvml.h"
 
 namespace tbench {
-
-class NvmlLibrary;  // NVML loaded with dlopen and initialised (GpuUtilizationTracker.cpp)
-
-/// The file name GpuUtilizationTracker and nvmlStatusText load by default.
-inline constexpr const char* kNvmlLibrary = "libnvidia-ml.so.1";
 
 struct GpuUtilizationTrackerOptions {
   std::chrono::milliseconds interval{200};  ///< time between two samples of every device
@@ -72,7 +66,7 @@ class GpuUtilizationTracker : public Callback {
   /// What one watched device saw since the last reset. Guarded by mutex_.
   struct DeviceStats {
     int cudaIndex = 0;
-    void* handle = nullptr;     ///< nvmlDevice_t
+    nvml_abi::DeviceHandle handle = nullptr;
     double utilizationSum = 0;  ///< over utilizationSamples readings, in %
     int64_t utilizationSamples = 0;
     unsigned long long peakUsedBytes = 0;  ///< over memorySamples readings
@@ -105,9 +99,5 @@ class GpuUtilizationTracker : public Callback {
   bool collecting_ = false;  ///< between beforeEpoch and afterEpoch
   bool stopping_ = false;
 };
-
-/// "NVML <driver version> found", or "NVML not available: <reason>" (the dlopen error or
-/// NVML's error string). Loads and unloads the library; safe to call from any thread.
-std::string nvmlStatusText(const std::string& library = kNvmlLibrary);
 
 }  // namespace tbench

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/core/Device.h"
+#include "engine/core/Nvml.h"
 
 namespace tbench {
 
@@ -14,6 +15,11 @@ std::vector<Device> availableDevices();
 
 /// The same as strings, for messages: "cpu, cuda:0".
 std::string availableDevicesText();
+
+/// What NVML says of CUDA device `cudaIndex`: "NVIDIA A100-SXM4-40GB, 40960 MiB, 40312 MiB
+/// free", or why it cannot tell ("NVML not available: ..."). Needs no CUDA context (nothing is
+/// allocated on the GPU) and no CUDA LibTorch.
+std::string cudaDeviceDetails(int cudaIndex, const std::string& nvmlLibrary = kNvmlLibrary);
 
 /// Throws InputError when `device` is not available, naming it and listing those that are.
 void requireAvailable(const Device& device);

@@ -65,6 +65,17 @@ class TestCli : public QObject {
     QVERIFY2(r.out.contains("60000 samples of 1x28x28, 10 classes"), qPrintable(r.out));
   }
 
+  void devicesListsWhatAProjectMayUse() {
+    const Result r = runCli({"devices"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // Every device line starts with the string trainer.devices accepts; cpu always exists.
+    QVERIFY2(r.out.contains("\n  cpu\tCPU, "), qPrintable(r.out));
+    for (const char* part : {"BLAS: ", "all-reduce for CUDA towers: ", "GPU trackers"}) {
+      QVERIFY2(r.out.contains(part), qPrintable(r.out));
+    }
+    QCOMPARE(runCli({"devices", "cpu"}).exitCode, 2);
+  }
+
   void badInputExitsWithTwo() {
     QTemporaryDir dir;
     const QString bad = dir.path() + "/bad.json";

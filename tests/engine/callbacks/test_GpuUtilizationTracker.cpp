@@ -1,8 +1,8 @@
 // GpuUtilizationTracker through the real loop (NoOpTrainer + DummyConstantInput). Without
 // NVML (no driver, or a library name that does not exist) the run must go on with one warning
 // and no GPU scalars; with NVML and a GPU the scalars must be there every epoch. The sampling
-// path is exercised on every machine through fake_nvml.cpp, a library with NVML's entry points
-// whose readings the test sets epoch by epoch.
+// path is exercised on every machine through tests/engine/core/fake_nvml.cpp, a library with
+// NVML's entry points whose readings the test sets epoch by epoch.
 
 #include <QtTest>
 

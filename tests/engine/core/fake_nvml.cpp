@@ -92,6 +92,14 @@ int nvmlSystemGetDriverVersion(char* version, unsigned int length) {
   return kSuccess;
 }
 
+int nvmlDeviceGetName(void* handle, char* name, unsigned int length) {
+  FakeDevice* d = deviceOf(handle);
+  if (initCount == 0) return kUninitialized;
+  if (d == nullptr || length == 0) return kInvalidArgument;
+  std::snprintf(name, length, "Fake GPU %d", static_cast<int>(d - devices));
+  return kSuccess;
+}
+
 int nvmlDeviceGetCount_v2(unsigned int* count) {
   if (initCount == 0) return kUninitialized;
   *count = kFakeDevices;

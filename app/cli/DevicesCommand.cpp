@@ -1,0 +1,46 @@
+#include "app/cli/DevicesCommand.h"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+#include "engine/comm/NcclCommunicator.h"
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Nvml.h"
+#include "engine/train/Environment.h"
+
+namespace tbench::cli {
+
+int runDevices() {
+  configureThreads(0);  // what a run uses unless the project says otherwise
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::cout << "devices (the strings trainer.devices accepts):\n";
+  for (const Device& device : availableDevices()) {
+    std::cout << "  " << device.toString() << "\t";
+    if (device.isCuda()) {
+      std::cout << cudaDeviceDetails(device.index) << "\n";
+    } else {
+      std::cout << "CPU, " << cores << " cores, " << at::get_num_threads()
+                << " intra-op threads by default (may be listed once per tower)\n";
+    }
+  }
+  std::cout << "LibTorch " << TORCH_VERSION << ": "
+            << (torch::cuda::is_available()
+                    ? std::to_string(torch::cuda::device_count()) + " CUDA device(s)"
+                    : std::string("no CUDA (built without it, or no GPU): towers run on the CPU"))
+            << "\n";
+  std::cout << "BLAS: " << blasDescription() << "\n";
+  std::cout << "all-reduce for CUDA towers: "
+            << (ncclBuiltIn()
+                    ? ncclVersionText() + " built in, " + std::to_string(cudaRuntimeDeviceCount()) +
+                          " device(s) seen by the CUDA runtime"
+                    : ncclVersionText())
+            << "\n";
+  std::cout << "GPU trackers (gpu_tracker): " << nvmlStatusText() << "\n";
+  return 0;
+}
+
+}  // namespace tbench::cli

@@ -1,0 +1,95 @@
+// NVML loaded at run time: device details for the devices panel and `towerbench-cli devices`,
+// CUDA_VISIBLE_DEVICES mapping, and clear reasons when there is no driver. Runs against
+// fake_nvml (two devices) and the system's NVML, which is absent on the build machines.
+
+#include <QtTest>
+
+#include <dlfcn.h>
+
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Nvml.h"
+
+using namespace tbench;
+
+namespace {
+
+constexpr const char* kMissing = "libtowerbench-no-such-nvml.so.1";
+
+/// Sets CUDA_VISIBLE_DEVICES for its lifetime (unset when `value` is null), then restores it.
+class ScopedVisibleDevices {
+ public:
+  explicit ScopedVisibleDevices(const char* value)
+      : had_(qEnvironmentVariableIsSet(kName)), old_(qgetenv(kName)) {
+    if (value != nullptr) {
+      qputenv(kName, value);
+    } else {
+      qunsetenv(kName);
+    }
+  }
+  ~ScopedVisibleDevices() {
+    if (had_) {
+      qputenv(kName, old_);
+    } else {
+      qunsetenv(kName);
+    }
+  }
+
+ private:
+  static constexpr const char* kName = "CUDA_VISIBLE_DEVICES";
+  bool had_;
+  QByteArray old_;
+};
+
+}  // namespace
+
+class TestNvml : public QObject {
+  Q_OBJECT
+ private slots:
+  void detailsNameTheDeviceAndItsMemory() {
+    void* fake = dlopen(FAKE_NVML_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    QVERIFY2(fake != nullptr, dlerror());
+    auto set = reinterpret_cast<void (*)(unsigned, unsigned, unsigned long long)>(
+        dlsym(fake, "fakeNvmlSet"));
+    QVERIFY(set != nullptr);
+    set(0, 0, 1ULL << 30);  // 1 GiB used of the fake's 16 GiB
+    set(1, 0, 3ULL << 30);
+    ScopedVisibleDevices all(nullptr);
+    QCOMPARE(cudaDeviceDetails(0, FAKE_NVML_LIBRARY),
+             std::string("Fake GPU 0, 16384 MiB, 15360 MiB free"));
+    QCOMPARE(cudaDeviceDetails(1, FAKE_NVML_LIBRARY),
+             std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
+    const std::string beyond = cudaDeviceDetails(2, FAKE_NVML_LIBRARY);
+    QVERIFY2(beyond.rfind("NVML device 2: ", 0) == 0, beyond.c_str());
+    {
+      ScopedVisibleDevices second("1");
+      QCOMPARE(cudaDeviceDetails(0, FAKE_NVML_LIBRARY),
+               std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
+      QCOMPARE(cudaDeviceDetails(1, FAKE_NVML_LIBRARY),
+               std::string("cuda:1 is not in CUDA_VISIBLE_DEVICES"));
+    }
+    dlclose(fake);
+  }
+
+  void indexMapping() {
+    ScopedVisibleDevices none(nullptr);
+    QCOMPARE(nvmlIndexOf(3), std::optional<unsigned int>(3));
+    ScopedVisibleDevices list("2,3");
+    QCOMPARE(nvmlIndexOf(0), std::optional<unsigned int>(2));
+    QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>(3));
+    QCOMPARE(nvmlIndexOf(2), std::optional<unsigned int>());
+    ScopedVisibleDevices uuids("GPU-8f3a,GPU-1c2d");  // not integers: used as is
+    QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>(1));
+  }
+
+  void withoutADriverTheReasonNamesTheLibrary() {
+    const std::string details = cudaDeviceDetails(0, kMissing);
+    QVERIFY2(details.rfind("NVML not available: ", 0) == 0, details.c_str());
+    QVERIFY2(details.find(kMissing) != std::string::npos, details.c_str());
+    QCOMPARE(nvmlStatusText(FAKE_NVML_LIBRARY), std::string("NVML 999.99.fake found"));
+    const std::string system = nvmlStatusText();
+    QVERIFY2(system.rfind("NVML ", 0) == 0 && system.size() > 12, system.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestNvml)
+#include "test_Nvml.moc"
