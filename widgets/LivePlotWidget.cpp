@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QGridLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPageSize>
 #include <QPdfWriter>
@@ -38,6 +39,13 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   scroll_->setWidgetResizable(true);
   scroll_->setFrameShape(QFrame::NoFrame);
   scroll_->setWidget(chartArea_);
+  emptyHint_ = new QLabel(chartArea_);
+  emptyHint_->setObjectName("emptyHint");
+  emptyHint_->setAlignment(Qt::AlignCenter);
+  emptyHint_->setWordWrap(true);
+  emptyHint_->setStyleSheet(QStringLiteral("color: palette(mid); font-size: 13pt;"));
+  emptyHint_->setText(tr("No curves yet: every scalar of a run is plotted here as it arrives."));
+  grid_->addWidget(emptyHint_, 0, 0, 1, kColumns);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -136,7 +144,10 @@ MetricChart* LivePlotWidget::chartFor(const ChartPlacement& placement) {
   return chart;
 }
 
+void LivePlotWidget::setEmptyText(const QString& text) { emptyHint_->setText(text); }
+
 void LivePlotWidget::relayoutCharts() {
+  emptyHint_->setVisible(charts_.isEmpty());
   for (MetricChart* chart : std::as_const(charts_)) grid_->removeWidget(chart);
   const int n = int(charts_.size());
   for (int i = 0; i < n; ++i) {
@@ -220,6 +231,7 @@ void LivePlotWidget::clear() {
   dirty_.clear();
   hiddenRuns_.clear();
   store_.clear();
+  relayoutCharts();
 }
 
 QStringList LivePlotWidget::chartTitles() const {

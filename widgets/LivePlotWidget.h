@@ -26,6 +26,7 @@
 #include "widgets/XAxisMode.h"
 
 class QGridLayout;
+class QLabel;
 class QScrollArea;
 
 namespace tbench::ui {
@@ -75,6 +76,8 @@ class LivePlotWidget : public QWidget {
   void setStepsPerEpoch(const QString& run, qint64 steps);
   /// Removes every chart and point.
   void clear();
+  /// What the chart area says while there is no chart (before the first scalar arrives).
+  void setEmptyText(const QString& text);
 
   /// Chart titles in display order.
   QStringList chartTitles() const;
@@ -113,6 +116,7 @@ class LivePlotWidget : public QWidget {
   PlotControls* controls_ = nullptr;
   QScrollArea* scroll_ = nullptr;
   QWidget* chartArea_ = nullptr;
+  QLabel* emptyHint_ = nullptr;  ///< shown while charts_ is empty
   QGridLayout* grid_ = nullptr;
   QVector<MetricChart*> charts_;  // display order
   QHash<SeriesKey, MetricChart*> chartOfKey_;

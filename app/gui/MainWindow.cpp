@@ -68,6 +68,10 @@ QStringList MainWindow::templates() {
 void MainWindow::createPanels() {
   plots_ = new ui::LivePlotWidget(this);
   plots_->setObjectName("livePlots");
+  plots_->setEmptyText(
+      tr("No curves yet.\n\nRun ▸ Start (F5) trains the project and plots every "
+         "scalar here as it arrives;\ncheck runs in Run History to overlay "
+         "the curves of earlier runs."));
   setCentralWidget(plots_);
   // The left docks take the whole height; the bottom docks sit under the plots only.
   setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
@@ -83,7 +87,7 @@ void MainWindow::createPanels() {
   devices_ = new DeviceStrategyPanel(devices, note, this);
   connect(devices_, &DeviceStrategyPanel::trainerChanged, this,
           [this](const QJsonObject& trainer) { editor_->setTrainerSection(trainer); });
-  auto* devicesDock = dock(tr("Devices && Strategy"), "devicesDock", devices_, this);
+  auto* devicesDock = dock(tr("Devices and Strategy"), "devicesDock", devices_, this);
   addDockWidget(Qt::LeftDockWidgetArea, devicesDock);
   tabifyDockWidget(findChild<QDockWidget*>("projectDock"), devicesDock);
   findChild<QDockWidget*>("projectDock")->raise();

@@ -9,6 +9,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSlider>
 #include <QTemporaryDir>
 
@@ -129,6 +130,19 @@ class TestLivePlotWidget : public QObject {
     QVERIFY2(perSecond <= 1000.0 / LivePlotWidget::kCoalesceMs + 3,
              qPrintable(QString::number(perSecond)));
     QVERIFY(step > passes.count());
+  }
+
+  void theEmptyAreaSaysWhatWillAppearThere() {
+    auto* hint = widget_->findChild<QLabel*>("emptyHint");
+    QVERIFY(hint != nullptr);
+    widget_->setEmptyText("Press Start");
+    QCOMPARE(hint->text(), QString("Press Start"));
+    QVERIFY(hint->isVisible());
+    widget_->appendPoints(stepPoints("r", 1));
+    widget_->flush();
+    QVERIFY(!hint->isVisible());
+    widget_->clear();
+    QVERIFY(hint->isVisible());
   }
 
   void coalescingIntervalFollowsTheCostOfAPass() {
