@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   };
   // The median of the paired ratios: each pair ran back to back, so a slow spell of the shared
   // machine affects both sides of it (the same statistic as bench_train_throughput).
-  std::printf("median %14.1f %14.1f %8.3f  (median of the rounds' window / headless)\n",
-              median(h), median(w), median(ratios));
+  std::printf("median %14.1f %14.1f %8.3f  (median of the rounds' window / headless)\n", median(h),
+              median(w), median(ratios));
   return 0;
 }

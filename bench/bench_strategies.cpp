@@ -27,6 +27,7 @@
 
 #include <torch/torch.h>
 
+#include "bench/BenchData.h"
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/Logging.h"
 #include "engine/core/Stopwatch.h"
@@ -42,27 +43,15 @@
 #include "engine/train/SyncReplicatedTrainer.h"
 
 using namespace tbench;
+using tbench::bench::makeModel;
+using tbench::bench::median;
+using tbench::bench::preloadBatches;
 
 namespace {
 
 constexpr int64_t kWarmup = 10;
 constexpr int64_t kStepsPerEpoch = 50;
 constexpr int64_t kPreloadedBatches = 50;  // of 2b samples
-
-/// `count` shuffled Fashion-MNIST training batches of `batchSize`, contiguous in memory.
-std::vector<Datapoint> preloadBatches(int64_t count, int64_t batchSize) {
-  auto flow = std::make_shared<BatchData>(
-      std::make_shared<FashionMnist>("train", "", FashionMnist::Options().shuffle(true).seed(1)),
-      batchSize);
-  flow->resetState();
-  std::vector<Datapoint> batches;
-  DataPass pass = flow->pass();
-  Datapoint point;
-  while (static_cast<int64_t>(batches.size()) < count && pass.next(point)) {
-    batches.push_back({point[0].contiguous(), point[1].contiguous()});
-  }
-  return batches;
-}
 
 /// Each batch of 2b split into its two halves, in order: what two towers take in one step.
 std::vector<Datapoint> halves(const std::vector<Datapoint>& batches) {
@@ -74,12 +63,6 @@ std::vector<Datapoint> halves(const std::vector<Datapoint>& batches) {
     out.push_back({images[1].contiguous(), labels[1].contiguous()});
   }
   return out;
-}
-
-std::shared_ptr<ClassificationModel> makeModel(const std::string& type) {
-  ModelSpec spec;
-  spec.type = type;
-  return buildModel(spec, ImageShape{1, 28, 28}, 10, OptimizerSpec{});
 }
 
 struct Strategy {
@@ -138,11 +121,6 @@ double stepsPerSecond(const Strategy& strategy, const std::string& modelType,
   auto trainer = strategy.make();
   launchTrainWithConfig(config, *trainer);
   return steps / (end - start);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 /// Runs every strategy `rounds` times on `modelType`, printing one row per round and the

@@ -8,6 +8,7 @@
 
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Nvml.h"
+#include "tests/support/ScopedEnvironment.h"
 
 using namespace tbench;
 
@@ -15,29 +16,10 @@ namespace {
 
 constexpr const char* kMissing = "libtowerbench-no-such-nvml.so.1";
 
-/// Sets CUDA_VISIBLE_DEVICES for its lifetime (unset when `value` is null), then restores it.
-class ScopedVisibleDevices {
- public:
+/// CUDA_VISIBLE_DEVICES set to `value` (unset when null) for a scope.
+struct ScopedVisibleDevices : tbench::testing::ScopedEnvironment {
   explicit ScopedVisibleDevices(const char* value)
-      : had_(qEnvironmentVariableIsSet(kName)), old_(qgetenv(kName)) {
-    if (value != nullptr) {
-      qputenv(kName, value);
-    } else {
-      qunsetenv(kName);
-    }
-  }
-  ~ScopedVisibleDevices() {
-    if (had_) {
-      qputenv(kName, old_);
-    } else {
-      qunsetenv(kName);
-    }
-  }
-
- private:
-  static constexpr const char* kName = "CUDA_VISIBLE_DEVICES";
-  bool had_;
-  QByteArray old_;
+      : ScopedEnvironment("CUDA_VISIBLE_DEVICES", value) {}
 };
 
 }  // namespace
