@@ -17,7 +17,7 @@ cd "$work"
 XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1440x900x24" bash -c '
   "$0/build/bin/towerbench" "$0/projects/fashion-mnist-convnet.json" &
   pid=$!
-  wid=$(xdotool search --sync --name "Towerbench" | head -1)
+  wid=$(xdotool search --sync --onlyvisible --name "Towerbench" | head -1)
   sleep 5
   # No window manager under Xvfb: no focus, so click Start (top left of the run tool bar).
   xdotool windowmove "$wid" 0 0 windowsize "$wid" 1440 900

@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QSaveFile>
+#include <QScreen>
 #include <QSettings>
 #include <QToolBar>
 
@@ -350,7 +351,12 @@ void MainWindow::readSettings() {
   rebuildRecentMenu();
   const QString exportDir = settings.value("exportDirectory").toString();
   if (!exportDir.isEmpty()) ExportCheckpointDialog::setLastDirectory(exportDir);
-  if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1440, 900);
+  if (!restoreGeometry(settings.value("geometry").toByteArray())) {
+    // First start: 1440x900, or the whole usable screen when it is smaller (a 1280x800 laptop).
+    const QSize preferred(1440, 900);
+    resize(screen() != nullptr ? preferred.boundedTo(screen()->availableGeometry().size())
+                               : preferred);
+  }
   if (!restoreState(settings.value("windowState").toByteArray())) {
     // First start: the editor wide enough for its form, the log a strip under the plots.
     resizeDocks({findChild<QDockWidget*>("projectDock")}, {560}, Qt::Horizontal);
