@@ -1,13 +1,16 @@
 #include "engine/train/Environment.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 
+#include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -33,6 +36,68 @@ namespace {
 
 /// Set in the restarted process: the core OpenBLAS had picked on its own.
 constexpr const char* kRestartedFrom = "TB_OPENBLAS_CORE_BEFORE_RESTART";
+
+/// What the restart did, read by blasDescription: the core asked for and the one OpenBLAS
+/// had picked before (both empty when this process was not restarted). Set once in
+/// prepareProcess, before any thread starts.
+struct RestartRecord {
+  std::string requested;
+  std::string before;
+};
+RestartRecord& restartRecord() {
+  static RestartRecord record;
+  return record;
+}
+
+bool sameCore(std::string a, std::string b) {
+  const auto lower = [](std::string& s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  };
+  lower(a);
+  lower(b);
+  return a == b;
+}
+
+/// The program's own file, as the kernel knows it; empty when /proc is unavailable.
+std::string executablePath() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return {};
+  path[n] = '\0';
+  return path;
+}
+
+/// True when /proc/self/exe is this program's own ELF interpreter: the dynamic loader run by
+/// hand ("ld-linux-x86-64.so.2 ./towerbench-cli ..."), where re-executing /proc/self/exe with
+/// this argv would not restart this program. (The loader rewrites the auxiliary vector, so
+/// AT_PHDR cannot tell.)
+bool startedThroughTheLoader(const std::string& program) {
+  std::string interpreter;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {  // the first object is the program
+          const ElfW(Phdr)& header = info->dlpi_phdr[i];
+          if (header.p_type == PT_INTERP) {
+            *static_cast<std::string*>(out) =
+                reinterpret_cast<const char*>(info->dlpi_addr + header.p_vaddr);
+          }
+        }
+        return 1;
+      },
+      &interpreter);
+  if (interpreter.empty()) return false;
+  char a[PATH_MAX], b[PATH_MAX];
+  return realpath(interpreter.c_str(), a) != nullptr && realpath(program.c_str(), b) != nullptr &&
+         std::strcmp(a, b) == 0;
+}
+
+/// Valgrind (and tools like it) follow the program through LD_PRELOAD; a restart would leave
+/// them behind.
+bool underAPreloadingTool() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  return preload != nullptr && (std::strstr(preload, "vgpreload") != nullptr ||
+                                std::strstr(preload, "valgrind") != nullptr);
+}
 
 /// OpenBLAS's name of the kernels it uses ("Prescott", "SkylakeX"), or empty without OpenBLAS.
 std::string openBlasCoreName() {
@@ -75,19 +140,30 @@ std::string fasterOpenBlasCore() {
 }
 
 void restartWithFasterBlasCore(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::getenv("TB_NO_BLAS_RESTART") != nullptr) {
+  if (const char* before = std::getenv(kRestartedFrom)) {
+    // The restarted process: remember what happened, and keep the marker from children (they
+    // inherit OPENBLAS_CORETYPE, which is right on the same CPU, and so never restart).
+    const char* requested = std::getenv("OPENBLAS_CORETYPE");
+    restartRecord() = {requested != nullptr ? requested : "", before};
+    unsetenv(kRestartedFrom);
+    return;
+  }
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::getenv("TB_NO_BLAS_RESTART") != nullptr ||
+      underAPreloadingTool()) {
     return;
   }
   const std::string core = fasterOpenBlasCore();
-  if (core.empty()) return;
+  const std::string program = executablePath();
+  if (core.empty() || program.empty() || startedThroughTheLoader(program)) return;
   setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
   setenv(kRestartedFrom, openBlasCoreName().c_str(), 1);
-  execv("/proc/self/exe", argv);
-  // exec failed (no /proc, say): go on with the kernels OpenBLAS picked, and say so.
+  // The real path, not /proc/self/exe: the kernel names the process after the file it runs,
+  // and `pkill towerbench-cli` or top must still find it.
+  execv(program.c_str(), argv);
   unsetenv("OPENBLAS_CORETYPE");
   unsetenv(kRestartedFrom);
-  TB_LOG(Warning) << "could not restart with OPENBLAS_CORETYPE=" << core
-                  << " (exec failed); set it in the environment for faster BLAS kernels";
+  TB_LOG(Warning) << "could not restart with OPENBLAS_CORETYPE=" << core << " (exec of " << program
+                  << " failed); set it in the environment for faster BLAS kernels";
 }
 
 void prepareProcess(char** argv) {
@@ -110,8 +186,13 @@ std::string blasDescription() {
   if (library == "OpenBLAS") {
     const std::string core = openBlasCoreName();
     if (!core.empty()) library += ", core " + core;
-    if (const char* before = std::getenv(kRestartedFrom)) {
-      library += std::string(" (chosen by Towerbench; OpenBLAS picked ") + before + ")";
+    const RestartRecord& restart = restartRecord();
+    if (!restart.requested.empty() && sameCore(core, restart.requested)) {
+      library += " (chosen by Towerbench; OpenBLAS picked " + restart.before + ")";
+    } else if (!restart.requested.empty()) {
+      // An OpenBLAS built for one target ignores OPENBLAS_CORETYPE.
+      library += " (Towerbench asked for " + restart.requested + " but OpenBLAS kept " + core +
+                 "; set TB_NO_BLAS_RESTART=1 to skip the restart)";
     } else if (const std::string faster = fasterOpenBlasCore(); !faster.empty()) {
       library += " (this CPU could use " + faster + ": set OPENBLAS_CORETYPE=" + faster + ")";
     }

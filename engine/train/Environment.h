@@ -24,8 +24,11 @@ std::string fasterOpenBlasCore();
 /// restarts the program with the same arguments (execv of /proc/self/exe); measured here, an MLP
 /// step is 1.85x and a ConvNet step 1.3x faster with SkylakeX kernels. It does nothing when
 /// OPENBLAS_CORETYPE is already set (the user's choice, or the restarted process) or
-/// TB_NO_BLAS_RESTART is, and returns normally when exec fails. Call first in main(), before
-/// any thread starts. logEnvironment() reports what was chosen.
+/// TB_NO_BLAS_RESTART is, when the program was started through the dynamic loader or runs under
+/// valgrind, and returns normally when exec fails. The restarted process keeps its name (it
+/// execs its own file, not /proc/self/exe). Call first in main(), before any thread starts.
+/// blasDescription() and logEnvironment() report what was chosen, and whether OpenBLAS
+/// followed it.
 void restartWithFasterBlasCore(char** argv);
 
 /// What every Towerbench program does first in main(): restartWithFasterBlasCore and
