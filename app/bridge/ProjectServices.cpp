@@ -163,7 +163,14 @@ CheckpointExporter makeCheckpointExporter() {
 DeviceEntries discoverDevices(QString* note) {
   DeviceEntries entries;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  for (const Device& device : availableDevices()) {
+  const std::vector<Device> devices = availableDevices();
+  std::vector<int> cuda;
+  for (const Device& device : devices) {
+    if (device.isCuda()) cuda.push_back(device.index);
+  }
+  const std::vector<std::string> cudaDetails = describeCudaDevices(cuda);
+  size_t nextCuda = 0;
+  for (const Device& device : devices) {
     DeviceEntry entry;
     entry.id = q(device.toString());
     if (!device.isCuda()) {
@@ -174,7 +181,7 @@ DeviceEntries discoverDevices(QString* note) {
                          .arg(cores);
     } else {
       entry.name = QStringLiteral("CUDA device %1").arg(device.index);
-      entry.detail = q(cudaDeviceDetails(device.index));
+      entry.detail = q(cudaDetails.at(nextCuda++));
     }
     entries.append(entry);
   }

@@ -56,6 +56,10 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
     return out;
   }
   if (first == "devices") {
+    if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
+      out.command = "help";
+      return out;
+    }
     if (args.size() > 1) throw UsageError(str("devices takes no argument, got \"", args[1], "\""));
     out.command = first;
     return out;

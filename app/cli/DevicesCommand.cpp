@@ -14,14 +14,23 @@
 
 namespace tbench::cli {
 
-int runDevices() {
+namespace {
+
+int printDevices() {
   configureThreads(0);  // what a run uses unless the project says otherwise
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::vector<Device> devices = availableDevices();
+  std::vector<int> cuda;
+  for (const Device& device : devices) {
+    if (device.isCuda()) cuda.push_back(device.index);
+  }
+  const std::vector<std::string> cudaDetails = describeCudaDevices(cuda);
+  size_t nextCuda = 0;
   std::cout << "devices (the strings trainer.devices accepts):\n";
-  for (const Device& device : availableDevices()) {
+  for (const Device& device : devices) {
     std::cout << "  " << device.toString() << "\t";
     if (device.isCuda()) {
-      std::cout << cudaDeviceDetails(device.index) << "\n";
+      std::cout << cudaDetails.at(nextCuda++) << "\n";
     } else {
       std::cout << "CPU, " << cores << " cores, " << at::get_num_threads()
                 << " intra-op threads by default (may be listed once per tower)\n";
@@ -41,6 +50,17 @@ int runDevices() {
             << "\n";
   std::cout << "GPU trackers (gpu_tracker): " << nvmlStatusText() << "\n";
   return 0;
+}
+
+}  // namespace
+
+int runDevices() {
+  try {
+    return printDevices();
+  } catch (const std::exception& e) {
+    std::cerr << "towerbench-cli devices: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace tbench::cli

@@ -42,6 +42,7 @@ void GpuUtilizationTracker::onBeforeTrain() {
 }
 
 std::string GpuUtilizationTracker::start() {
+  stop();  // a second beforeTrain must not leave a sampling thread behind
   if (cudaDevices_.empty()) return "no CUDA device to watch (the towers run on the CPU)";
   std::string reason;
   auto nvml = NvmlLibrary::open(options_.library, reason);
@@ -55,9 +56,10 @@ std::string GpuUtilizationTracker::start() {
   std::vector<DeviceStats> devices;
   std::vector<std::string> unavailable;
   for (int cuda : cudaDevices_) {
-    const std::optional<unsigned int> index = nvmlIndexOf(cuda);
+    std::string why;
+    const std::optional<unsigned int> index = nvmlIndexOf(cuda, &why);
     if (!index) {
-      unavailable.push_back(str("cuda:", cuda, " is not in CUDA_VISIBLE_DEVICES"));
+      unavailable.push_back(why);
       continue;
     }
     nvml_abi::DeviceHandle handle = nullptr;

@@ -19,25 +19,39 @@ std::string availableDevicesText() {
   return text;
 }
 
-std::string cudaDeviceDetails(int cudaIndex, const std::string& nvmlLibrary) {
-  std::string reason;
-  const auto nvml = NvmlLibrary::open(nvmlLibrary, reason);
-  if (!nvml) return "NVML not available: " + reason;
-  const std::optional<unsigned int> index = nvmlIndexOf(cudaIndex);
-  if (!index) return str("cuda:", cudaIndex, " is not in CUDA_VISIBLE_DEVICES");
+namespace {
+
+std::string describe(const NvmlLibrary& nvml, int cudaIndex) {
+  std::string why;
+  const std::optional<unsigned int> index = nvmlIndexOf(cudaIndex, &why);
+  if (!index) return why;
   nvml_abi::DeviceHandle device = nullptr;
-  if (const auto status = nvml->deviceGetHandleByIndex(*index, &device);
+  if (const auto status = nvml.deviceGetHandleByIndex(*index, &device);
       status != nvml_abi::kSuccess) {
-    return str("NVML device ", *index, ": ", nvml->errorString(status));
+    return str("NVML device ", *index, ": ", nvml.errorString(status));
   }
   constexpr unsigned long long kMiB = 1ULL << 20;
   nvml_abi::Memory memory{};
-  const auto status = nvml->deviceGetMemoryInfo(device, &memory);
+  const auto status = nvml.deviceGetMemoryInfo(device, &memory);
   if (status != nvml_abi::kSuccess) {
-    return str(nvml->deviceName(device), ", memory unknown: ", nvml->errorString(status));
+    return str(nvml.deviceName(device), ", memory unknown: ", nvml.errorString(status));
   }
-  return str(nvml->deviceName(device), ", ", memory.total / kMiB, " MiB, ", memory.free / kMiB,
+  return str(nvml.deviceName(device), ", ", memory.total / kMiB, " MiB, ", memory.free / kMiB,
              " MiB free");
+}
+
+}  // namespace
+
+std::vector<std::string> describeCudaDevices(const std::vector<int>& cudaIndices,
+                                             const std::string& nvmlLibrary) {
+  if (cudaIndices.empty()) return {};
+  std::string reason;
+  const auto nvml = NvmlLibrary::open(nvmlLibrary, reason);
+  std::vector<std::string> details;
+  for (int index : cudaIndices) {
+    details.push_back(nvml ? describe(*nvml, index) : "NVML not available: " + reason);
+  }
+  return details;
 }
 
 void requireAvailable(const Device& device) {

@@ -16,10 +16,12 @@ std::vector<Device> availableDevices();
 /// The same as strings, for messages: "cpu, cuda:0".
 std::string availableDevicesText();
 
-/// What NVML says of CUDA device `cudaIndex`: "NVIDIA A100-SXM4-40GB, 40960 MiB, 40312 MiB
-/// free", or why it cannot tell ("NVML not available: ..."). Needs no CUDA context (nothing is
-/// allocated on the GPU) and no CUDA LibTorch.
-std::string cudaDeviceDetails(int cudaIndex, const std::string& nvmlLibrary = kNvmlLibrary);
+/// What NVML says of each CUDA device in `cudaIndices`, in order: "NVIDIA A100-SXM4-40GB,
+/// 40960 MiB, 40312 MiB free", or why it cannot tell ("NVML not available: ..."). One NVML
+/// session for all of them (nvmlInit can take a second); no CUDA context is created (nothing is
+/// allocated on the GPUs) and no CUDA LibTorch is needed.
+std::vector<std::string> describeCudaDevices(const std::vector<int>& cudaIndices,
+                                             const std::string& nvmlLibrary = kNvmlLibrary);
 
 /// Throws InputError when `device` is not available, naming it and listing those that are.
 void requireAvailable(const Device& device);

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "engine/core/Check.h"
@@ -80,20 +81,32 @@ std::string NvmlLibrary::deviceName(nvml_abi::DeviceHandle device) const {
   return name;
 }
 
-std::optional<unsigned int> nvmlIndexOf(int cudaIndex) {
+std::optional<unsigned int> nvmlIndexOf(int cudaIndex, std::string* why) {
+  const auto fail = [&](std::string reason) -> std::optional<unsigned int> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (visible == nullptr || *visible == '\0') return static_cast<unsigned int>(cudaIndex);
-  std::vector<unsigned int> ids;
+  if (visible == nullptr || *visible == '\0') {
+    if (cudaIndex < 0) return fail(str("cuda:", cudaIndex, " is not a CUDA device"));
+    return static_cast<unsigned int>(cudaIndex);
+  }
   std::istringstream in(visible);
   std::string item;
-  while (std::getline(in, item, ',')) {
+  for (int position = 0; std::getline(in, item, ','); ++position) {
+    if (item.rfind("GPU-", 0) == 0 || item.rfind("MIG-", 0) == 0) {
+      if (position == cudaIndex) {
+        return fail(str("cuda:", cudaIndex, " is ", item, " in CUDA_VISIBLE_DEVICES, a UUID that ",
+                        "is not mapped to an NVML index"));
+      }
+      continue;
+    }
     char* end = nullptr;
     const long id = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || id < 0) return static_cast<unsigned int>(cudaIndex);
-    ids.push_back(static_cast<unsigned int>(id));
+    if (item.empty() || *end != '\0' || id < 0) break;  // CUDA stops reading here
+    if (position == cudaIndex) return static_cast<unsigned int>(id);
   }
-  if (cudaIndex < 0 || static_cast<size_t>(cudaIndex) >= ids.size()) return std::nullopt;
-  return ids[static_cast<size_t>(cudaIndex)];
+  return fail(str("cuda:", cudaIndex, " is not in CUDA_VISIBLE_DEVICES=", visible));
 }
 
 std::string nvmlStatusText(const std::string& library) {

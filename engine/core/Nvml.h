@@ -76,12 +76,14 @@ class NvmlLibrary {
   nvml_abi::Return (*deviceGetName_)(nvml_abi::DeviceHandle, char*, unsigned int) = nullptr;
 };
 
-/// The NVML index of CUDA device `cudaIndex`. CUDA_VISIBLE_DEVICES renumbers the devices CUDA
-/// sees; NVML always sees them all. Entries that are not integers (UUIDs, MIG names) cannot be
-/// mapped without CUDA, so the CUDA index is used as is; nullopt when the list is shorter.
-/// NVML numbers devices in PCI bus order, CUDA by default fastest first: on a machine with
-/// mixed GPUs set CUDA_DEVICE_ORDER=PCI_BUS_ID so that the two agree.
-std::optional<unsigned int> nvmlIndexOf(int cudaIndex);
+/// The NVML index of CUDA device `cudaIndex`. NVML always sees every GPU; CUDA_VISIBLE_DEVICES
+/// renumbers the ones CUDA sees, and is read as CUDA reads it: the list ends at the first
+/// entry that is not a device (so "2,-1,3" is cuda:0 = GPU 2 only). Entries naming a GPU by
+/// UUID or MIG instance ("GPU-...", "MIG-...") cannot be mapped by index: nullopt, with the
+/// reason in `*why`, as when `cudaIndex` is past the list. NVML numbers devices in PCI bus
+/// order, CUDA by default fastest first: on a machine with mixed GPUs set
+/// CUDA_DEVICE_ORDER=PCI_BUS_ID so that the two agree.
+std::optional<unsigned int> nvmlIndexOf(int cudaIndex, std::string* why = nullptr);
 
 /// "NVML <driver version> found", or "NVML not available: <reason>" (the dlopen error or
 /// NVML's error string). Loads and unloads the library; safe to call from any thread.

@@ -22,6 +22,10 @@ struct ScopedVisibleDevices : tbench::testing::ScopedEnvironment {
       : ScopedEnvironment("CUDA_VISIBLE_DEVICES", value) {}
 };
 
+std::string detailsOf(int cudaIndex) {
+  return describeCudaDevices({cudaIndex}, FAKE_NVML_LIBRARY).at(0);
+}
+
 }  // namespace
 
 class TestNvml : public QObject {
@@ -36,35 +40,52 @@ class TestNvml : public QObject {
     set(0, 0, 1ULL << 30);  // 1 GiB used of the fake's 16 GiB
     set(1, 0, 3ULL << 30);
     ScopedVisibleDevices all(nullptr);
-    QCOMPARE(cudaDeviceDetails(0, FAKE_NVML_LIBRARY),
-             std::string("Fake GPU 0, 16384 MiB, 15360 MiB free"));
-    QCOMPARE(cudaDeviceDetails(1, FAKE_NVML_LIBRARY),
-             std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
-    const std::string beyond = cudaDeviceDetails(2, FAKE_NVML_LIBRARY);
+    QCOMPARE(detailsOf(0), std::string("Fake GPU 0, 16384 MiB, 15360 MiB free"));
+    QCOMPARE(detailsOf(1), std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
+    QCOMPARE(describeCudaDevices({1, 0}, FAKE_NVML_LIBRARY),
+             (std::vector<std::string>{"Fake GPU 1, 16384 MiB, 13312 MiB free",
+                                       "Fake GPU 0, 16384 MiB, 15360 MiB free"}));
+    QVERIFY(describeCudaDevices({}, FAKE_NVML_LIBRARY).empty());
+    const std::string beyond = detailsOf(2);
     QVERIFY2(beyond.rfind("NVML device 2: ", 0) == 0, beyond.c_str());
     {
       ScopedVisibleDevices second("1");
-      QCOMPARE(cudaDeviceDetails(0, FAKE_NVML_LIBRARY),
-               std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
-      QCOMPARE(cudaDeviceDetails(1, FAKE_NVML_LIBRARY),
-               std::string("cuda:1 is not in CUDA_VISIBLE_DEVICES"));
+      QCOMPARE(detailsOf(0), std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
+      QCOMPARE(detailsOf(1), std::string("cuda:1 is not in CUDA_VISIBLE_DEVICES=1"));
     }
     dlclose(fake);
   }
 
-  void indexMapping() {
+  void indexMappingReadsTheListAsCudaDoes() {
     ScopedVisibleDevices none(nullptr);
     QCOMPARE(nvmlIndexOf(3), std::optional<unsigned int>(3));
-    ScopedVisibleDevices list("2,3");
-    QCOMPARE(nvmlIndexOf(0), std::optional<unsigned int>(2));
-    QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>(3));
-    QCOMPARE(nvmlIndexOf(2), std::optional<unsigned int>());
-    ScopedVisibleDevices uuids("GPU-8f3a,GPU-1c2d");  // not integers: used as is
-    QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>(1));
+    {
+      ScopedVisibleDevices list("2,3");
+      QCOMPARE(nvmlIndexOf(0), std::optional<unsigned int>(2));
+      QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>(3));
+      std::string why;
+      QCOMPARE(nvmlIndexOf(2, &why), std::optional<unsigned int>());
+      QCOMPARE(why, std::string("cuda:2 is not in CUDA_VISIBLE_DEVICES=2,3"));
+    }
+    {
+      ScopedVisibleDevices cut("2,-1,3");  // CUDA sees GPU 2 only
+      QCOMPARE(nvmlIndexOf(0), std::optional<unsigned int>(2));
+      QCOMPARE(nvmlIndexOf(1), std::optional<unsigned int>());
+    }
+    {
+      ScopedVisibleDevices uuids("1,GPU-8f3a");
+      QCOMPARE(nvmlIndexOf(0), std::optional<unsigned int>(1));
+      std::string why;
+      QCOMPARE(nvmlIndexOf(1, &why), std::optional<unsigned int>());
+      QVERIFY2(why.find("GPU-8f3a") != std::string::npos && why.find("UUID") != std::string::npos,
+               why.c_str());
+    }
   }
 
   void withoutADriverTheReasonNamesTheLibrary() {
-    const std::string details = cudaDeviceDetails(0, kMissing);
+    const std::vector<std::string> all = describeCudaDevices({0, 1}, kMissing);
+    QCOMPARE(all.size(), size_t{2});
+    const std::string& details = all[1];
     QVERIFY2(details.rfind("NVML not available: ", 0) == 0, details.c_str());
     QVERIFY2(details.find(kMissing) != std::string::npos, details.c_str());
     QCOMPARE(nvmlStatusText(FAKE_NVML_LIBRARY), std::string("NVML 999.99.fake found"));
