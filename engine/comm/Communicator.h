@@ -24,6 +24,8 @@ class Communicator {
 
   virtual ~Communicator() = default;
   /// Afterwards tensors[t][i] holds the sum (or mean) over towers of tensors[*][i], for all t.
+  /// Different towers' tensors must not share storage: implementations may accumulate in place
+  /// into one tower's tensors.
   virtual void allReduce(PerTower& tensors, ReduceOp op) = 0;
   /// Afterwards tensors[t][i] holds tensors[root][i], for all t.
   virtual void broadcast(PerTower& tensors, int root) = 0;

@@ -31,11 +31,11 @@ torch::Tensor ClassificationModel::logits(torch::nn::Module& net, const torch::T
 
 torch::Tensor ClassificationModel::topOneError(const torch::Tensor& logits,
                                                const torch::Tensor& labels) {
-  const bool plainCpu = logits.device().is_cpu() && labels.device().is_cpu() &&
-                        logits.scalar_type() == torch::kFloat32 &&
-                        labels.scalar_type() == torch::kInt64 && logits.dim() == 2 &&
-                        labels.dim() == 1 && logits.size(0) == labels.size(0) &&
-                        logits.size(0) > 0 && logits.size(1) > 0;
+  const bool plainCpu =
+      logits.device().is_cpu() && labels.device().is_cpu() && logits.layout() == torch::kStrided &&
+      !logits.is_neg() && logits.scalar_type() == torch::kFloat32 &&
+      labels.scalar_type() == torch::kInt64 && logits.dim() == 2 && labels.dim() == 1 &&
+      logits.size(0) == labels.size(0) && logits.size(0) > 0 && logits.size(1) > 0;
   if (!plainCpu) return (logits.argmax(1) != labels).to(torch::kFloat32).mean().detach();
   // Every training step reports this: one pass over the CPU logits costs under a microsecond,
   // where argmax, !=, to and mean are four dispatches and allocations (about 2.5% of an MLP

@@ -2,9 +2,12 @@
 // AsyncTrainer (tensorpack's AsyncMultiGPUTrainer): every tower refreshes its replica from the
 // shared master, computes its gradient and applies it, scaled by 1/N, to the master as soon as
 // it is done, without waiting for the other towers. Updates are serialised by a lock, so none
-// is lost; their order follows the towers' timing, so runs with several towers are not
-// bitwise reproducible. The loop's step boundary still joins the towers (callbacks see a
-// consistent master). Checkpoints are taken from the master.
+// is lost; across devices their order follows the towers' timing, so such runs are not
+// bitwise reproducible. Towers that share a device run one after another (Note [One thread per
+// device]): tower t then starts from the master as towers < t of the same step left it, i.e.
+// plain sequential updates on 1/N-scaled gradients, reproducible, with no stale gradient. The
+// loop's step boundary still joins the towers (callbacks see a consistent master). Checkpoints are
+// taken from the master.
 
 #include <mutex>
 

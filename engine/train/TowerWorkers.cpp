@@ -22,10 +22,17 @@ TowerWorkers::TowerWorkers(const std::vector<Device>& towerDevices)
     }
   }
   if (groups_.size() == 1) return;  // Note [One thread per device]: the calling thread
-  for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { loop(g); });
+  try {
+    for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { loop(g); });
+  } catch (...) {
+    shutDown();  // the threads already started must not outlive a failed constructor
+    throw;
+  }
 }
 
-TowerWorkers::~TowerWorkers() {
+TowerWorkers::~TowerWorkers() { shutDown(); }
+
+void TowerWorkers::shutDown() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     shutdown_ = true;

@@ -42,6 +42,8 @@ class TowerWorkers {
   /// Runs work for the towers of group `g` in order, recording each tower's exception.
   void runGroup(size_t g, const std::function<void(int)>& work);
   void loop(size_t group);
+  /// Stops and joins every thread started so far.
+  void shutDown();
 
   int towers_;
   std::vector<std::vector<int>> groups_;  ///< the towers of each distinct device, in order

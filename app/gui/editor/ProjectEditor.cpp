@@ -116,16 +116,26 @@ void ProjectEditor::buildForm(QWidget* page) {
   }
   connect(callbacks_, &CallbackListEditor::currentChanged, this, &ProjectEditor::showIssues);
   formScroll_->viewport()->installEventFilter(this);
+  sectionsBox_->installEventFilter(this);  // content changes: a section shown, a wider page
 }
 
 bool ProjectEditor::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == formScroll_->viewport() && event->type() == QEvent::Resize) updateColumns();
+  // updateColumns only changes the direction when the answer changes, so the layout request it
+  // may cause ends there.
+  if ((watched == formScroll_->viewport() && event->type() == QEvent::Resize) ||
+      (watched == sectionsBox_ && event->type() == QEvent::LayoutRequest)) {
+    updateColumns();
+  }
   return QWidget::eventFilter(watched, event);
 }
 
 void ProjectEditor::updateColumns() {
+  if (formScroll_->widget() == nullptr) return;  // still being built
   const QMargins page = formScroll_->widget()->layout()->contentsMargins();
-  int sideBySide = columns_->spacing() + page.left() + page.right();
+  // spacing() is -1 when the style spaces widget pairs itself; count a typical gap then.
+  constexpr int kFallbackSpacing = 12;
+  const int spacing = columns_->spacing() >= 0 ? columns_->spacing() : kFallbackSpacing;
+  int sideBySide = spacing + page.left() + page.right();
   for (int i = 0; i < columns_->count(); ++i) {
     sideBySide += columns_->itemAt(i)->sizeHint().width();
   }
