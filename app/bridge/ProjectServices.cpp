@@ -164,13 +164,9 @@ DeviceEntries discoverDevices(QString* note) {
   DeviceEntries entries;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::vector<Device> devices = availableDevices();
-  std::vector<int> cuda;
-  for (const Device& device : devices) {
-    if (device.isCuda()) cuda.push_back(device.index);
-  }
-  const std::vector<std::string> cudaDetails = describeCudaDevices(cuda);
-  size_t nextCuda = 0;
-  for (const Device& device : devices) {
+  const std::vector<std::string> details = describeCudaDevices(devices);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const Device& device = devices[i];
     DeviceEntry entry;
     entry.id = q(device.toString());
     if (!device.isCuda()) {
@@ -181,7 +177,7 @@ DeviceEntries discoverDevices(QString* note) {
                          .arg(cores);
     } else {
       entry.name = QStringLiteral("CUDA device %1").arg(device.index);
-      entry.detail = q(cudaDetails.at(nextCuda++));
+      entry.detail = q(details[i]);
     }
     entries.append(entry);
   }

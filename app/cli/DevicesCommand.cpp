@@ -20,17 +20,13 @@ int printDevices() {
   configureThreads(0);  // what a run uses unless the project says otherwise
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::vector<Device> devices = availableDevices();
-  std::vector<int> cuda;
-  for (const Device& device : devices) {
-    if (device.isCuda()) cuda.push_back(device.index);
-  }
-  const std::vector<std::string> cudaDetails = describeCudaDevices(cuda);
-  size_t nextCuda = 0;
+  const std::vector<std::string> details = describeCudaDevices(devices);
   std::cout << "devices (the strings trainer.devices accepts):\n";
-  for (const Device& device : devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const Device& device = devices[i];
     std::cout << "  " << device.toString() << "\t";
     if (device.isCuda()) {
-      std::cout << cudaDetails.at(nextCuda++) << "\n";
+      std::cout << details[i] << "\n";
     } else {
       std::cout << "CPU, " << cores << " cores, " << at::get_num_threads()
                 << " intra-op threads by default (may be listed once per tower)\n";

@@ -2,6 +2,8 @@
 
 #include <torch/cuda.h>
 
+#include <algorithm>
+
 #include "engine/core/Check.h"
 
 namespace tbench {
@@ -42,14 +44,17 @@ std::string describe(const NvmlLibrary& nvml, int cudaIndex) {
 
 }  // namespace
 
-std::vector<std::string> describeCudaDevices(const std::vector<int>& cudaIndices,
+std::vector<std::string> describeCudaDevices(const std::vector<Device>& devices,
                                              const std::string& nvmlLibrary) {
-  if (cudaIndices.empty()) return {};
+  std::vector<std::string> details(devices.size());
+  const bool anyCuda =
+      std::any_of(devices.begin(), devices.end(), [](const Device& d) { return d.isCuda(); });
+  if (!anyCuda) return details;
   std::string reason;
   const auto nvml = NvmlLibrary::open(nvmlLibrary, reason);
-  std::vector<std::string> details;
-  for (int index : cudaIndices) {
-    details.push_back(nvml ? describe(*nvml, index) : "NVML not available: " + reason);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (!devices[i].isCuda()) continue;
+    details[i] = nvml ? describe(*nvml, devices[i].index) : "NVML not available: " + reason;
   }
   return details;
 }

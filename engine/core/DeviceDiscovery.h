@@ -16,11 +16,12 @@ std::vector<Device> availableDevices();
 /// The same as strings, for messages: "cpu, cuda:0".
 std::string availableDevicesText();
 
-/// What NVML says of each CUDA device in `cudaIndices`, in order: "NVIDIA A100-SXM4-40GB,
-/// 40960 MiB, 40312 MiB free", or why it cannot tell ("NVML not available: ..."). One NVML
-/// session for all of them (nvmlInit can take a second); no CUDA context is created (nothing is
-/// allocated on the GPUs) and no CUDA LibTorch is needed.
-std::vector<std::string> describeCudaDevices(const std::vector<int>& cudaIndices,
+/// What NVML says of each device of `devices`, in order: for a CUDA device "NVIDIA
+/// A100-SXM4-40GB, 40960 MiB, 40312 MiB free", or why it cannot tell ("NVML not available:
+/// ..."); empty for the CPU. One NVML session for all of them (nvmlInit can take a second),
+/// opened only when there is a CUDA device; no CUDA context is created and no CUDA LibTorch is
+/// needed.
+std::vector<std::string> describeCudaDevices(const std::vector<Device>& devices,
                                              const std::string& nvmlLibrary = kNvmlLibrary);
 
 /// Throws InputError when `device` is not available, naming it and listing those that are.

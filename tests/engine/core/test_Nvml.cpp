@@ -22,8 +22,10 @@ struct ScopedVisibleDevices : tbench::testing::ScopedEnvironment {
       : ScopedEnvironment("CUDA_VISIBLE_DEVICES", value) {}
 };
 
+Device cuda(int index) { return Device{Device::Kind::Cuda, index}; }
+
 std::string detailsOf(int cudaIndex) {
-  return describeCudaDevices({cudaIndex}, FAKE_NVML_LIBRARY).at(0);
+  return describeCudaDevices({cuda(cudaIndex)}, FAKE_NVML_LIBRARY).at(0);
 }
 
 }  // namespace
@@ -42,10 +44,11 @@ class TestNvml : public QObject {
     ScopedVisibleDevices all(nullptr);
     QCOMPARE(detailsOf(0), std::string("Fake GPU 0, 16384 MiB, 15360 MiB free"));
     QCOMPARE(detailsOf(1), std::string("Fake GPU 1, 16384 MiB, 13312 MiB free"));
-    QCOMPARE(describeCudaDevices({1, 0}, FAKE_NVML_LIBRARY),
-             (std::vector<std::string>{"Fake GPU 1, 16384 MiB, 13312 MiB free",
+    QCOMPARE(describeCudaDevices({cuda(1), Device{}, cuda(0)}, FAKE_NVML_LIBRARY),
+             (std::vector<std::string>{"Fake GPU 1, 16384 MiB, 13312 MiB free", "",
                                        "Fake GPU 0, 16384 MiB, 15360 MiB free"}));
-    QVERIFY(describeCudaDevices({}, FAKE_NVML_LIBRARY).empty());
+    // Only the CPU: NVML is not even loaded (a missing library would name itself).
+    QCOMPARE(describeCudaDevices({Device{}}, kMissing), std::vector<std::string>{""});
     const std::string beyond = detailsOf(2);
     QVERIFY2(beyond.rfind("NVML device 2: ", 0) == 0, beyond.c_str());
     {
@@ -83,7 +86,7 @@ class TestNvml : public QObject {
   }
 
   void withoutADriverTheReasonNamesTheLibrary() {
-    const std::vector<std::string> all = describeCudaDevices({0, 1}, kMissing);
+    const std::vector<std::string> all = describeCudaDevices({cuda(0), cuda(1)}, kMissing);
     QCOMPARE(all.size(), size_t{2});
     const std::string& details = all[1];
     QVERIFY2(details.rfind("NVML not available: ", 0) == 0, details.c_str());
