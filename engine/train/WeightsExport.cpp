@@ -9,6 +9,7 @@
 
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/train/PlainPickle.h"
 
 namespace tbench {
 namespace {
@@ -45,7 +46,7 @@ const char* safetensorsDtype(torch::ScalarType type) {
 std::string weightsToPt(const TrainingState& state) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
   for (const auto& [name, tensor] : state.model) dict.insert(name, tensor);
-  const std::vector<char> bytes = torch::pickle_save(dict);
+  const std::vector<char> bytes = plainPickle(dict);
   return std::string(bytes.begin(), bytes.end());
 }
 

@@ -44,7 +44,8 @@ def sha(t):
     t = t.detach().contiguous().flatten()
     return hashlib.sha256(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"").hexdigest()
 
-ck = torch.load(d + "/model-3.pt")
+# weights_only=True: what torch.load(path) means since PyTorch 2.6 (Note [Plain pickles]).
+ck = torch.load(d + "/model-3.pt", weights_only=True)
 print("TYPE", type(ck).__name__)
 print("KEYS", " ".join(sorted(ck.keys())))
 print("META", ck["format"], ck["global_step"], ck["epoch_num"], ck["optimizer_type"],
@@ -53,7 +54,7 @@ print("META", ck["format"], ck["global_step"], ck["epoch_num"], ck["optimizer_ty
 for name, t in ck["model"].items():
     print("T", name, list(t.shape), repr(t.double().sum().item()), sha(t))
 
-pt = torch.load(d + "/weights.pt")
+pt = torch.load(d + "/weights.pt", weights_only=True)
 print("PTTYPE", type(pt).__name__, len(pt))
 for name, t in pt.items():
     print("PT", name, int(torch.equal(t, ck["model"][name])), sha(t))
@@ -62,7 +63,7 @@ dtypes = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16,
           "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32, "I16": torch.int16,
           "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool}
 for label, path, ref in [("ST", "/weights.safetensors", ck["model"]),
-                         ("SD", "/dtypes.safetensors", torch.load(d + "/dtypes.pt")["model"])]:
+                         ("SD", "/dtypes.safetensors", torch.load(d + "/dtypes.pt", weights_only=True)["model"])]:
     raw = open(d + path, "rb").read()
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8:8 + n].decode("utf-8"))
@@ -79,6 +80,8 @@ for label, path, ref in [("ST", "/weights.safetensors", ck["model"]),
 torch.save(torch.arange(5), d + "/tensor.pt")
 torch.save({"format": "towerbench-checkpoint-1", "global_step": 1}, d + "/nomodel.pt")
 torch.save({"a": torch.ones(2)}, d + "/plaindict.pt")
+print("HYPER", json.dumps({k: v.item() for k, v in ck["hyper_params"].items()}, sort_keys=True),
+      ck["epoch_step"])
 print("DONE")
 )PY";
 
