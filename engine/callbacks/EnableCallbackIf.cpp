@@ -9,9 +9,6 @@ EnableCallbackIf::EnableCallbackIf(CallbackPtr inner, Predicate predicate)
   TB_CHECK(static_cast<bool>(predicate_), "EnableCallbackIf needs a predicate");
 }
 
-void EnableCallbackIf::onBeforeTrain() {
-  if (enabled()) inner().beforeTrain();
-}
 void EnableCallbackIf::onBeforeEpoch() {
   if (enabled()) inner().beforeEpoch();
 }
@@ -30,9 +27,6 @@ void EnableCallbackIf::onAfterEpoch() {
 }
 void EnableCallbackIf::onTriggerEpoch() {
   if (enabled()) inner().triggerEpoch();
-}
-void EnableCallbackIf::onTrigger() {
-  if (enabled()) inner().trigger();
 }
 
 }  // namespace tbench

@@ -1,7 +1,9 @@
 #pragma once
-// EnableCallbackIf: runs the wrapped callback's hooks only while a predicate holds. setupGraph
-// and afterTrain always run. beforeRun and afterRun stay paired: afterRun runs exactly when
-// beforeRun of the same step ran.
+// EnableCallbackIf (tensorpack's): runs the wrapped callback's beforeEpoch, afterEpoch,
+// beforeRun, afterRun, triggerStep and triggerEpoch only while a predicate holds. setupGraph,
+// beforeTrain, trigger and afterTrain always run, so a callback disabled at first still reads
+// its state before training (a MinSaver its best value) and cleans up after it. beforeRun and
+// afterRun stay paired: afterRun runs exactly when beforeRun of the same step ran.
 
 #include <functional>
 
@@ -15,14 +17,12 @@ class EnableCallbackIf : public ProxyCallback {
   EnableCallbackIf(CallbackPtr inner, Predicate predicate);
 
  private:
-  void onBeforeTrain() override;
   void onBeforeEpoch() override;
   void onBeforeRun() override;
   void onAfterRun() override;
   void onTriggerStep() override;
   void onAfterEpoch() override;
   void onTriggerEpoch() override;
-  void onTrigger() override;
 
   bool enabled() const { return predicate_(context()); }
 

@@ -19,6 +19,7 @@ void PeriodicTrigger::onBeforeTrain() {
 }
 
 void PeriodicTrigger::onTriggerStep() {
+  inner().triggerStep();
   if (options_.everyKSteps > 0 && context().globalStep() % options_.everyKSteps == 0) {
     inner().trigger();
   }

@@ -1,7 +1,8 @@
 #pragma once
 // PeriodicTrigger: calls the wrapped callback's trigger() every k steps and/or every k epochs
-// (tensorpack's PeriodicTrigger). The wrapped callback's own triggerStep/triggerEpoch are not
-// called; every other hook is forwarded.
+// (tensorpack's PeriodicTrigger). Every other hook is forwarded, triggerStep included (so a
+// wrapped CheckNumerics keeps its per-step check); only triggerEpoch is replaced, since by
+// default it is what calls trigger().
 //
 // "Every k steps" means after the step at which globalStep() is a multiple of k; "every k
 // epochs" means at triggerEpoch of the epochs whose epochNum() is a multiple of k.

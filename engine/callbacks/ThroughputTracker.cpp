@@ -2,23 +2,22 @@
 
 namespace tbench {
 
-void ThroughputTracker::onBeforeEpoch() {
+void ThroughputTracker::mark() {
   clock_.restart();
-  callbackSecondsAtStart_ = context().secondsInCallbacks();
-  stepAtStart_ = context().globalStep();
+  callbackSecondsAtMark_ = context().secondsInCallbacks();
+  stepAtMark_ = context().globalStep();
 }
 
-void ThroughputTracker::onAfterEpoch() {
-  const double inCallbacks = context().secondsInCallbacks() - callbackSecondsAtStart_;
+void ThroughputTracker::onTrigger() {
+  const int64_t steps = context().globalStep() - stepAtMark_;
+  if (steps <= 0) return;  // nothing ran since the last report (a trigger before training)
+  const double inCallbacks = context().secondsInCallbacks() - callbackSecondsAtMark_;
   const double seconds = clock_.seconds() - inCallbacks;
-  const int64_t steps = context().globalStep() - stepAtStart_;
-  stepsPerSec_ = seconds > 0 ? steps / seconds : 0.0;
-}
-
-void ThroughputTracker::onTriggerEpoch() {
-  context().monitors().putScalar("ThroughputTracker/steps_per_sec", stepsPerSec_);
+  const double stepsPerSec = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
+  context().monitors().putScalar("ThroughputTracker/steps_per_sec", stepsPerSec);
   context().monitors().putScalar("ThroughputTracker/samples_per_sec",
-                                 stepsPerSec_ * static_cast<double>(context().samplesPerStep()));
+                                 stepsPerSec * static_cast<double>(context().samplesPerStep()));
+  mark();
 }
 
 }  // namespace tbench

@@ -1,6 +1,8 @@
 #pragma once
 // ThroughputTracker: puts "ThroughputTracker/steps_per_sec" and
-// "ThroughputTracker/samples_per_sec" at the end of every epoch. Time spent inside callbacks
+// "ThroughputTracker/samples_per_sec" measured since its previous trigger() (tensorpack's
+// ThroughputTracker): at the end of every epoch by default, or on any schedule with
+// PeriodicTrigger(tracker, PeriodicTriggerOptions().steps(100)). Time spent inside callbacks
 // is excluded, so the figures measure the trainer and its input alone.
 
 #include "engine/callbacks/Callback.h"
@@ -10,14 +12,13 @@ namespace tbench {
 
 class ThroughputTracker : public Callback {
  private:
-  void onBeforeEpoch() override;
-  void onAfterEpoch() override;
-  void onTriggerEpoch() override;
+  void onBeforeTrain() override { mark(); }
+  void onTrigger() override;
+  void mark();
 
   Stopwatch clock_;
-  double callbackSecondsAtStart_ = 0;
-  int64_t stepAtStart_ = 0;
-  double stepsPerSec_ = 0;
+  double callbackSecondsAtMark_ = 0;
+  int64_t stepAtMark_ = 0;
 };
 
 }  // namespace tbench
