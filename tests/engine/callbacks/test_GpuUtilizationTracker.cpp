@@ -87,7 +87,7 @@ RunResult runWith(const std::shared_ptr<GpuUtilizationTracker>& tracker,
 /// The names of the scalars GpuUtilizationTracker puts, found in `history`.
 std::vector<std::string> gpuScalars(const ScalarHistory& history) {
   std::vector<std::string> names;
-  for (const auto& [name, points] : history.all()) {
+  for (const auto& name : history.names()) {
     if (startsWith(name, "GPUUtil/") || startsWith(name, "PeakMemory(MB)/")) {
       names.push_back(name);
     }
