@@ -73,8 +73,9 @@ QVector<QPointF> learningRateCurveOf(const Project& project) {
     return current;
   };
   if (s.unit == "epoch") {
+    // A point (E, v) applies after epoch E: epoch e runs with the value at position e - 1.
     for (int64_t epoch = project.startingEpoch; epoch <= project.maxEpoch; ++epoch) {
-      const double value = valueAt(epoch);
+      const double value = valueAt(epoch - 1);
       curve << QPointF((epoch - 1) * spe, value) << QPointF(epoch * spe, value);
     }
     return curve;

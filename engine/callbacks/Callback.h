@@ -38,6 +38,13 @@ class Callback {
   /// Whether this callback has been set up (setupGraph called).
   bool isSetUp() const { return context_ != nullptr; }
 
+  /// State that checkpoints keep so that a resumed run behaves as the uninterrupted one (a
+  /// plateau detector's recent values), as text; empty (the default) for none. Engine thread.
+  virtual std::string checkpointState() const { return {}; }
+  /// Restores what checkpointState() returned, before training starts in a resumed run.
+  /// Throws InputError when the text is not valid for this callback.
+  virtual void restoreCheckpointState(const std::string& state) {}
+
  protected:
   /// The trainer's view. Valid from setupGraph on.
   TrainerContext& context() const;

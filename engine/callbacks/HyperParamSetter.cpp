@@ -16,26 +16,41 @@ void HyperParamSetter::onSetupGraph() {
 }
 
 void HyperParamSetter::onBeforeTrain() {
-  apply(unit_ == Unit::Epoch ? context().epochNum() + 1 : context().globalStep());
+  // A resumed run's checkpoint restored the value in force; the schedule acts at its next
+  // change (Note [One rule for a hyper-parameter]).
+  if (context().resumed()) return;
+  maybeApply(unit_ == Unit::Epoch ? context().startingEpoch() - 1 : context().globalStep(),
+             /*freshStart=*/true);
 }
 
 void HyperParamSetter::onBeforeEpoch() {
-  if (unit_ == Unit::Epoch) apply(context().epochNum());
+  if (unit_ != Unit::Epoch) return;
+  // An epoch resumed in the middle already had its value set before the checkpoint.
+  if (context().localStep() != 0) {
+    considered_ = context().epochNum() - 1;
+    return;
+  }
+  maybeApply(context().epochNum() - 1, /*freshStart=*/false);
 }
 
 void HyperParamSetter::onBeforeRun() {
-  if (unit_ == Unit::Step) apply(context().globalStep());
+  if (unit_ == Unit::Step) maybeApply(context().globalStep(), /*freshStart=*/false);
 }
 
-void HyperParamSetter::onTriggerEpoch() { context().monitors().putScalar(param_, target_->get()); }
-
-void HyperParamSetter::apply(int64_t position) {
+void HyperParamSetter::maybeApply(int64_t position, bool freshStart) {
+  if (considered_ == position) return;
+  considered_ = position;
   const std::optional<double> value = valueAt(position);
-  if (!value || (applied_ && *applied_ == *value && target_->get() == *value)) return;
+  if (!value) return;
+  if (!freshStart) {
+    const std::optional<double> previous = valueAt(position - 1);
+    if (previous && *previous == *value) return;
+  }
+  const double old = target_->get();
   target_->set(*value);
   if (unit_ == Unit::Epoch || !applied_) {
-    TB_LOG(Info) << param_ << " set to " << *value << " at "
-                 << (unit_ == Unit::Epoch ? "epoch " : "step ") << position;
+    TB_LOG(Info) << param_ << " set to " << *value << " (was " << old << ") "
+                 << (unit_ == Unit::Epoch ? "after epoch " : "at step ") << position;
   }
   applied_ = value;
 }

@@ -1,11 +1,23 @@
 #pragma once
-// HyperParamSetter: sets a hyper-parameter from a function of the training position and puts
-// its applied value as a scalar under the parameter's name (e.g. "learning_rate").
+// HyperParamSetter: sets a hyper-parameter (e.g. "learning_rate") from a function of the
+// training position (tensorpack's HyperParamSetter / ScheduledHyperParamSetter).
 //
-// Positions: with Unit::Epoch the value for epoch E is applied in beforeEpoch of epoch E (and
-// in beforeTrain for the starting epoch); with Unit::Step the value for step s is applied in
-// beforeRun of the step that starts with globalStep() == s. Because the value is a function of
-// the position only, a resumed run gets the same value the uninterrupted run had there.
+// Positions (tensorpack's meaning):
+//  - Unit::Epoch: the position is the number of epochs completed. The value for position E
+//    is applied before the first step of epoch E+1: a schedule point (E, v) means "v after
+//    epoch E", and (0, v) sets v before training.
+//  - Unit::Step: the position is globalStep(); the value for s is applied in beforeRun of the
+//    step that starts with globalStep() == s (after s steps).
+//
+// Note [One rule for a hyper-parameter]: the setter sets the parameter only where its own
+// value changes: at the start of a fresh run (the value for the starting position, if any),
+// and at every position whose value differs from the previous position's. Between those
+// points it leaves the parameter alone, so a StatMonitorParamSetter reduction or a live edit
+// from the window holds until the schedule's next point. (With linear interpolation the value
+// changes at every position between points, so other changes last one epoch or step.) Since
+// whether to set depends on the position only, and checkpoints keep the hyper-parameter's
+// value, a resumed run sets exactly what the uninterrupted run set. The trainer puts the
+// value used by each epoch's last step as a scalar under the parameter's name.
 // When the function has no value for a position (before the first point of a schedule) the
 // parameter keeps its current value.
 
@@ -36,13 +48,15 @@ class HyperParamSetter : public Callback {
   void onBeforeTrain() override;
   void onBeforeEpoch() override;
   void onBeforeRun() override;
-  void onTriggerEpoch() override;
-  void apply(int64_t position);
+  /// Sets the value of `position` when it differs from the previous position's (or, for the
+  /// start of a fresh run, whenever there is one). Each position is considered once.
+  void maybeApply(int64_t position, bool freshStart);
 
   std::string param_;
   Unit unit_;
   HyperParam* target_ = nullptr;
   std::optional<double> applied_;
+  std::optional<int64_t> considered_;  // the last position maybeApply looked at
 };
 
 /// A schedule given as (position, value) points, piecewise constant or linearly interpolated.

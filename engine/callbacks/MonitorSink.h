@@ -25,6 +25,9 @@ class MonitorSink {
   virtual void putImage(const std::string& name, const ImageData& image) = 0;
   /// The latest value put under `name` in this run, if any.
   virtual std::optional<double> latest(const std::string& name) const = 0;
+  /// How many values were put under `name` in this run so far (0 if none): a callback that
+  /// must not count the same value twice (a stat produced every few epochs) remembers it.
+  virtual int64_t count(const std::string& name) const = 0;
 };
 
 }  // namespace tbench

@@ -10,6 +10,10 @@ class ProxyCallback : public Callback {
  public:
   explicit ProxyCallback(CallbackPtr inner);
   std::string name() const override { return Callback::name() + "(" + inner_->name() + ")"; }
+  std::string checkpointState() const override { return inner_->checkpointState(); }
+  void restoreCheckpointState(const std::string& state) override {
+    inner_->restoreCheckpointState(state);
+  }
 
  protected:
   Callback& inner() const { return *inner_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
@@ -36,8 +37,27 @@ void StatMonitorParamSetter::onSetupGraph() {
   TB_CHECK(target_ != nullptr, "no hyper-parameter called \"", param_, "\" in this trainer");
 }
 
+std::string StatMonitorParamSetter::checkpointState() const {
+  return nlohmann::json{{"values", values_}, {"changes", changes_}}.dump();
+}
+
+void StatMonitorParamSetter::restoreCheckpointState(const std::string& state) {
+  try {
+    const auto json = nlohmann::json::parse(state);
+    values_ = json.at("values").get<std::vector<double>>();
+    changes_ = json.at("changes").get<int>();
+  } catch (const std::exception& e) {
+    throw InputError(str(name(), ": the checkpoint's state for it is not valid (", e.what(), ")"));
+  }
+}
+
 void StatMonitorParamSetter::onTriggerEpoch() {
   const std::optional<double> latest = context().monitors().latest(stat_);
+  // A value already recorded (the stat was not produced again this epoch, e.g. validation
+  // every 3 epochs) does not count again, as in tensorpack, which reads the stat's history.
+  const int64_t count = context().monitors().count(stat_);
+  if (latest && count == countSeen_) return;
+  countSeen_ = count;
   if (!latest) {
     if (!warnedMissing_) {
       TB_LOG(Warning) << name() << ": no value of \"" << stat_ << "\" at the end of epoch "
@@ -74,7 +94,6 @@ void StatMonitorParamSetter::onTriggerEpoch() {
                  << ": " << stat_ << " did not improve on " << before << " for " << k
                  << " epoch(s)";
   }
-  context().monitors().putScalar(param_, target_->get());
   values_.assign(1, values_.back());  // the window starts again from this epoch
 }
 

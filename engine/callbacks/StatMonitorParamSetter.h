@@ -6,15 +6,18 @@
 //   config.callbacks.push_back(std::make_shared<StatMonitorParamSetter>(
 //       "learning_rate", "validation_error", StatMonitorParamSetter::Options().factor(0.5)));
 //
-// After every epoch (triggerEpoch) the latest value of `stat` is recorded. Once `patience`
-// values have been recorded since the last change (or the start) and none of the newest
-// `patience` beats the best value before them by more than `threshold` (lower is better, or
-// higher with maximize), the parameter becomes factor × its value, never below `minValue`, and
-// the window starts again from that epoch. The applied value is put as a scalar under the
-// parameter's name. Register it after the callback that produces the stat (InferenceRunner):
-// a stat that is missing at the end of an epoch is reported once as a warning.
+// After every epoch (triggerEpoch) a new value of `stat` is recorded; a value already
+// recorded does not count again (a stat produced every k epochs counts once per k epochs, so
+// `patience` counts values, as in tensorpack). Once more than `patience` values have been
+// recorded since the last change (or the start) and none of the newest `patience` beats the
+// best value before them by more than `threshold` (lower is better, or higher with maximize),
+// the parameter becomes factor × its value, never below `minValue`, and the window starts
+// again from that value. The new value takes effect from the next epoch and holds until a
+// schedule's next point (Note [One rule for a hyper-parameter], HyperParamSetter.h).
+// Register it after the callback that produces the stat (InferenceRunner): a stat that is
+// missing at the end of an epoch is reported once as a warning.
 //
-// A resumed run starts its record afresh (the history before the checkpoint is not kept).
+// Its window is part of checkpoints (checkpointState), so a resumed run continues it.
 
 #include <optional>
 #include <string>
@@ -60,6 +63,8 @@ class StatMonitorParamSetter : public Callback {
   StatMonitorParamSetter(std::string param, std::string stat);
 
   std::string name() const override;
+  std::string checkpointState() const override;
+  void restoreCheckpointState(const std::string& state) override;
   /// The values of the stat recorded since the last change.
   const std::vector<double>& window() const { return values_; }
   /// How many times the parameter was changed.
@@ -75,6 +80,7 @@ class StatMonitorParamSetter : public Callback {
   HyperParam* target_ = nullptr;
   std::vector<double> values_;
   bool warnedMissing_ = false;
+  int64_t countSeen_ = 0;  // monitors().count(stat_) when a value was last recorded
   int changes_ = 0;
 };
 

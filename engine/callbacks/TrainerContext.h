@@ -4,9 +4,14 @@
 //
 // Counters (tensorpack's meaning, in camelCase):
 //  - epochNum(): the current epoch, 1-based. In beforeEpoch/afterEpoch/triggerEpoch of
-//    epoch 3 it is 3. Before the first epoch it is startingEpoch() - 1.
+//    epoch 3 it is 3. Before the first epoch (beforeTrain) it is startingEpoch() - 1, or
+//    startingEpoch() in a run resumed inside that epoch.
 //  - localStep(): the index of the current step within its epoch, 0-based; valid in
-//    beforeRun, afterRun and triggerStep.
+//    beforeRun, afterRun and triggerStep. In beforeEpoch it is the step the epoch starts at:
+//    0, or, in a run resumed from a mid-epoch checkpoint, the first step still to run.
+//  - stepsDoneInEpoch(): steps of epoch epochNum() run so far (globalStep() minus the global
+//    step at which the epoch began); stepsPerEpoch() once the epoch is complete. Checkpoints
+//    keep it, so that a resumed run continues the interrupted epoch at the next step.
 //  - globalStep(): the number of steps run so far. It is incremented right after runStep(),
 //    so it is 0 in beforeRun of the very first step and 1 in its afterRun and triggerStep.
 //    A run that starts at epoch E > 1 without a checkpoint starts at (E-1) * stepsPerEpoch.
@@ -34,6 +39,10 @@ class TrainerContext {
   virtual int64_t stepsPerEpoch() const = 0;
   virtual int64_t startingEpoch() const = 0;
   virtual int64_t maxEpoch() const = 0;
+  virtual int64_t stepsDoneInEpoch() const = 0;
+  /// Whether this run continues another from a checkpoint (its counters, optimizer and
+  /// hyper-parameters restored), rather than starting afresh.
+  virtual bool resumed() const = 0;
   /// Samples consumed by one step over all towers (batch × towers).
   virtual int64_t samplesPerStep() const = 0;
   /// Seconds spent inside callbacks since training started (for throughput that excludes them).

@@ -29,7 +29,9 @@ MetricStamp Monitors::stamp() const {
 }
 
 void Monitors::putScalar(const std::string& name, double value) {
-  latest_[name] = value;
+  Latest& latest = latest_[name];
+  latest.value = value;
+  ++latest.count;
   const MetricStamp s = stamp();
   for (const auto& m : monitors_) m->processScalar(name, value, s);
 }
@@ -42,7 +44,12 @@ void Monitors::putImage(const std::string& name, const ImageData& image) {
 std::optional<double> Monitors::latest(const std::string& name) const {
   auto it = latest_.find(name);
   if (it == latest_.end()) return std::nullopt;
-  return it->second;
+  return it->second.value;
+}
+
+int64_t Monitors::count(const std::string& name) const {
+  auto it = latest_.find(name);
+  return it == latest_.end() ? 0 : it->second.count;
 }
 
 }  // namespace tbench

@@ -18,6 +18,7 @@ class Monitors : public Callback, public MonitorSink {
   void putScalar(const std::string& name, double value) override;
   void putImage(const std::string& name, const ImageData& image) override;
   std::optional<double> latest(const std::string& name) const override;
+  int64_t count(const std::string& name) const override;
   const std::vector<TrainingMonitorPtr>& monitors() const { return monitors_; }
   /// Adds a monitor before setupGraph (the bridge adds its own this way).
   void add(TrainingMonitorPtr monitor);
@@ -37,7 +38,11 @@ class Monitors : public Callback, public MonitorSink {
 
   std::vector<TrainingMonitorPtr> monitors_;
   std::unique_ptr<Callbacks> group_;
-  std::unordered_map<std::string, double> latest_;
+  struct Latest {
+    double value = 0;
+    int64_t count = 0;
+  };
+  std::unordered_map<std::string, Latest> latest_;
 };
 
 }  // namespace tbench

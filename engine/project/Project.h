@@ -23,6 +23,7 @@ struct ModelSpec {
   int64_t conv2Channels = 64;
   int64_t kernelSize = 5;
   int64_t fcWidth = 1024;
+  bool batchNorm = false;  ///< BatchNorm after each convolution
   // both
   double dropout = 0.0;  ///< before the last layer, in [0, 1)
 };
@@ -65,6 +66,8 @@ struct OptimizerSpec {
   double beta1 = 0.9;  ///< adam, adamw
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipGlobalNorm = 0;  ///< all types: > 0 clips the gradients' global L2 norm
+  double clipValue = 0;       ///< all types: > 0 clamps every gradient element
 };
 
 /// "schedule.learning_rate": the learning rate as a function of epoch or step.

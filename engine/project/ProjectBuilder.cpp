@@ -105,7 +105,7 @@ std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShap
     net = [o] { return std::make_shared<Mlp>(o); };
   } else if (spec.type == "convnet") {
     ConvNetOptions o{image,           numClasses,   spec.conv1Channels, spec.conv2Channels,
-                     spec.kernelSize, spec.fcWidth, spec.dropout};
+                     spec.kernelSize, spec.fcWidth, spec.dropout,       spec.batchNorm};
     net = [o] { return std::make_shared<ConvNet>(o); };
   } else {
     throw InputError(str("unknown model type \"", spec.type, "\""));
@@ -258,6 +258,9 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   run.trainer = buildTrainer(trainer, devices);
   config.extraCallbacks = buildCallbacks(project, &run.modelSaver);
   config.monitors = buildMonitors(project, !runDir.empty());
+  config.gradients = GradientProcessing()
+                         .clipGlobalNorm(project.optimizer.clipGlobalNorm)
+                         .clipValue(project.optimizer.clipValue);
   config.stepsPerEpoch = project.stepsPerEpoch;
   config.startingEpoch = project.startingEpoch;
   config.maxEpoch = project.maxEpoch;

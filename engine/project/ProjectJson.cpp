@@ -60,7 +60,7 @@ const VariantTable kModelTypes{
     "type",
     "model type",
     {{"mlp", {"hidden"}},
-     {"convnet", {"conv1_channels", "conv2_channels", "kernel_size", "fc_width"}}}};
+     {"convnet", {"conv1_channels", "conv2_channels", "kernel_size", "fc_width", "batch_norm"}}}};
 const VariantTable kSourceTypes{
     "type",
     "source type",
@@ -138,6 +138,7 @@ void readModel(JsonReader& r, const json& node, ModelSpec& model) {
         r.report(obj.pathOf("kernel_size"), str("must be odd, got ", model.kernelSize));
       }
       obj.integer("fc_width", model.fcWidth, IntRange::atLeast(1));
+      obj.boolean("batch_norm", model.batchNorm);
     }
   }
   obj.number("dropout", model.dropout, NumberRange::halfOpen(0, 1));
@@ -189,6 +190,8 @@ void readOptimizer(JsonReader& r, const json& node, OptimizerSpec& opt) {
   if (!obj.valid()) return;
   obj.number("learning_rate", opt.learningRate, NumberRange::greaterThan(0));
   obj.number("weight_decay", opt.weightDecay, NumberRange::atLeast(0));
+  obj.number("clip_global_norm", opt.clipGlobalNorm, NumberRange::atLeast(0));
+  obj.number("clip_value", opt.clipValue, NumberRange::atLeast(0));
   if (readVariant(obj, opt.type, kOptimizerTypes)) {
     const size_t issuesBefore = r.issueCount();
     if (opt.type == "sgd" || opt.type == "rmsprop") {
@@ -505,6 +508,7 @@ json projectToJson(const Project& p) {
                              {"conv2_channels", p.model.conv2Channels},
                              {"kernel_size", p.model.kernelSize},
                              {"fc_width", p.model.fcWidth},
+                             {"batch_norm", p.model.batchNorm},
                              {"dropout", p.model.dropout}},
                             kModelTypes);
   doc["data"] = {{"train", sourceToJson(p.data.train)},
@@ -519,7 +523,9 @@ json projectToJson(const Project& p) {
                                  {"weight_decay", p.optimizer.weightDecay},
                                  {"beta1", p.optimizer.beta1},
                                  {"beta2", p.optimizer.beta2},
-                                 {"eps", p.optimizer.eps}},
+                                 {"eps", p.optimizer.eps},
+                                 {"clip_global_norm", p.optimizer.clipGlobalNorm},
+                                 {"clip_value", p.optimizer.clipValue}},
                                 kOptimizerTypes);
   if (p.schedule.enabled) {
     json points = json::array();

@@ -36,6 +36,7 @@ void AsyncTrainer::runStep() {
     costs[static_cast<size_t>(t)] = forwardBackward(t, batches[static_cast<size_t>(t)]);
     torch::NoGradGuard noGrad;
     std::lock_guard<std::mutex> lock(masterMutex_);
+    if (t == 0) copyBuffers(*master_, module);  // Note [Buffers follow tower 0]
     const auto masterParams = master_->parameters();
     const auto params = module.parameters();
     for (size_t i = 0; i < params.size(); ++i) {
@@ -46,6 +47,7 @@ void AsyncTrainer::runStep() {
         grad.zero_();
       }
     }
+    processGradients(masterParams, /*report=*/t == 0);
     optimizer_->step();
     ++updates_;
   });

@@ -18,6 +18,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
+#include "engine/train/PlainPickle.h"
 #include "engine/train/ZipIntegrity.h"
 
 namespace tbench {
@@ -229,6 +230,33 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
   state.epochNum = requireInt(path, dict, "epoch_num");
   state.rngState = requireBytes(path, dict, "rng_state");
   state.project = requireString(path, dict, "project");
+  // Older checkpoints have no "epoch_step": resuming then derives it (see TrainConfig.cpp).
+  if (dict.find(c10::IValue(std::string("epoch_step"))) != dict.end()) {
+    state.epochStep = requireInt(path, dict, "epoch_step");
+  }
+  // Optional, like "epoch_step": {str: float} and {str: str}.
+  if (auto it = dict.find(c10::IValue(std::string("hyper_params"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "hyper_params", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      const c10::IValue& value = entry.value();
+      const bool scalar = value.isDouble() || (value.isTensor() && value.toTensor().defined() &&
+                                               value.toTensor().numel() == 1);
+      if (!entry.key().isString() || !scalar) {
+        notACheckpoint(path, "\"hyper_params\" is not a dict of str -> scalar");
+      }
+      state.hyperParams[entry.key().toStringRef()] =
+          value.isDouble() ? value.toDouble() : value.toTensor().item<double>();
+    }
+  }
+  if (auto it = dict.find(c10::IValue(std::string("callbacks"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "callbacks", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      if (!entry.key().isString() || !entry.value().isString()) {
+        notACheckpoint(path, "\"callbacks\" is not a dict of str -> str");
+      }
+      state.callbackStates[entry.key().toStringRef()] = entry.value().toStringRef();
+    }
+  }
   if (state.globalStep < 0 || state.epochNum < 0) {
     notACheckpoint(path, str("negative counters: global_step ", state.globalStep, ", epoch_num ",
                              state.epochNum));
@@ -289,7 +317,18 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
     dict.insert("rng_state",
                 state.rngState.defined() ? state.rngState : torch::empty({0}, torch::kUInt8));
     dict.insert("project", state.project);
-    bytes = torch::pickle_save(dict);
+    dict.insert("epoch_step", state.epochStep);
+    // 0-dim float64 tensors, not Python floats: torch 1.13's weights_only unpickler has no
+    // BINFLOAT opcode (newer ones do), and a tensor reads the same everywhere.
+    c10::Dict<std::string, torch::Tensor> hyperParams;
+    for (const auto& [name, value] : state.hyperParams) {
+      hyperParams.insert(name, torch::scalar_tensor(value, torch::kFloat64));
+    }
+    dict.insert("hyper_params", hyperParams);
+    c10::impl::GenericDict callbacks(c10::StringType::get(), c10::StringType::get());
+    for (const auto& [name, text] : state.callbackStates) callbacks.insert(name, text);
+    dict.insert("callbacks", callbacks);
+    bytes = plainPickle(dict);
   } catch (const c10::Error& e) {
     throw std::runtime_error(
         str("cannot serialize the checkpoint for ", path, ": ", torchReason(e)));

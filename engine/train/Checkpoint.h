@@ -1,8 +1,8 @@
 #pragma once
 // Checkpoint files: model-<global_step>.pt in the run directory.
 //
-// Format (docs/ARCHITECTURE.md, "the run directory"): one pickle written with
-// torch::pickle_save, which Python's torch.load opens as a plain dict:
+// Format (docs/ARCHITECTURE.md, "the run directory"): one plain pickle (PlainPickle.h), which
+// Python's torch.load opens as a plain dict, also with weights_only=True:
 //   {"format": "towerbench-checkpoint-1",
 //    "model": {parameter and buffer name: tensor},   names as in Module::named_parameters()
 //                                                    and named_buffers(); the same for every
@@ -11,7 +11,12 @@
 //                                 Python; exact for resuming in C++)
 //    "optimizer_type": "adam" | "sgd" | ... (the C++ class, informational),
 //    "global_step": int, "epoch_num": int,
+//    "epoch_step": int,           steps of epoch_num done (steps_per_epoch once it is complete;
+//                                 absent in files written before it existed)
 //    "rng_state": uint8 tensor,   the CPU generator's state (torch.get_rng_state() layout)
+//    "hyper_params": {name: 0-dim float64 tensor},  the values in force ("learning_rate"),
+//                                    which LibTorch's optimizer archive does not keep
+//    "callbacks": {name: str},       callbacks' own state (Callback::checkpointState)
 //    "project": str}              the project JSON the run was started with ("" if none)
 // Files are written atomically (temp file, flush, rename): a kill at any moment leaves the
 // previous file intact.
@@ -19,6 +24,7 @@
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,7 +40,11 @@ struct TrainingState {
   std::string optimizerType;
   int64_t globalStep = 0;
   int64_t epochNum = 0;
+  /// Steps of epochNum done when it was captured; -1 when unknown (an older file).
+  int64_t epochStep = -1;
   torch::Tensor rngState;  ///< uint8
+  std::map<std::string, double> hyperParams;
+  std::map<std::string, std::string> callbackStates;
   std::string project;
   /// The file it was read from, for messages; empty when captured in memory.
   std::string path;

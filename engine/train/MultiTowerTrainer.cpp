@@ -12,6 +12,11 @@ void copyState(torch::nn::Module& target, torch::nn::Module& source) {
   torch::NoGradGuard noGrad;
   auto params = source.named_parameters();
   for (auto& item : target.named_parameters()) item.value().copy_(params[item.key()]);
+  copyBuffers(target, source);
+}
+
+void copyBuffers(torch::nn::Module& target, torch::nn::Module& source) {
+  torch::NoGradGuard noGrad;
   auto buffers = source.named_buffers();
   for (auto& item : target.named_buffers()) item.value().copy_(buffers[item.key()]);
 }

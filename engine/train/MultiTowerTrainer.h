@@ -10,6 +10,12 @@
 // device (Note [One thread per device]). The first exception of any tower is
 // rethrown on the engine thread after all towers finished. The reported "cost" is the mean of
 // the towers' costs; summaries come from tower 0.
+//
+// Note [Buffers follow tower 0]: buffers such as BatchNorm's running statistics are not
+// trained by gradients; each tower updates its own in its forward pass. As in tensorpack,
+// where only the main training tower updates the moving averages, the state that checkpoints
+// and validation see takes tower 0's: the parameter-server and async masters copy tower 0's
+// buffers after its forward pass, and replicated towers receive tower 0's after every step.
 
 #include <memory>
 #include <vector>
@@ -51,5 +57,7 @@ class MultiTowerTrainer : public SingleCostTrainer {
 
 /// Copies `source`'s parameters and buffers into `target` (same names), without gradient.
 void copyState(torch::nn::Module& target, torch::nn::Module& source);
+/// Copies `source`'s buffers (BatchNorm running statistics) into `target`.
+void copyBuffers(torch::nn::Module& target, torch::nn::Module& source);
 
 }  // namespace tbench

@@ -31,6 +31,7 @@ void SimpleTrainer::runStep() {
   torch::Tensor cost = model().cost(*tower_, *module_, batch);
   TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
   cost.backward();
+  processGradients(module_->parameters(), /*report=*/true);
   optimizer_->step();
   putStepScalar("cost", cost.item<double>());
   putSummaries(*tower_);

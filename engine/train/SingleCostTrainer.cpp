@@ -17,6 +17,12 @@ std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*>
       });
 }
 
+void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& params, bool report) {
+  if (!gradients_.active()) return;
+  const double norm = tbench::processGradients(params, gradients_);
+  if (report && gradients_.reportNorm_) putStepScalar("grad_norm", norm);
+}
+
 void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescPtr model) {
   TB_CHECK(!graphSetUp_, "setupGraph() runs once");
   TB_CHECK(input != nullptr && model != nullptr, "setupGraph needs an input and a model");

@@ -28,6 +28,7 @@ void SyncParameterServerTrainer::runStep() {
   const std::vector<Batch> batches = takeBatches();
   for (int t = 0; t < numTowers(); ++t) copyState(replica(t), *master_);
   computeGradients(batches);
+  copyBuffers(*master_, replica(0));  // Note [Buffers follow tower 0]
 
   torch::NoGradGuard noGrad;
   const auto masterParams = master_->parameters();
@@ -43,6 +44,7 @@ void SyncParameterServerTrainer::runStep() {
     }
     grad.mul_(scale);
   }
+  processGradients(masterParams, /*report=*/true);
   optimizer_->step();
 }
 

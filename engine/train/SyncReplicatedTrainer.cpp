@@ -90,7 +90,28 @@ void SyncReplicatedTrainer::runStep() {
   }
   communicator_->allReduce(
       grads, options_.average ? Communicator::ReduceOp::Average : Communicator::ReduceOp::Sum);
-  workers().run([&](int t) { optimizers_[static_cast<size_t>(t)]->step(); });
+  // Every replica holds the same reduced gradients, so each clips them the same way.
+  std::vector<std::vector<torch::Tensor>> params;
+  for (int t = 0; t < numTowers(); ++t) params.push_back(replica(t).parameters());
+  workers().run([&](int t) {
+    processGradients(params[static_cast<size_t>(t)], /*report=*/t == 0);
+    optimizers_[static_cast<size_t>(t)]->step();
+  });
+  broadcastBuffersFromTowerZero();
+}
+
+void SyncReplicatedTrainer::broadcastBuffersFromTowerZero() {
+  // Note [Buffers follow tower 0]: replicas stay equal, buffers included, after every step.
+  Communicator::PerTower buffers;
+  for (int t = 0; t < numTowers(); ++t) {
+    std::vector<torch::Tensor> towerBuffers;
+    for (auto& b : replica(t).buffers()) {
+      if (b.defined()) towerBuffers.push_back(b);
+    }
+    if (towerBuffers.empty()) return;  // a model without buffers: nothing to do
+    buffers.push_back(std::move(towerBuffers));
+  }
+  communicator_->broadcast(buffers, 0);
 }
 
 }  // namespace tbench

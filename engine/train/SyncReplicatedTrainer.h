@@ -3,7 +3,8 @@
 // optimizer per tower; the towers' gradients are all-reduced (averaged, or summed) through a
 // Communicator (NCCL for CUDA towers, in-process for CPU towers) and every replica applies the
 // same update. Tower 0 is broadcast to the others before training and after every epoch, so
-// rounding differences cannot accumulate. Checkpoints are taken from tower 0.
+// rounding differences cannot accumulate, and its buffers (BatchNorm statistics) after every
+// step (Note [Buffers follow tower 0]). Checkpoints are taken from tower 0.
 
 #include "engine/comm/Communicator.h"
 #include "engine/train/MultiTowerTrainer.h"
@@ -35,6 +36,8 @@ class SyncReplicatedTrainer : public MultiTowerTrainer {
   double maxReplicaDifference();
   /// Copies tower 0's parameters and buffers to every other replica.
   void broadcastFromTowerZero();
+  /// Copies tower 0's buffers to every other replica (nothing for a model without buffers).
+  void broadcastBuffersFromTowerZero();
   const Communicator& communicator() const { return *communicator_; }
 
  protected:

@@ -38,8 +38,12 @@ std::vector<std::pair<std::string, torch::Tensor>> TowerTrainer::parameters() {
 }
 
 void TowerTrainer::saveCheckpoint(const std::string& path) {
-  writeCheckpointFile(
-      path, captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(), projectText_));
+  TrainingState state =
+      captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(), projectText_);
+  state.epochStep = stepsDoneInEpoch();
+  state.hyperParams = hyperParamValues();
+  state.callbackStates = callbackStates();
+  writeCheckpointFile(path, state);
 }
 
 std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint& datapoint) {

@@ -62,24 +62,39 @@ void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& in
   }
   for (auto* optimizer : trainer.optimizers()) restoreOptimizer(*optimizer, state);
   restoreRngState(state);
-  if (state.epochNum >= options.maxEpoch) {
+  trainer.restoreHyperParamValues(state.hyperParams);
+  trainer.restoreCallbackStates(state.callbackStates);
+  const int64_t steps = options.stepsPerEpoch;
+  // Steps of the checkpoint's epoch already run. Files from before "epoch_step" existed only
+  // say the global step: derive it, assuming steps_per_epoch did not change.
+  int64_t done = state.epochStep;
+  if (done < 0) {
+    done = state.epochNum == 0 ? steps : state.globalStep - (state.epochNum - 1) * steps;
+    if (done < 0 || done > steps) done = steps;
+  }
+  if (done > steps) {
+    TB_LOG(Warning) << path << " was saved after step " << done << " of epoch " << state.epochNum
+                    << ", more than steps_per_epoch=" << steps << "; that epoch counts as complete";
+    done = steps;
+  }
+  if (state.epochNum == 0) done = steps;  // saved before the first epoch began
+  const bool epochComplete = done == steps;
+  const int64_t nextEpoch = epochComplete ? state.epochNum + 1 : state.epochNum;
+  if (nextEpoch > options.maxEpoch) {
     throw InputError(str(path, ": the run already finished epoch ", state.epochNum,
                          " of max_epoch ", options.maxEpoch,
                          "; raise max_epoch (--max-epoch) to train further"));
   }
-  if (state.globalStep != state.epochNum * options.stepsPerEpoch) {
-    TB_LOG(Warning) << path << " was saved at global step " << state.globalStep << ", inside epoch "
-                    << state.epochNum << "; training continues with epoch " << state.epochNum + 1
-                    << " from that step";
-  }
-  options.startingEpoch = state.epochNum + 1;
+  options.startingEpoch = nextEpoch;
+  options.startingLocalStep = epochComplete ? 0 : done;
   options.startingGlobalStep = state.globalStep;
   // Note [Restorable data order]: every DataFlow's order is a function of its seed and of how
   // many datapoints came before, so skipping the batches the run consumed puts the data
   // exactly where the uninterrupted run would be.
   input.skipBatches(state.globalStep * trainer.numTowers());
-  TB_LOG(Info) << "resuming from " << path << " at epoch " << options.startingEpoch
-               << ", global step " << state.globalStep;
+  TB_LOG(Info) << "resuming from " << path << " at epoch " << options.startingEpoch << ", step "
+               << options.startingLocalStep + 1 << " of " << steps << " (global step "
+               << state.globalStep << ")";
 }
 
 }  // namespace
@@ -104,6 +119,7 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& t
   auto monitors = std::make_shared<Monitors>(
       config.monitors ? *config.monitors : defaultMonitors(!config.runDir.empty()));
   trainer.setMonitors(monitors);
+  trainer.setGradientProcessing(config.gradients);
   trainer.setupGraph(input, config.model);
   for (const auto& cb : config.callbacks) trainer.registerCallback(cb);
   for (const auto& cb : config.extraCallbacks ? *config.extraCallbacks : defaultCallbacks()) {

@@ -27,12 +27,16 @@ struct TrainConfig {
   InputSourcePtr input;
   int64_t queueCapacity = 50;  ///< for the QueueInput made from `dataflow`
 
-  /// The user's callbacks, run after the monitors and before extraCallbacks.
+  /// The user's callbacks, run before extraCallbacks; the monitors run after every callback
+  /// (so that in triggerEpoch they flush what the callbacks put).
   std::vector<CallbackPtr> callbacks;
   /// Default: ProgressBar({"cost"}), EstimatedTimeLeft, ThroughputTracker.
   std::optional<std::vector<CallbackPtr>> extraCallbacks;
   /// Default: ScalarHistory, JSONWriter (when runDir is set), ScalarPrinter.
   std::optional<std::vector<TrainingMonitorPtr>> monitors;
+
+  /// Gradient clipping and the "grad_norm" scalar, for every strategy.
+  GradientProcessing gradients;
 
   int64_t stepsPerEpoch = 0;  ///< 0: the input's size (batches per pass)
   int64_t startingEpoch = 1;
@@ -46,8 +50,9 @@ struct TrainConfig {
   int64_t numThreads = 0;
 
   /// Continue a run from this checkpoint (tensorpack's AutoResumeTrainConfig): model,
-  /// optimizer and RNG state restored, training continues with the epoch after the
-  /// checkpoint's at its global step, and the input skips the batches already consumed.
+  /// optimizer (with its learning rate) and RNG state restored; training continues at the
+  /// step after the checkpoint's, inside its epoch when it was taken mid-epoch, and the input
+  /// skips the batches already consumed. (tensorpack resumes at epoch boundaries only.)
   std::string resumeFrom;
   /// Start from the weights of this checkpoint (SessionInit; fine-tuning). Names matching
   /// `initIgnore` are not restored; the report is logged.

@@ -1,6 +1,7 @@
 #include "engine/train/Trainer.h"
 
 #include <exception>
+#include <utility>
 
 #include "engine/callbacks/StopTraining.h"
 #include "engine/core/Check.h"
@@ -32,6 +33,55 @@ void Trainer::registerHyperParam(std::shared_ptr<HyperParam> param) {
 HyperParam* Trainer::hyperParam(const std::string& name) {
   auto it = hyperParams_.find(name);
   return it == hyperParams_.end() ? nullptr : it->second.get();
+}
+
+std::map<std::string, double> Trainer::hyperParamValues() const {
+  std::map<std::string, double> values;
+  for (const auto& [name, param] : hyperParams_) values[name] = param->get();
+  return values;
+}
+
+void Trainer::restoreHyperParamValues(const std::map<std::string, double>& values) {
+  for (const auto& [name, value] : values) {
+    if (HyperParam* param = hyperParam(name)) {
+      param->set(value);
+    } else {
+      TB_LOG(Warning) << "the checkpoint has a hyper-parameter \"" << name
+                      << "\" this trainer does not have; ignored";
+    }
+  }
+}
+
+namespace {
+
+/// The callbacks' names made unique in registration order: "X", "X#2", ...
+template <typename Visit>
+void forEachNamedCallback(const std::vector<CallbackPtr>& callbacks, Visit visit) {
+  std::map<std::string, int> seen;
+  for (const auto& cb : callbacks) {
+    const std::string name = cb->name();
+    const int n = ++seen[name];
+    visit(n == 1 ? name : name + "#" + std::to_string(n), *cb);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> Trainer::callbackStates() const {
+  std::map<std::string, std::string> states;
+  forEachNamedCallback(callbacks_, [&](const std::string& key, Callback& cb) {
+    std::string state = cb.checkpointState();
+    if (!state.empty()) states[key] = std::move(state);
+  });
+  return states;
+}
+
+void Trainer::restoreCallbackStates(const std::map<std::string, std::string>& states) {
+  TB_CHECK(!trained_, "callback states are restored before train()");
+  forEachNamedCallback(callbacks_, [&](const std::string& key, Callback& cb) {
+    auto it = states.find(key);
+    if (it != states.end()) cb.restoreCheckpointState(it->second);
+  });
 }
 
 double Trainer::secondsInCallbacks() const { return group_ ? group_->secondsInCallbacks() : 0.0; }
@@ -74,6 +124,9 @@ void Trainer::train(const LoopOptions& options) {
   TB_CHECK(options.startingEpoch >= 1 && options.startingEpoch <= options.maxEpoch,
            "starting_epoch must be in [1, max_epoch], got starting_epoch=", options.startingEpoch,
            " max_epoch=", options.maxEpoch);
+  TB_CHECK(options.startingLocalStep >= 0 && options.startingLocalStep < options.stepsPerEpoch,
+           "the starting local step must be in [0, steps_per_epoch), got ",
+           options.startingLocalStep, " with steps_per_epoch=", options.stepsPerEpoch);
   trained_ = true;
   options_ = options;
 
@@ -82,9 +135,18 @@ void Trainer::train(const LoopOptions& options) {
   std::vector<CallbackPtr> all = callbacks_;
   all.push_back(monitors_);
   group_ = std::make_unique<Callbacks>(std::move(all));
-  epochNum_ = options_.startingEpoch - 1;
-  globalStep_ =
-      options_.startingGlobalStep.value_or((options_.startingEpoch - 1) * options_.stepsPerEpoch);
+  globalStep_ = options_.startingGlobalStep.value_or(
+      (options_.startingEpoch - 1) * options_.stepsPerEpoch + options_.startingLocalStep);
+  // Before the first step: the epoch before the starting one is complete, or, in a run resumed
+  // mid-epoch, the starting epoch has startingLocalStep steps done (a checkpoint taken now
+  // resumes at the same place).
+  if (options_.startingLocalStep == 0) {
+    epochNum_ = options_.startingEpoch - 1;
+    epochStartStep_ = globalStep_ - options_.stepsPerEpoch;
+  } else {
+    epochNum_ = options_.startingEpoch;
+    epochStartStep_ = globalStep_ - options_.startingLocalStep;
+  }
   group_->setupGraph(*this);
   initialize();
   mainLoop();
@@ -94,11 +156,13 @@ void Trainer::mainLoop() {
   std::exception_ptr failure;
   try {
     group_->beforeTrain();
+    int64_t firstLocalStep = options_.startingLocalStep;
     for (int64_t epoch = options_.startingEpoch; epoch <= options_.maxEpoch; ++epoch) {
       epochNum_ = epoch;
-      localStep_ = 0;
+      localStep_ = std::exchange(firstLocalStep, 0);
+      epochStartStep_ = globalStep_ - localStep_;
       group_->beforeEpoch();
-      for (localStep_ = 0; localStep_ < options_.stepsPerEpoch; ++localStep_) {
+      for (; localStep_ < options_.stepsPerEpoch; ++localStep_) {
         betweenSteps();
         group_->beforeRun();
         runStep();
@@ -109,6 +173,9 @@ void Trainer::mainLoop() {
       }
       localStep_ = options_.stepsPerEpoch - 1;
       group_->afterEpoch();
+      // The value each hyper-parameter had for the epoch's last step, before anything in
+      // triggerEpoch changes it for the next (Note [One rule for a hyper-parameter]).
+      for (const auto& [name, param] : hyperParams_) monitors_->putScalar(name, param->get());
       group_->triggerEpoch();
     }
   } catch (const StopTraining& stop) {

@@ -7,7 +7,8 @@
 //       beforeTrain
 //       for epochNum in startingEpoch..maxEpoch:
 //         beforeEpoch
-//         for localStep in 0..stepsPerEpoch-1:
+//         for localStep in 0..stepsPerEpoch-1:   (a resumed run's first epoch starts at
+//                                                 LoopOptions::startingLocalStep)
 //           [commands from other threads run here; a stop request ends the loop here]
 //           beforeRun, runStep(), ++globalStep, afterRun, triggerStep
 //         afterEpoch, triggerEpoch
@@ -42,8 +43,11 @@ struct LoopOptions {
   int64_t startingEpoch = 1;
   int64_t maxEpoch = 1;
   /// The global step to start from; default (startingEpoch - 1) * stepsPerEpoch. A resumed
-  /// run passes its checkpoint's.
+  /// run passes its checkpoint's (and is then resumed(), see TrainerContext).
   std::optional<int64_t> startingGlobalStep;
+  /// Steps of startingEpoch already run: a run resumed from a mid-epoch checkpoint continues
+  /// that epoch at this local step. In [0, stepsPerEpoch).
+  int64_t startingLocalStep = 0;
 };
 
 class Trainer : public TrainerContext {
@@ -75,6 +79,16 @@ class Trainer : public TrainerContext {
   /// Whether the loop ended before maxEpoch because of StopTraining or requestStop().
   bool stoppedEarly() const { return stoppedEarly_; }
 
+  /// The current value of every hyper-parameter, by name (what checkpoints keep).
+  std::map<std::string, double> hyperParamValues() const;
+  /// Sets hyper-parameters by name (a resumed run); names this trainer lacks are logged.
+  void restoreHyperParamValues(const std::map<std::string, double>& values);
+  /// Every callback's checkpointState() that is not empty, keyed by the callback's name
+  /// (with "#2", "#3", ... for later callbacks of the same name).
+  std::map<std::string, std::string> callbackStates() const;
+  /// Gives each callback its state from `states` (keys as callbackStates()). Before train().
+  void restoreCallbackStates(const std::map<std::string, std::string>& states);
+
   // TrainerContext
   int64_t epochNum() const override { return epochNum_; }
   int64_t globalStep() const override { return globalStep_; }
@@ -83,6 +97,8 @@ class Trainer : public TrainerContext {
   int64_t startingEpoch() const override { return options_.startingEpoch; }
   int64_t maxEpoch() const override { return options_.maxEpoch; }
   int64_t samplesPerStep() const override { return 0; }
+  bool resumed() const override { return options_.startingGlobalStep.has_value(); }
+  int64_t stepsDoneInEpoch() const override { return globalStep_ - epochStartStep_; }
   double secondsInCallbacks() const override;
   MonitorSink& monitors() override { return *monitors_; }
   HyperParam* hyperParam(const std::string& name) override;
@@ -121,6 +137,7 @@ class Trainer : public TrainerContext {
   int64_t epochNum_ = 0;
   int64_t globalStep_ = 0;
   int64_t localStep_ = 0;
+  int64_t epochStartStep_ = 0;  // globalStep_ when the current epoch's first step began
 
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> paused_{false};

@@ -46,7 +46,7 @@ const VariantKeys& modelTypes() {
       QStringLiteral("type"),
       QStringLiteral("convnet"),
       {{"mlp", {"hidden"}},
-       {"convnet", {"conv1_channels", "conv2_channels", "kernel_size", "fc_width"}}}};
+       {"convnet", {"conv1_channels", "conv2_channels", "kernel_size", "fc_width", "batch_norm"}}}};
   return keys;
 }
 
@@ -99,12 +99,13 @@ QStringList keyOrder(const QString& pattern) {
         "trainer", "seed", "num_threads", "run_root"}},
       {"model",
        {"type", "hidden", "conv1_channels", "conv2_channels", "kernel_size", "fc_width",
-        "dropout"}},
+        "batch_norm", "dropout"}},
       {"data", {"train", "validation", "batch_size", "shuffle", "remainder"}},
       {"data.train", source},
       {"data.validation", source},
       {"optimizer",
-       {"type", "learning_rate", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps"}},
+       {"type", "learning_rate", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps",
+        "clip_global_norm", "clip_value"}},
       {"schedule", {"learning_rate"}},
       {"schedule.learning_rate", {"unit", "interpolation", "points"}},
       {"callbacks[]",
@@ -136,6 +137,8 @@ QString help(const QString& path) {
       {"model.conv2_channels", "Channels of the second convolution (>= 1); default 64"},
       {"model.kernel_size", "Convolution kernel size, odd (>= 1); default 5"},
       {"model.fc_width", "Width of the fully connected layer (>= 1); default 1024"},
+      {"model.batch_norm",
+       "convnet: BatchNorm after each convolution; its running statistics follow tower 0"},
       {"model.dropout", "Dropout before the last layer, in [0, 1); default 0"},
       {"data.validation", "Validate on a second data source; off: no validation"},
       {"data.batch_size", "Samples per batch and tower (>= 1); default 128"},
@@ -165,6 +168,9 @@ QString help(const QString& path) {
       {"optimizer.beta1", "adam, adamw: in [0, 1); default 0.9"},
       {"optimizer.beta2", "adam, adamw: in [0, 1); default 0.999"},
       {"optimizer.eps", "adam, adamw, rmsprop: > 0; default 1e-8"},
+      {"optimizer.clip_global_norm",
+       "Scale the gradients so that their global L2 norm is at most this (>= 0); 0 = off"},
+      {"optimizer.clip_value", "Clamp every gradient element to [-v, v] (>= 0); 0 = off"},
       {"schedule", "Follow a learning-rate schedule instead of a constant rate"},
       {"schedule.learning_rate.unit", "Whether points are at epochs or global steps"},
       {"schedule.learning_rate.interpolation",

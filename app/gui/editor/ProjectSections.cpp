@@ -35,6 +35,7 @@ FormSection* makeModelSection(IssueMarkers* markers, QWidget* parent) {
   section->addInteger("conv2_channels", QObject::tr("Conv 2 channels"), 1, kMax, 64);
   section->addInteger("kernel_size", QObject::tr("Kernel size"), 1, 99, 5)->setSingleStep(2);
   section->addInteger("fc_width", QObject::tr("FC width"), 1, kMax, 1024);
+  section->addBoolean("batch_norm", QObject::tr("Batch normalization"), false);
   section->addNumber("dropout", QObject::tr("Dropout"), 0.0);
   section->setVariant(schema::modelTypes(), true);
   return section;
@@ -72,6 +73,8 @@ FormSection* makeOptimizerSection(IssueMarkers* markers, QWidget* parent) {
   section->addNumber("beta1", QObject::tr("Beta 1"), 0.9);
   section->addNumber("beta2", QObject::tr("Beta 2"), 0.999);
   section->addNumber("eps", QObject::tr("Epsilon"), 1e-8);
+  section->addNumber("clip_global_norm", QObject::tr("Clip global norm"), 0.0);
+  section->addNumber("clip_value", QObject::tr("Clip value"), 0.0);
   section->setVariant(schema::optimizerTypes(), false);
   return section;
 }

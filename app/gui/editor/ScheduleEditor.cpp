@@ -129,6 +129,17 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   previewNote_->setObjectName("schedule.preview.note");
   previewNote_->setStyleSheet(QStringLiteral("color: palette(mid);"));
   layout->addWidget(previewNote_);
+  // Note [One rule for a hyper-parameter] (engine/callbacks/HyperParamSetter.h), in words.
+  auto* rule = new QLabel(
+      tr("A point (E, rate) at an epoch applies after epoch E, from epoch E+1 (E = 0: from the "
+         "start), as in tensorpack; a point at a step applies from that global step. The "
+         "schedule sets the rate only where its value changes: a plateau reduction or a live "
+         "edit (F8) holds until its next point, also after a resume."),
+      this);
+  rule->setObjectName("schedule.rule");
+  rule->setWordWrap(true);
+  rule->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  layout->addWidget(rule);
   setCurve({});
 
   connect(enabled_, &QCheckBox::toggled, this, &ScheduleEditor::toggle);

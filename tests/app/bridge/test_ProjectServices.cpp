@@ -46,8 +46,9 @@ class TestProjectServices : public QObject {
 
   void learningRateCurveFollowsTheSchedule() {
     const ProjectServices services = makeProjectServices();
-    // Synthetic data: 1000 samples / batch 100 = 10 steps per epoch, 4 epochs; the rate is
-    // 0.1 before epoch 3 (the optimizer's) and 0.01 from epoch 3 on.
+    // Synthetic data: 1000 samples / batch 100 = 10 steps per epoch, 4 epochs; the point
+    // (3, 0.01) applies after epoch 3 (tensorpack's meaning): the rate is 0.1 (the
+    // optimizer's) for epochs 1-3 and 0.01 in epoch 4, from global step 30.
     const QString project = R"({"format": 1, "name": "lr", "model": {"type": "mlp"}, "max_epoch": 4,
       "data": {"train": {"type": "synthetic", "num_samples": 1000}, "batch_size": 100},
       "optimizer": {"type": "sgd", "learning_rate": 0.1},
@@ -57,13 +58,13 @@ class TestProjectServices : public QObject {
     QCOMPARE(curve.front(), QPointF(0, 0.1));
     QCOMPARE(curve.back(), QPointF(40, 0.01));
     for (const QPointF& p : curve) {
-      if (p.x() < 20) QCOMPARE(p.y(), 0.1);
-      if (p.x() > 20) QCOMPARE(p.y(), 0.01);
+      if (p.x() < 30) QCOMPARE(p.y(), 0.1);
+      if (p.x() > 30) QCOMPARE(p.y(), 0.01);
     }
     bool sawDrop = false;
     for (int i = 1; i < curve.size(); ++i) {
       if (curve[i - 1].y() == 0.1 && curve[i].y() == 0.01) {
-        QCOMPARE(curve[i].x(), 20.0);
+        QCOMPARE(curve[i].x(), 30.0);
         sawDrop = true;
       }
     }

@@ -3,7 +3,10 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/callbacks/CheckNumerics.h"
 #include "engine/callbacks/EnableCallbackIf.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/PeriodicTrigger.h"
@@ -49,8 +52,9 @@ class TestCallbacks : public QObject {
         std::make_shared<PeriodicTrigger>(rec, PeriodicTriggerOptions().steps(3)));
     trainer->train({4, 1, 3});  // 12 steps
     QCOMPARE(stepsOf(rec->events, "trigger"), (std::vector<int64_t>{3, 6, 9, 12}));
-    // The inner callback's own triggerStep/triggerEpoch are replaced, other hooks forwarded.
-    QVERIFY(stepsOf(rec->events, "triggerStep").empty());
+    // As in tensorpack, only triggerEpoch is replaced; triggerStep and the others are
+    // forwarded (a wrapped CheckNumerics keeps its per-step check).
+    QCOMPARE(stepsOf(rec->events, "triggerStep").size(), size_t{12});
     QVERIFY(stepsOf(rec->events, "triggerEpoch").empty());
     QCOMPARE(stepsOf(rec->events, "beforeRun").size(), size_t{12});
   }
@@ -170,12 +174,15 @@ class TestCallbacks : public QObject {
     trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
         "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1.0}, {3, 0.1}, {4, 0.01}}));
     trainer->train({2, 1, 5});
-    QCOMPARE(lrAtStep, (std::vector<double>{1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.01, 0.01, 0.01, 0.01}));
-    // The applied value is a scalar, once per epoch.
+    // tensorpack's meaning: (E, v) applies after epoch E. Before the first point the
+    // optimizer's own value (NoOpTrainer's 0.1) holds.
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.01, 0.01}));
+    // The value each epoch used is a scalar, once per epoch.
     const auto& scalar = history->get("learning_rate");
     QCOMPARE(scalar.size(), size_t{5});
-    QCOMPARE(scalar[2].value, 0.1);
-    QCOMPARE(scalar[2].epochNum, int64_t{3});
+    QCOMPARE(scalar[3].value, 0.1);
+    QCOMPARE(scalar[3].epochNum, int64_t{4});
+    QCOMPARE(scalar[4].value, 0.01);
   }
 
   void linearStepScheduleWithWarmup() {
@@ -193,14 +200,14 @@ class TestCallbacks : public QObject {
   }
 
   void scheduleGivesTheSameValueWhenStartingLater() {
-    // A run that starts at epoch 3 sees the value the schedule has at epoch 3.
+    // A fresh run that starts at epoch 3 gets the value in force after epoch 2.
     std::vector<double> lrAtStep;
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
     trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
         "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1.0}, {3, 0.1}}));
     trainer->train({1, 3, 4});
-    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1}));
+    QCOMPARE(lrAtStep, (std::vector<double>{1.0, 0.1}));
   }
 
   void scheduleBeforeFirstPointKeepsTheValue() {
@@ -209,8 +216,9 @@ class TestCallbacks : public QObject {
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
     trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
         "learning_rate", std::vector<std::pair<int64_t, double>>{{2, 0.5}}));
-    trainer->train({1, 1, 2});
-    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.5}));  // 0.1 is NoOpTrainer's initial value
+    trainer->train({1, 1, 3});
+    // 0.1 is NoOpTrainer's initial value; (2, 0.5) applies from epoch 3.
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 0.5}));
   }
 
   void setterForUnknownParamFailsAtSetup() {
@@ -230,9 +238,122 @@ class TestCallbacks : public QObject {
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
     trainer->registerCallback(std::make_shared<HyperParamSetterWithFunc>(
-        "learning_rate", [](int64_t epoch) { return 1.0 / static_cast<double>(epoch); }));
+        "learning_rate", [](int64_t done) { return 1.0 / static_cast<double>(done + 1); }));
     trainer->train({1, 1, 4});
     QCOMPARE(lrAtStep, (std::vector<double>{1.0, 0.5, 1.0 / 3, 0.25}));
+  }
+
+  void plateauReductionHoldsUntilTheScheduleChanges() {
+    // Issue 10: a schedule [[0, 0.05], [100, 0.01]] with lr_on_plateau used to set 0.05 back
+    // every epoch while the scalar said 0.025. Now the reduction holds until the next point,
+    // and the scalar is the value the epoch trained with.
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    auto history = attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{0, 0.05}, {100, 0.01}}));
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "flat-stat", CallbackFactory::Hooks{
+                         {},
+                         {},
+                         {},
+                         {},
+                         [](TrainerContext& c) { c.monitors().putScalar("validation_error", 0.5); },
+                         {}}));
+    auto plateau = std::make_shared<StatMonitorParamSetter>(
+        "learning_rate", "validation_error",
+        StatMonitorParamSetter::Options().factor(0.5).patience(1));
+    trainer->registerCallback(plateau);
+    trainer->train({1, 1, 4});
+    // Epoch 2's value did not beat epoch 1's: halved after epoch 2, and again after epoch 3.
+    QCOMPARE(lrAtStep, (std::vector<double>{0.05, 0.05, 0.025, 0.0125}));
+    std::vector<double> scalars;
+    for (const auto& p : history->get("learning_rate")) scalars.push_back(p.value);
+    QCOMPARE(scalars, lrAtStep);
+    QCOMPARE(plateau->changes(), 3);  // after epochs 2, 3 and 4
+  }
+
+  void liveEditHoldsUntilTheNextStepPoint() {
+    // A live edit (the window's F8 posts a command) used to be reverted before the next step
+    // by a step-unit schedule. It holds until the schedule's next point.
+    std::vector<double> lrAtStep;
+    auto trainer = makeNoOpTrainer([&](NoOpTrainer& t) {
+      lrAtStep.push_back(t.learningRate().get());
+      if (t.globalStep() == 2) t.post([&t] { t.learningRate().set(0.5); });
+    });
+    trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
+        "learning_rate", std::vector<std::pair<int64_t, double>>{{0, 0.1}, {6, 0.01}},
+        HyperParamSetter::Unit::Step));
+    trainer->train({8, 1, 1});
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 0.01, 0.01}));
+  }
+
+  void aStatNotProducedAgainDoesNotCountTwice() {
+    // Validation every 3 epochs, patience 2: only the validations count (tensorpack reads the
+    // stat's history). The old code re-counted the latest value each epoch and cut the rate
+    // after a single validation.
+    auto trainer = makeNoOpTrainer();
+    trainer->registerCallback(std::make_shared<CallbackFactory>(
+        "every-3", CallbackFactory::Hooks{{},
+                                          {},
+                                          {},
+                                          {},
+                                          [](TrainerContext& c) {
+                                            if (c.epochNum() % 3 == 0)
+                                              c.monitors().putScalar("validation_error", 0.5);
+                                          },
+                                          {}}));
+    auto plateau = std::make_shared<StatMonitorParamSetter>(
+        "learning_rate", "validation_error",
+        StatMonitorParamSetter::Options().factor(0.5).patience(2));
+    trainer->registerCallback(plateau);
+    trainer->train({1, 1, 8});  // validations after epochs 3 and 6: two values, patience 2
+    QCOMPARE(plateau->changes(), 0);
+    QCOMPARE(plateau->window(), (std::vector<double>{0.5, 0.5}));
+    QCOMPARE(trainer->learningRate().get(), 0.1);
+  }
+
+  void periodicTriggerKeepsTheWrappedPerStepCheck() {
+    // PeriodicTrigger(CheckNumerics) must still check the cost after every step.
+    auto trainer = makeNoOpTrainer([](NoOpTrainer& t) {
+      t.monitors().putScalar("cost", t.globalStep() == 4 ? std::nan("") : 1.0);
+    });
+    trainer->registerCallback(std::make_shared<PeriodicTrigger>(
+        std::make_shared<CheckNumerics>(), PeriodicTriggerOptions().epochs(10)));
+    try {
+      trainer->train({3, 1, 4});
+      QFAIL("expected a NumericError");
+    } catch (const NumericError& e) {
+      // globalStep() is 4 during step 5's runStep; the check after that step reports step 5.
+      QVERIFY2(std::string(e.what()).find("global step 5") != std::string::npos, e.what());
+    }
+  }
+
+  void periodicThroughputReportsEveryKSteps() {
+    auto trainer = makeNoOpTrainer();
+    auto history = attachHistory(*trainer);
+    trainer->registerCallback(std::make_shared<PeriodicTrigger>(
+        std::make_shared<ThroughputTracker>(), PeriodicTriggerOptions().steps(10)));
+    trainer->train({25, 1, 2});  // 50 steps
+    const auto steps = history->get("ThroughputTracker/steps_per_sec");
+    QCOMPARE(steps.size(), size_t{5});
+    QCOMPARE(steps[0].globalStep, int64_t{10});
+    for (const auto& p : steps) QVERIFY(p.value > 0);
+  }
+
+  void enableCallbackIfLeavesSetupBeforeAndAfterTrainAlone() {
+    auto trainer = makeNoOpTrainer();
+    auto rec = std::make_shared<Recorder>();
+    trainer->registerCallback(
+        std::make_shared<EnableCallbackIf>(rec, [](const TrainerContext&) { return false; }));
+    trainer->train({2, 1, 2});
+    QCOMPARE(stepsOf(rec->events, "beforeTrain").size(), size_t{1});
+    QCOMPARE(stepsOf(rec->events, "afterTrain").size(), size_t{1});
+    QVERIFY(stepsOf(rec->events, "beforeEpoch").empty());
+    QVERIFY(stepsOf(rec->events, "beforeRun").empty());
+    QVERIFY(stepsOf(rec->events, "triggerStep").empty());
+    QVERIFY(stepsOf(rec->events, "triggerEpoch").empty());
   }
 
   void throughputTrackerReportsRates() {

@@ -124,7 +124,12 @@ std::vector<Put> expectedPuts() {
   std::vector<Put> puts;
   for (int64_t step = 1; step <= 6; ++step) {
     puts.push_back({"loss", step, 10.0 / step, std::nullopt});
-    if (step % 3 == 0) puts.push_back({"val", step, step / 3 * 1.5 + 0.1, std::nullopt});
+    if (step % 3 == 0) {
+      // The trainer reports its hyper-parameters (NoOpTrainer's learning rate) before
+      // triggerEpoch, where the source puts "val".
+      puts.push_back({"learning_rate", step, 0.1, std::nullopt});
+      puts.push_back({"val", step, step / 3 * 1.5 + 0.1, std::nullopt});
+    }
     if (step == 3) {
       for (const auto& [tag, image] : images()) puts.push_back({tag, step, 0, image});
     }
@@ -243,7 +248,7 @@ class TestTensorBoardWriter : public QObject {
                                {}});
     const auto writer = run(path, {probe});
     const double after = now();
-    QCOMPARE(onDisk, (std::vector<size_t>{1, 8}));
+    QCOMPARE(onDisk, (std::vector<size_t>{1, 9}));
 
     const auto files = eventFiles(path);
     QCOMPARE(files.size(), size_t{1});

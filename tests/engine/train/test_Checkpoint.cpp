@@ -114,8 +114,11 @@ class TestCheckpoint : public QObject {
     torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-2));
     const auto batches = fixedBatches(3);
     for (const auto& b : batches) step(*net, opt, b);
-    writeCheckpointFile(path("model-3.pt"),
-                        captureState(*net, &opt, 3, 1, "{\"name\": \"fashion \xc3\xa9\"}"));
+    TrainingState state = captureState(*net, &opt, 3, 1, "{\"name\": \"fashion \xc3\xa9\"}");
+    state.epochStep = 3;
+    state.hyperParams = {{"learning_rate", 0.25}};
+    state.callbackStates = {{"StatMonitorParamSetter(learning_rate on e)", "{\"values\":[1.5]}"}};
+    writeCheckpointFile(path("model-3.pt"), state);
     saved_ = readCheckpointFile(path("model-3.pt"));
     exportWeights(path("model-3.pt"), "pt", path("weights.pt"));
     exportWeights(path("model-3.pt"), "safetensors", path("weights.safetensors"));
@@ -130,6 +133,40 @@ class TestCheckpoint : public QObject {
       if (!line.isEmpty()) pythonLines_.push_back(line.toStdString());
     }
     QVERIFY2(python.exitCode() == 0, qPrintable(pythonError_));
+  }
+
+  void countersHyperParamsAndCallbackStatesRoundTrip() {
+    QCOMPARE(saved_.epochStep, int64_t{3});
+    QCOMPARE(saved_.hyperParams, (std::map<std::string, double>{{"learning_rate", 0.25}}));
+    QCOMPARE(saved_.callbackStates.size(), size_t{1});
+    QCOMPARE(saved_.callbackStates.begin()->second, std::string("{\"values\":[1.5]}"));
+  }
+
+  void readsCheckpointsWrittenBeforePlainPickles() {
+    // Files written by earlier versions: torch::pickle_save (type-tagged dicts), without
+    // epoch_step, hyper_params and callbacks.
+    auto net = makeMlp(1);
+    c10::Dict<std::string, torch::Tensor> model;
+    for (const auto& item : net->named_parameters()) model.insert(item.key(), item.value());
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+    dict.insert("format", std::string(kCheckpointFormat));
+    dict.insert("model", model);
+    dict.insert("optimizer", torch::empty({0}, torch::kUInt8));
+    dict.insert("optimizer_type", std::string("adam"));
+    dict.insert("global_step", int64_t{12});
+    dict.insert("epoch_num", int64_t{2});
+    dict.insert("rng_state", torch::empty({0}, torch::kUInt8));
+    dict.insert("project", std::string());
+    const std::vector<char> bytes = torch::pickle_save(dict);
+    {
+      std::ofstream out(path("legacy.pt"), std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    const TrainingState legacy = readCheckpointFile(path("legacy.pt"));
+    QCOMPARE(legacy.globalStep, int64_t{12});
+    QCOMPARE(legacy.epochStep, int64_t{-1});  // unknown: resume derives it
+    QVERIFY(legacy.hyperParams.empty());
+    QCOMPARE(legacy.model.size(), net->named_parameters().size());
   }
 
   void roundTripResumesExactlyWithOptimizerState() {
@@ -397,8 +434,10 @@ class TestCheckpoint : public QObject {
   void pythonLoadsTheCheckpointAsADict() {
     QCOMPARE(linesStartingWith("TYPE"), std::vector<std::string>{"dict"});
     QCOMPARE(linesStartingWith("KEYS"),
-             std::vector<std::string>{"epoch_num format global_step model optimizer "
-                                      "optimizer_type project rng_state"});
+             std::vector<std::string>{"callbacks epoch_num epoch_step format global_step "
+                                      "hyper_params model optimizer optimizer_type project "
+                                      "rng_state"});
+    QCOMPARE(linesStartingWith("HYPER"), std::vector<std::string>{"{\"learning_rate\": 0.25} 3"});
     QCOMPARE(linesStartingWith("META"),
              std::vector<std::string>{"towerbench-checkpoint-1 3 1 adam "
                                       "\"{\\\"name\\\": \\\"fashion \\u00e9\\\"}\" torch.uint8 "

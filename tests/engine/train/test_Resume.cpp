@@ -1,4 +1,5 @@
-// Exact resume: 2 epochs in one go vs 1 epoch + resume for 1 more, bitwise identical.
+// Exact resume: a run in one go vs a run stopped (at an epoch boundary, or mid-epoch) and
+// resumed, bitwise identical.
 
 #include <QtTest>
 
@@ -6,13 +7,16 @@
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/SyntheticData.h"
+#include "engine/input/FeedInput.h"
 #include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/train/SimpleTrainer.h"
+#include "engine/train/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
 
 using namespace tbench;
@@ -26,10 +30,19 @@ struct Outcome {
   int64_t globalStep = 0;
 };
 
+struct RunOptions {
+  int64_t maxEpoch = 4;
+  std::string resumeFrom;
+  bool queueInput = true;      ///< QueueInput (a DataFlow in the config) or FeedInput
+  bool twoTowers = false;      ///< SyncReplicatedTrainer on two CPU towers, else SimpleTrainer
+  int64_t stopAfterStep = -1;  ///< save <dir>/mid.pt after this global step, then stop
+  bool plateau = false;        ///< add lr_on_plateau on a stat that never improves
+};
+
 /// Trains the tiny MLP (with dropout, Adam, a schedule and shuffled data whose passes do not
-/// line up with epochs) up to `maxEpoch`; saves a checkpoint at the end of every epoch to
-/// <dir>/epoch-<E>.pt; resumes from `resumeFrom` when given.
-Outcome train(const std::string& dir, int64_t maxEpoch, const std::string& resumeFrom = "") {
+/// line up with epochs) for 7 steps an epoch up to `maxEpoch`; saves a checkpoint at the end
+/// of every epoch to <dir>/epoch-<E>.pt; resumes from `resumeFrom` when given.
+Outcome train(const std::string& dir, const RunOptions& run) {
   MlpOptions o;
   o.image = ImageShape{1, 8, 8};
   o.numClasses = 4;
@@ -42,41 +55,81 @@ Outcome train(const std::string& dir, int64_t maxEpoch, const std::string& resum
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
       });
-  config.dataflow = std::make_shared<BatchData>(
+  auto batches = std::make_shared<BatchData>(
       std::make_shared<SyntheticData>(
           SyntheticData::Options().numSamples(300).noise(1.0).shuffle(true).seed(11)),
       16);  // 18 batches a pass, 7 steps an epoch: passes straddle epochs
+  if (run.queueInput) {
+    config.dataflow = batches;
+  } else {
+    config.input = std::make_shared<FeedInput>(batches);
+  }
   config.stepsPerEpoch = 7;
-  config.maxEpoch = maxEpoch;
+  config.maxEpoch = run.maxEpoch;
   config.seed = 3;
-  config.resumeFrom = resumeFrom;
+  config.resumeFrom = run.resumeFrom;
   config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   config.callbacks = {
       std::make_shared<ScheduledHyperParamSetter>(
           "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1e-2}, {3, 2e-3}}),
-      std::make_shared<CallbackFactory>("save",
-                                        CallbackFactory::Hooks{{},
-                                                               {},
-                                                               {},
-                                                               {},
-                                                               [dir](TrainerContext& c) {
-                                                                 c.saveCheckpoint(
-                                                                     dir + "/epoch-" +
-                                                                     std::to_string(c.epochNum()) +
-                                                                     ".pt");
-                                                               },
-                                                               {}})};
-  SimpleTrainer trainer;
-  launchTrainWithConfig(config, trainer);
+      std::make_shared<CallbackFactory>(
+          "save", CallbackFactory::Hooks{{},
+                                         {},
+                                         {},
+                                         [dir, stop = run.stopAfterStep](TrainerContext& c) {
+                                           if (c.globalStep() != stop) return;
+                                           c.saveCheckpoint(dir + "/mid.pt");
+                                           c.requestStop();
+                                         },
+                                         [dir](TrainerContext& c) {
+                                           c.saveCheckpoint(dir + "/epoch-" +
+                                                            std::to_string(c.epochNum()) + ".pt");
+                                         },
+                                         {}})};
+  if (run.plateau) {
+    config.callbacks.push_back(std::make_shared<CallbackFactory>(
+        "flat-stat", CallbackFactory::Hooks{
+                         {},
+                         {},
+                         {},
+                         {},
+                         [](TrainerContext& c) { c.monitors().putScalar("validation_error", 0.5); },
+                         {}}));
+    config.callbacks.push_back(std::make_shared<StatMonitorParamSetter>(
+        "learning_rate", "validation_error",
+        StatMonitorParamSetter::Options().factor(0.5).patience(1)));
+  }
+  std::unique_ptr<SingleCostTrainer> trainer;
+  if (run.twoTowers) {
+    trainer = std::make_unique<SyncReplicatedTrainer>(std::vector<Device>{Device{}, Device{}});
+  } else {
+    trainer = std::make_unique<SimpleTrainer>();
+  }
+  launchTrainWithConfig(config, *trainer);
   Outcome out;
-  for (const auto& item : trainer.mainModule().named_parameters()) {
+  for (const auto& item : trainer->mainModule().named_parameters()) {
     out.params.emplace_back(item.key(), item.value().clone());
   }
   for (const auto& p : history->get("cost")) out.costs.push_back(p.value);
   for (const auto& p : history->get("learning_rate")) out.learningRates.push_back(p.value);
-  out.globalStep = trainer.globalStep();
+  out.globalStep = trainer->globalStep();
   return out;
+}
+
+Outcome train(const std::string& dir, int64_t maxEpoch, const std::string& resumeFrom = "") {
+  RunOptions run;
+  run.maxEpoch = maxEpoch;
+  run.resumeFrom = resumeFrom;
+  return train(dir, run);
+}
+
+void compareParams(const Outcome& expected, const Outcome& actual, const char* label) {
+  QVERIFY2(expected.params.size() == actual.params.size(), label);
+  for (size_t i = 0; i < expected.params.size(); ++i) {
+    QVERIFY2(torch::equal(expected.params[i].second, actual.params[i].second),
+             qPrintable(QString("%1: %2").arg(label).arg(expected.params[i].first.c_str())));
+  }
 }
 
 }  // namespace
@@ -92,19 +145,53 @@ class TestResume : public QObject {
         train(split.path().toStdString(), 4, split.path().toStdString() + "/epoch-2.pt");
 
     QCOMPARE(rest.globalStep, int64_t{28});
-    QCOMPARE(whole.params.size(), rest.params.size());
-    for (size_t i = 0; i < whole.params.size(); ++i) {
-      QVERIFY2(torch::equal(whole.params[i].second, rest.params[i].second),
-               whole.params[i].first.c_str());
-    }
+    compareParams(whole, rest, "epoch boundary");
     // The steps of the resumed half saw the same batches and dropout masks.
     std::vector<double> joined = first.costs;
     joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
     QCOMPARE(joined, whole.costs);
-    // The schedule gives the resumed epochs their own values.
-    QCOMPARE(rest.learningRates, (std::vector<double>{2e-3, 2e-3}));
+    // The schedule gives the resumed epochs their own values: (3, 2e-3) from epoch 4.
+    QCOMPARE(rest.learningRates, (std::vector<double>{1e-2, 2e-3}));
     // And the split run's 2-epoch checkpoint differs from the end state (it did train on).
     QVERIFY(!torch::equal(first.params[0].second, rest.params[0].second));
+  }
+
+  void midEpochStopAndResumeIsBitwiseIdentical() {
+    // Issue 10: a stop at global step 10 (epoch 2, step 3 of 7) followed by a resume used to
+    // restart with epoch 3 and end 4 steps short. Shuffled data, dropout and a schedule; with
+    // QueueInput, FeedInput, two replicated towers, and lr_on_plateau changing the rate.
+    struct Case {
+      const char* label;
+      bool queueInput, twoTowers, plateau;
+    };
+    for (const Case c :
+         {Case{"queue input", true, false, false}, Case{"feed input", false, false, false},
+          Case{"two towers", true, true, false}, Case{"plateau", true, false, true}}) {
+      QTemporaryDir straight, split;
+      RunOptions run;
+      run.queueInput = c.queueInput;
+      run.twoTowers = c.twoTowers;
+      run.plateau = c.plateau;
+      const Outcome whole = train(straight.path().toStdString(), run);
+      RunOptions first = run;
+      first.stopAfterStep = 10;
+      const Outcome stopped = train(split.path().toStdString(), first);
+      QCOMPARE(stopped.globalStep, int64_t{10});
+      RunOptions second = run;
+      second.resumeFrom = split.path().toStdString() + "/mid.pt";
+      const Outcome rest = train(split.path().toStdString(), second);
+      QCOMPARE(rest.globalStep, int64_t{28});
+      compareParams(whole, rest, c.label);
+      std::vector<double> joined = stopped.costs;
+      joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
+      QVERIFY2(joined == whole.costs, c.label);
+      // Epochs 2 (finished after the resume), 3 and 4 report the rates the whole run had.
+      const std::vector<double> tail(whole.learningRates.end() - 3, whole.learningRates.end());
+      QVERIFY2(rest.learningRates == tail, c.label);
+      // The plateau halved the rate after epoch 2, in the resumed run, from the window it
+      // kept in the checkpoint; the schedule's point (3, 2e-3) then sets 2e-3 after epoch 3.
+      if (c.plateau) QVERIFY2(tail == (std::vector<double>{1e-2, 5e-3, 2e-3}), c.label);
+    }
   }
 
   void resumingAFinishedRunIsAClearError() {

@@ -13,6 +13,7 @@
 #include "engine/data/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/models/ClassificationModel.h"
+#include "engine/models/ConvNet.h"
 #include "engine/models/Mlp.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/train/AsyncTrainer.h"
@@ -69,8 +70,10 @@ std::vector<Datapoint> batches(int towers) {
 
 std::map<std::string, torch::Tensor> trainWith(SingleCostTrainer& trainer, int towers,
                                                const std::string& optimizer, double lr,
-                                               std::shared_ptr<ScalarHistory> history = nullptr) {
+                                               std::shared_ptr<ScalarHistory> history = nullptr,
+                                               GradientProcessing gradients = {}) {
   TrainConfig config;
+  config.gradients = gradients;
   config.model = model(optimizer, lr);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches(towers)));
   config.extraCallbacks = std::vector<CallbackPtr>{};
@@ -201,6 +204,92 @@ class TestStrategies : public QObject {
       QCOMPARE(report.loaded.size(), trained.size());
       for (const auto& item : fresh.named_parameters()) {
         QVERIFY(torch::equal(item.value(), trained.at(item.key())));
+      }
+    }
+  }
+
+  void gradientClippingAgreesAcrossStrategies() {
+    // Clipping acts on the gradients the update uses (the towers' average), so two towers on b
+    // still match one tower on 2b, and grad_norm is the same global norm.
+    const auto clip = GradientProcessing().clipGlobalNorm(0.05).clipValue(0.01);
+    auto referenceHistory = std::make_shared<ScalarHistory>();
+    SimpleTrainer single;
+    const auto reference = trainWith(single, 1, "sgd", 0.5, referenceHistory, clip);
+    const auto unclipped = [&] {
+      SimpleTrainer plain;
+      return trainWith(plain, 1, "sgd", 0.5);
+    }();
+    QVERIFY2(maxDifference(reference, unclipped) > 1e-3, "clipping changed nothing");
+    std::vector<std::unique_ptr<SingleCostTrainer>> trainers;
+    trainers.push_back(std::make_unique<SyncParameterServerTrainer>(kTwoCpuTowers));
+    trainers.push_back(std::make_unique<SyncReplicatedTrainer>(kTwoCpuTowers));
+    for (auto& trainer : trainers) {
+      auto history = std::make_shared<ScalarHistory>();
+      const auto mine = trainWith(*trainer, 2, "sgd", 0.5, history, clip);
+      QVERIFY2(maxDifference(reference, mine) < 1e-5,
+               qPrintable(QString::number(maxDifference(reference, mine))));
+      const auto norms = history->get("grad_norm");
+      const auto expected = referenceHistory->get("grad_norm");
+      QCOMPARE(norms.size(), size_t{kSteps});
+      QCOMPARE(expected.size(), size_t{kSteps});
+      for (size_t i = 0; i < norms.size(); ++i) {
+        QVERIFY(norms[i].value > 0.05);  // these gradients are above the limit: clipping acted
+        QVERIFY(std::abs(norms[i].value - expected[i].value) < 1e-5);
+        QCOMPARE(norms[i].globalStep, int64_t(i + 1));
+      }
+    }
+  }
+
+  void batchNormStatisticsFollowTowerZeroUnderEveryStrategy() {
+    // Issue 10: with the parameter server and async the master's running statistics stayed at
+    // mean 0 / variance 1, so checkpoints and validation used them.
+    ConvNetOptions net;
+    net.image = ImageShape{1, 8, 8};
+    net.numClasses = 4;
+    net.conv1Channels = 4;
+    net.conv2Channels = 6;
+    net.kernelSize = 3;
+    net.fcWidth = 16;
+    net.batchNorm = true;
+    std::vector<std::pair<std::string, std::unique_ptr<MultiTowerTrainer>>> trainers;
+    trainers.emplace_back("ps", std::make_unique<SyncParameterServerTrainer>(kTwoCpuTowers));
+    trainers.emplace_back("replicated", std::make_unique<SyncReplicatedTrainer>(kTwoCpuTowers));
+    trainers.emplace_back("async", std::make_unique<AsyncTrainer>(kTwoCpuTowers));
+    for (auto& [label, trainer] : trainers) {
+      TrainConfig config;
+      config.model = std::make_shared<ClassificationModel>(
+          net.image, [net] { return std::make_shared<ConvNet>(net); },
+          [](std::vector<torch::Tensor> p) {
+            return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.05));
+          });
+      config.dataflow = std::make_shared<BatchData>(
+          std::make_shared<SyntheticData>(SyntheticData::Options().numSamples(160).noise(0.5)), 8);
+      config.extraCallbacks = std::vector<CallbackPtr>{};
+      config.monitors = std::vector<TrainingMonitorPtr>{};
+      config.stepsPerEpoch = 5;
+      config.seed = 4;
+      launchTrainWithConfig(config, *trainer);
+      auto main = trainer->mainModule().named_buffers();
+      const torch::Tensor mean = main["bn1.running_mean"];
+      const torch::Tensor var = main["bn1.running_var"];
+      QVERIFY2(mean.abs().max().item<double>() > 1e-4, label.c_str());
+      QVERIFY2((var - 1).abs().max().item<double>() > 1e-4, label.c_str());
+      QCOMPARE(main["bn1.num_batches_tracked"].item<int64_t>(), int64_t{5});
+      for (int t = 0; t < trainer->numTowers(); ++t) {
+        if (label != "replicated" && t > 0) continue;  // only tower 0 counts for ps and async
+        for (const auto& item : trainer->replica(t).named_buffers()) {
+          QVERIFY2(
+              torch::equal(item.value(), main[item.key()]),
+              qPrintable(
+                  QString("%1: tower %2 %3").arg(label.c_str()).arg(t).arg(item.key().c_str())));
+        }
+      }
+      // The checkpoint keeps them (what validation and export use).
+      QTemporaryDir dir;
+      const std::string path = dir.path().toStdString() + "/bn.pt";
+      trainer->saveCheckpoint(path);
+      for (const auto& [name, tensor] : readCheckpointFile(path).model) {
+        if (name == "bn1.running_mean") QVERIFY(torch::equal(tensor, mean));
       }
     }
   }

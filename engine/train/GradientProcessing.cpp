@@ -1,0 +1,44 @@
+#include "engine/train/GradientProcessing.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+double processGradients(const std::vector<torch::Tensor>& params,
+                        const GradientProcessing& processing) {
+  TB_CHECK(processing.clipGlobalNorm_ >= 0 && processing.clipValue_ >= 0,
+           "gradient clipping limits must not be negative, got clip_global_norm=",
+           processing.clipGlobalNorm_, " clip_value=", processing.clipValue_);
+  torch::NoGradGuard noGrad;
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  for (const auto& p : params) {
+    if (p.grad().defined()) grads.push_back(p.grad());
+  }
+  if (grads.empty()) return processing.reportNorm_ ? 0.0 : -1.0;
+
+  double norm = -1;
+  if (processing.clipGlobalNorm_ > 0 || processing.reportNorm_) {
+    // As torch.nn.utils.clip_grad_norm_: the norm of the per-tensor norms, and one clamped
+    // coefficient multiplied into every gradient (a no-op multiply by 1 is skipped).
+    std::vector<torch::Tensor> norms;
+    norms.reserve(grads.size());
+    for (const auto& g : grads) norms.push_back(g.norm(2));
+    const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
+    norm = total.item<double>();
+    if (processing.clipGlobalNorm_ > 0) {
+      const torch::Tensor coef = torch::clamp_max(processing.clipGlobalNorm_ / (total + 1e-6), 1.0);
+      if (coef.item<double>() < 1.0) {
+        for (auto& g : grads) g.mul_(coef.to(g.device()));
+      }
+    }
+  }
+  if (processing.clipValue_ > 0) {
+    for (auto& g : grads) g.clamp_(-processing.clipValue_, processing.clipValue_);
+  }
+  return norm;
+}
+
+}  // namespace tbench
