@@ -25,11 +25,16 @@ double processGradients(const std::vector<torch::Tensor>& params,
     // coefficient multiplied into every gradient (a no-op multiply by 1 is skipped).
     std::vector<torch::Tensor> norms;
     norms.reserve(grads.size());
-    for (const auto& g : grads) norms.push_back(g.norm(2));
-    const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
+    for (const auto& g : grads) norms.push_back(torch::linalg::vector_norm(g, 2, {}, false, {}));
+    const torch::Tensor total =
+        norms.size() == 1 ? norms[0]
+                          : torch::linalg::vector_norm(torch::stack(norms), 2, {}, false, {});
     norm = total.item<double>();
     if (processing.clipGlobalNorm_ > 0) {
-      const torch::Tensor coef = torch::clamp_max(processing.clipGlobalNorm_ / (total + 1e-6), 1.0);
+      // Python's `max_norm / (total_norm + 1e-6)` is Tensor.__rtruediv__: a reciprocal
+      // times the number. Written the same way, the result is PyTorch's to the bit.
+      const torch::Tensor coef =
+          torch::clamp_max((total + 1e-6).reciprocal() * processing.clipGlobalNorm_, 1.0);
       if (coef.item<double>() < 1.0) {
         for (auto& g : grads) g.mul_(coef.to(g.device()));
       }

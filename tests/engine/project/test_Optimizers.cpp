@@ -1,6 +1,7 @@
 // The optimizers a project file builds follow PyTorch: the same tiny MLP, batches and
 // hyper-parameters, trained for 20 steps by /usr/bin/python3's torch.optim and by
-// optimizerFactory, end with parameters that agree to 1e-6.
+// optimizerFactory, end with parameters that agree to 1e-6; gradient clipping (the project's
+// clip_global_norm and clip_value) follows torch.nn.utils.clip_grad_norm_ / clip_grad_value_.
 
 #include <QFile>
 #include <QProcess>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "engine/project/ProjectBuilder.h"
+#include "engine/train/GradientProcessing.h"
 
 using nlohmann::json;
 using namespace tbench;
@@ -52,6 +54,12 @@ OptimizerSpec makeSpec(const std::string& type, double learningRate, double mome
   return spec;
 }
 
+OptimizerSpec clipped(OptimizerSpec spec, double globalNorm, double value) {
+  spec.clipGlobalNorm = globalNorm;
+  spec.clipValue = value;
+  return spec;
+}
+
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
       {"sgd", makeSpec("sgd", 0.1)},
@@ -63,6 +71,9 @@ const std::vector<Case>& cases() {
       {"adamw", makeSpec("adamw", 1e-2, 0.0, false, 1e-2)},
       {"rmsprop", makeSpec("rmsprop", 1e-2)},
       {"rmsprop_momentum", makeSpec("rmsprop", 1e-2, 0.9)},
+      {"sgd_clip_norm", clipped(makeSpec("sgd", 0.1), 0.2, 0.0)},
+      {"adam_clip_value", clipped(makeSpec("adam", 1e-2), 0.0, 0.02)},
+      {"sgd_momentum_clip_both", clipped(makeSpec("sgd", 0.1, 0.9), 0.3, 0.05)},
   };
   return all;
 }
@@ -73,7 +84,8 @@ const std::vector<std::pair<std::string, std::string>> kSiblings = {
     {"sgd", "sgd_momentum"},          {"sgd_momentum", "sgd_momentum_weight_decay"},
     {"sgd_momentum", "sgd_nesterov"}, {"adam", "adam_weight_decay"},
     {"adam_weight_decay", "adamw"},   {"adam", "adamw"},
-    {"rmsprop", "rmsprop_momentum"},
+    {"rmsprop", "rmsprop_momentum"},  {"sgd", "sgd_clip_norm"},
+    {"adam", "adam_clip_value"},      {"sgd_momentum", "sgd_momentum_clip_both"},
 };
 
 // Run by /usr/bin/python3 with the cases' JSON file as argv[1]. Every hyper-parameter the
@@ -119,6 +131,10 @@ for c in cases:
         opt.zero_grad()
         logits = torch.relu(x.matmul(p["W1"].t()) + p["b1"]).matmul(p["W2"].t()) + p["b2"]
         F.cross_entropy(logits, y).backward()
+        if c["clip_global_norm"] > 0:
+            torch.nn.utils.clip_grad_norm_([p[n] for n in names], c["clip_global_norm"])
+        if c["clip_value"] > 0:
+            torch.nn.utils.clip_grad_value_([p[n] for n in names], c["clip_value"])
         opt.step()
     final[c["name"]] = {n: p[n].detach().double().flatten().tolist() for n in names}
 
@@ -188,11 +204,16 @@ class TestOptimizers : public QObject {
       ordered.push_back(p[name]);
     }
     auto optimizer = optimizerFactory(spec)(ordered);
+    const auto clipping = GradientProcessing()
+                              .clipGlobalNorm(spec.clipGlobalNorm)
+                              .clipValue(spec.clipValue)
+                              .reportNorm(false);
     for (const auto& [x, y] : batches_) {
       optimizer->zero_grad();
       // The same operations as the Python side (matmul + add, not the fused linear).
       auto logits = torch::relu(x.matmul(p["W1"].t()) + p["b1"]).matmul(p["W2"].t()) + p["b2"];
       torch::nn::functional::cross_entropy(logits, y).backward();
+      processGradients(ordered, clipping);
       optimizer->step();
     }
     for (auto& [name, tensor] : p) tensor = tensor.detach();
@@ -219,7 +240,9 @@ class TestOptimizers : public QObject {
                        {"weight_decay", c.spec.weightDecay},
                        {"beta1", c.spec.beta1},
                        {"beta2", c.spec.beta2},
-                       {"eps", c.spec.eps}});
+                       {"eps", c.spec.eps},
+                       {"clip_global_norm", c.spec.clipGlobalNorm},
+                       {"clip_value", c.spec.clipValue}});
     }
     const QString scriptPath = dir_.filePath("reference.py");
     const QString casesPath = dir_.filePath("cases.json");

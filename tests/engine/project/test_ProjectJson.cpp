@@ -42,11 +42,11 @@ const char* kConvnetProject = R"({
   "format": 1,
   "name": "conv",
   "model": {"type": "convnet", "conv1_channels": 8, "conv2_channels": 16, "kernel_size": 3,
-            "fc_width": 100, "dropout": 0.5},
+            "fc_width": 100, "batch_norm": true, "dropout": 0.5},
   "data": {"train": {"type": "fashion-mnist", "split": "test", "dir": "/srv/fm"},
            "validation": {"type": "fashion-mnist"}},
   "optimizer": {"type": "adamw", "learning_rate": 0.002, "weight_decay": 0.01, "beta1": 0.8,
-                "beta2": 0.99, "eps": 1e-6},
+                "beta2": 0.99, "eps": 1e-6, "clip_global_norm": 5, "clip_value": 0.5},
   "trainer": {"strategy": "queue_input", "devices": ["cpu"], "queue_size": 7}
 })";
 
@@ -69,6 +69,7 @@ std::string firstDifference(const Project& a, const Project& b) {
   TB_DIFF(model.conv2Channels);
   TB_DIFF(model.kernelSize);
   TB_DIFF(model.fcWidth);
+  TB_DIFF(model.batchNorm);
   TB_DIFF(model.dropout);
   for (int v = 0; v < 2; ++v) {
     const DataSourceSpec& s = v == 0 ? a.data.train : a.data.validation;
@@ -92,6 +93,8 @@ std::string firstDifference(const Project& a, const Project& b) {
   TB_DIFF(optimizer.beta1);
   TB_DIFF(optimizer.beta2);
   TB_DIFF(optimizer.eps);
+  TB_DIFF(optimizer.clipGlobalNorm);
+  TB_DIFF(optimizer.clipValue);
   TB_DIFF(schedule.enabled);
   TB_DIFF(schedule.unit);
   TB_DIFF(schedule.interpolation);
@@ -290,7 +293,10 @@ class TestProjectJson : public QObject {
     QCOMPARE(p.model.conv2Channels, int64_t{16});
     QCOMPARE(p.model.kernelSize, int64_t{3});
     QCOMPARE(p.model.fcWidth, int64_t{100});
+    QCOMPARE(p.model.batchNorm, true);
     QCOMPARE(p.model.dropout, 0.5);
+    QCOMPARE(p.optimizer.clipGlobalNorm, 5.0);
+    QCOMPARE(p.optimizer.clipValue, 0.5);
     QCOMPARE(p.data.train.type, std::string("fashion-mnist"));
     QCOMPARE(p.data.train.split, std::string("test"));
     QCOMPARE(p.data.train.dir, std::string("/srv/fm"));
@@ -321,6 +327,16 @@ class TestProjectJson : public QObject {
     json doc = json::parse(kMinimalProject);
     doc["trainer"] = {{"strategy", "simple"}, {"devices", {"cpu"}}};
     QCOMPARE(projectFromJson(doc).trainer.devices, (std::vector<std::string>{"cpu"}));
+  }
+
+  void batchNormAndClippingAreChecked() {
+    json doc = json::parse(kMinimalProject);
+    doc["model"] = json{{"type", "mlp"}, {"batch_norm", true}};
+    doc["optimizer"] = json{{"clip_global_norm", -1}};
+    const std::vector<ProjectIssue> issues = validateProjectJson(doc);
+    QVERIFY(hasIssueAt(issues, "$.model.batch_norm"));  // not a setting of an mlp
+    QVERIFY(hasIssueAt(issues, "$.optimizer.clip_global_norm"));
+    QCOMPARE(issues.size(), size_t{2});
   }
 
   void gpuTrackerTakesNoSettings() {

@@ -525,15 +525,15 @@ class ProjectEditorTest : public QObject {
     QVERIFY(enabled->isChecked());
     auto* table = field<QTableWidget>(editor, "schedule.learning_rate.points");
     QCOMPARE(table->rowCount(), 3);
-    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("6"));
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("5"));
     QCOMPARE(table->item(1, 1)->text(), QStringLiteral("0.0003"));
     table->item(1, 1)->setText("2e-4");
     QCOMPARE(valueAt(editor.object(), "schedule.learning_rate.points[1][1]").toDouble(), 2e-4);
     field<QPushButton>(editor, "schedule.learning_rate.points.add")->click();
     QCOMPARE(valueAt(editor.object(), "schedule.learning_rate.points").toArray().size(), 4);
-    QCOMPARE(valueAt(editor.object(), "schedule.learning_rate.points[3][0]").toInteger(), 10);
+    QCOMPARE(valueAt(editor.object(), "schedule.learning_rate.points[3][0]").toInteger(), 9);
     QVERIFY(editor.document().contains(
-        "\"points\": [[1, 0.001], [6, 0.0002], [9, 0.0001], [10, 1e-05]]"));
+        "\"points\": [[0, 0.001], [5, 0.0002], [8, 0.0001], [9, 1e-05]]"));
 
     const QJsonValue schedule = editor.object().value("schedule");
     enabled->setChecked(false);
