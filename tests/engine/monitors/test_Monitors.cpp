@@ -129,6 +129,27 @@ class TestMonitors : public QObject {
     }
   }
 
+  void scalarHistoryKeepsBoundedMemory() {
+    // Issue 10: the history kept every per-step value for ever. Now: the newest N per scalar
+    // and one value per epoch.
+    auto trainer = makeNoOpTrainer([](NoOpTrainer& t) {
+      t.monitors().putScalar("loss", static_cast<double>(t.globalStep()));
+    });
+    auto history = std::make_shared<ScalarHistory>(100);
+    trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{history}));
+    trainer->train({1000, 1, 5});  // 5000 values
+    const auto recent = history->get("loss");
+    QCOMPARE(recent.size(), size_t{100});
+    QCOMPARE(recent.front().value, 4900.0);  // put during the step that starts at 4900
+    QCOMPARE(recent.back().value, 4999.0);
+    QCOMPARE(history->count("loss"), int64_t{5000});
+    const auto epochs = history->perEpoch("loss");
+    QCOMPARE(epochs.size(), size_t{5});
+    QCOMPARE(epochs[1].value, 1999.0);  // the last value of epoch 2
+    QCOMPARE(epochs[1].epochNum, int64_t{2});
+    QCOMPARE(history->names(), (std::vector<std::string>{"learning_rate", "loss"}));
+  }
+
   void latestValueIsVisibleToCallbacks() {
     auto trainer = makeNoOpTrainer();
     std::optional<double> seen;
