@@ -37,7 +37,8 @@ constexpr int64_t kWarmup = 10;
 constexpr int64_t kStepsPerEpoch = 50;
 
 /// Steps per second of Towerbench over `steps` timed steps (after kWarmup).
-double towerbench(const std::string& type, const std::vector<Datapoint>& batches, int64_t steps) {
+double towerbench(const std::string& type, const std::vector<Datapoint>& batches, int64_t steps,
+                  bool gradNorm = true) {
   const std::string runDir =
       (std::filesystem::temp_directory_path() / ("tb-bench-" + std::to_string(::getpid())))
           .string();
@@ -65,6 +66,7 @@ double towerbench(const std::string& type, const std::vector<Datapoint>& batches
   config.stepsPerEpoch = kStepsPerEpoch;
   config.maxEpoch = (kWarmup + steps + kStepsPerEpoch - 1) / kStepsPerEpoch;
   config.seed = 1;
+  config.gradients.reportNorm(gradNorm);
   SimpleTrainer trainer;
   launchTrainWithConfig(config, trainer);
   std::filesystem::remove_all(runDir);
@@ -109,29 +111,35 @@ int main(int argc, char** argv) {
   std::printf("threads %d, %s\n", at::get_num_threads(), blasDescription().c_str());
   const auto batches = preloadBatches(50, 128);
 
-  std::printf("%-8s %7s %14s %14s %7s\n", "model", "steps", "towerbench/s", "hand/s", "ratio");
+  // "no-norm/s": Towerbench without the per-step grad_norm report, to show what it costs.
+  std::printf("%-8s %7s %14s %14s %7s %14s %7s\n", "model", "steps", "towerbench/s", "hand/s",
+              "ratio", "no-norm/s", "ratio");
   for (const auto& [type, steps] : {std::pair<std::string, int64_t>{"mlp", mlpSteps},
                                     std::pair<std::string, int64_t>{"convnet", convSteps}}) {
     if (steps <= 0) continue;  // that model is not wanted
-    std::vector<double> tb, hand, ratios;
+    std::vector<double> tb, hand, ratios, plain, plainRatios;
     for (int r = 0; r < rounds; ++r) {
       // Alternate which goes first so that neither always runs on a warmer machine.
-      double a, b;
+      double a, b, c;
       if (r % 2 == 0) {
         a = towerbench(type, batches, steps);
         b = handWritten(type, batches, steps);
+        c = towerbench(type, batches, steps, /*gradNorm=*/false);
       } else {
+        c = towerbench(type, batches, steps, /*gradNorm=*/false);
         b = handWritten(type, batches, steps);
         a = towerbench(type, batches, steps);
       }
       tb.push_back(a);
       hand.push_back(b);
       ratios.push_back(a / b);
-      std::printf("%-8s %7lld %14.2f %14.2f %7.3f  (round %d)\n", type.c_str(),
-                  static_cast<long long>(steps), a, b, a / b, r + 1);
+      plain.push_back(c);
+      plainRatios.push_back(c / b);
+      std::printf("%-8s %7lld %14.2f %14.2f %7.3f %14.2f %7.3f  (round %d)\n", type.c_str(),
+                  static_cast<long long>(steps), a, b, a / b, c, c / b, r + 1);
     }
-    std::printf("%-8s %7s %14.2f %14.2f %7.3f  (median)\n", type.c_str(), "", median(tb),
-                median(hand), median(ratios));
+    std::printf("%-8s %7s %14.2f %14.2f %7.3f %14.2f %7.3f  (median)\n", type.c_str(), "",
+                median(tb), median(hand), median(ratios), median(plain), median(plainRatios));
   }
   return 0;
 }
