@@ -66,8 +66,9 @@ struct OptimizerSpec {
   double beta1 = 0.9;  ///< adam, adamw
   double beta2 = 0.999;
   double eps = 1e-8;
-  double clipGlobalNorm = 0;  ///< all types: > 0 clips the gradients' global L2 norm
-  double clipValue = 0;       ///< all types: > 0 clamps every gradient element
+  double clipGlobalNorm = 0;   ///< all types: > 0 clips the gradients' global L2 norm
+  double clipValue = 0;        ///< all types: > 0 clamps every gradient element
+  bool reportGradNorm = true;  ///< all types: put "grad_norm" every step
 };
 
 /// "schedule.learning_rate": the learning rate as a function of epoch or step.

@@ -260,7 +260,8 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   config.monitors = buildMonitors(project, !runDir.empty());
   config.gradients = GradientProcessing()
                          .clipGlobalNorm(project.optimizer.clipGlobalNorm)
-                         .clipValue(project.optimizer.clipValue);
+                         .clipValue(project.optimizer.clipValue)
+                         .reportNorm(project.optimizer.reportGradNorm);
   config.stepsPerEpoch = project.stepsPerEpoch;
   config.startingEpoch = project.startingEpoch;
   config.maxEpoch = project.maxEpoch;

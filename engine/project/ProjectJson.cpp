@@ -192,6 +192,7 @@ void readOptimizer(JsonReader& r, const json& node, OptimizerSpec& opt) {
   obj.number("weight_decay", opt.weightDecay, NumberRange::atLeast(0));
   obj.number("clip_global_norm", opt.clipGlobalNorm, NumberRange::atLeast(0));
   obj.number("clip_value", opt.clipValue, NumberRange::atLeast(0));
+  obj.boolean("report_grad_norm", opt.reportGradNorm);
   if (readVariant(obj, opt.type, kOptimizerTypes)) {
     const size_t issuesBefore = r.issueCount();
     if (opt.type == "sgd" || opt.type == "rmsprop") {
@@ -525,7 +526,8 @@ json projectToJson(const Project& p) {
                                  {"beta2", p.optimizer.beta2},
                                  {"eps", p.optimizer.eps},
                                  {"clip_global_norm", p.optimizer.clipGlobalNorm},
-                                 {"clip_value", p.optimizer.clipValue}},
+                                 {"clip_value", p.optimizer.clipValue},
+                                 {"report_grad_norm", p.optimizer.reportGradNorm}},
                                 kOptimizerTypes);
   if (p.schedule.enabled) {
     json points = json::array();

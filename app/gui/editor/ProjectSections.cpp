@@ -75,6 +75,7 @@ FormSection* makeOptimizerSection(IssueMarkers* markers, QWidget* parent) {
   section->addNumber("eps", QObject::tr("Epsilon"), 1e-8);
   section->addNumber("clip_global_norm", QObject::tr("Clip global norm"), 0.0);
   section->addNumber("clip_value", QObject::tr("Clip value"), 0.0);
+  section->addBoolean("report_grad_norm", QObject::tr("Report gradient norm"), true);
   section->setVariant(schema::optimizerTypes(), false);
   return section;
 }

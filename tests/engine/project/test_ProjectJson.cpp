@@ -46,7 +46,8 @@ const char* kConvnetProject = R"({
   "data": {"train": {"type": "fashion-mnist", "split": "test", "dir": "/srv/fm"},
            "validation": {"type": "fashion-mnist"}},
   "optimizer": {"type": "adamw", "learning_rate": 0.002, "weight_decay": 0.01, "beta1": 0.8,
-                "beta2": 0.99, "eps": 1e-6, "clip_global_norm": 5, "clip_value": 0.5},
+                "beta2": 0.99, "eps": 1e-6, "clip_global_norm": 5, "clip_value": 0.5,
+                "report_grad_norm": false},
   "trainer": {"strategy": "queue_input", "devices": ["cpu"], "queue_size": 7}
 })";
 
@@ -95,6 +96,7 @@ std::string firstDifference(const Project& a, const Project& b) {
   TB_DIFF(optimizer.eps);
   TB_DIFF(optimizer.clipGlobalNorm);
   TB_DIFF(optimizer.clipValue);
+  TB_DIFF(optimizer.reportGradNorm);
   TB_DIFF(schedule.enabled);
   TB_DIFF(schedule.unit);
   TB_DIFF(schedule.interpolation);
@@ -297,6 +299,7 @@ class TestProjectJson : public QObject {
     QCOMPARE(p.model.dropout, 0.5);
     QCOMPARE(p.optimizer.clipGlobalNorm, 5.0);
     QCOMPARE(p.optimizer.clipValue, 0.5);
+    QCOMPARE(p.optimizer.reportGradNorm, false);
     QCOMPARE(p.data.train.type, std::string("fashion-mnist"));
     QCOMPARE(p.data.train.split, std::string("test"));
     QCOMPARE(p.data.train.dir, std::string("/srv/fm"));
