@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "engine/callbacks/EnableCallbackIf.h"
+
 #include <torch/torch.h>
 
 #include <sys/stat.h>
@@ -18,6 +20,7 @@
 #include <random>
 
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/callbacks/EnableCallbackIf.h"
 #include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
@@ -406,6 +409,24 @@ class TestModelSaver : public QObject {
           5);
     QCOMPARE(readCheckpointFile(dir + "/min-err.pt").globalStep, int64_t{10});
     QCOMPARE(CheckpointIndex::read(dir)->best.at("err").value, 0.1);
+  }
+
+  void disabledMinSaverStillReadsTheRecordedBest() {
+    // Issue 10: EnableCallbackIf used to gate beforeTrain, so a MinSaver disabled at the start
+    // of a resumed run never read the best value from the index, and overwrote min-err.pt with
+    // a worse model once enabled.
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    train(dir,
+          {statProducer("err", {{1, 0.5}, {2, 0.3}}), saver(5), std::make_shared<MinSaver>("err")},
+          2);
+    auto resumed = std::make_shared<MinSaver>("err");
+    auto fromEpoch4 = std::make_shared<EnableCallbackIf>(
+        resumed, [](const TrainerContext& c) { return c.epochNum() >= 4; });
+    train(dir, {statProducer("err", {{3, 0.2}, {4, 0.4}}), saver(5), fromEpoch4}, 4, 3);
+    QCOMPARE(*resumed->best(), 0.3);  // read in beforeTrain although disabled then
+    QCOMPARE(readCheckpointFile(dir + "/min-err.pt").globalStep, int64_t{4});
+    QCOMPARE(CheckpointIndex::read(dir)->best.at("err").value, 0.3);
   }
 
   void latestFallsBackToTheNewestLoadableCheckpoint() {
