@@ -18,9 +18,11 @@ std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*>
 }
 
 void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& params, bool report) {
-  if (!gradients_.active()) return;
-  const double norm = tbench::processGradients(params, gradients_);
-  if (report && gradients_.reportNorm_) putStepScalar("grad_norm", norm);
+  GradientProcessing processing = gradients_;
+  if (!report) processing.reportNorm(false);  // no norm to compute unless clipping needs it
+  if (!processing.active()) return;
+  const double norm = tbench::processGradients(params, processing);
+  if (processing.reportNorm_) putStepScalar("grad_norm", norm);
 }
 
 void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescPtr model) {

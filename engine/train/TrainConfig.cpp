@@ -69,7 +69,7 @@ void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& in
   // say the global step: derive it, assuming steps_per_epoch did not change.
   int64_t done = state.epochStep;
   if (done < 0) {
-    done = state.epochNum == 0 ? steps : state.globalStep - (state.epochNum - 1) * steps;
+    done = state.globalStep - (state.epochNum - 1) * steps;
     if (done < 0 || done > steps) done = steps;
   }
   if (done > steps) {
