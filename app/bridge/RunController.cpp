@@ -7,13 +7,10 @@
 
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
-#include "engine/core/AtomicFile.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/CheckpointIndex.h"
-#include "engine/train/Environment.h"
-#include "engine/train/RunDirectory.h"
+#include "engine/project/RunPreparation.h"
 
 namespace tbench::bridge {
 
@@ -39,21 +36,6 @@ void logToMailbox(LogLevel, const std::string& line, void* user) {
   QString text = QString::fromStdString(line);
   while (text.endsWith('\n')) text.chop(1);
   static_cast<RunMailbox*>(user)->addLogLine(text);
-}
-
-/// The newest run directory of a project (run ids sort by time), or InputError.
-std::string newestRunDirectory(const Project& project) {
-  const fs::path root = fs::path(project.runRoot) / project.name;
-  std::string newest;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (entry.is_directory() && entry.path().string() > newest) newest = entry.path().string();
-  }
-  if (newest.empty()) {
-    throw InputError(
-        str("nothing to resume: no run of \"", project.name, "\" under ", root.string()));
-  }
-  return newest;
 }
 
 /// Engine thread, between steps: saves through the project's ModelSaver when it has one.
@@ -91,7 +73,6 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
   logging::setExtraSink(&logToMailbox, &mailbox);
   const std::string source =
       options.projectPath.isEmpty() ? std::string("project") : options.projectPath.toStdString();
-  BuiltRun run;
   try {
     nlohmann::json doc;
     try {
@@ -99,68 +80,50 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     } catch (const nlohmann::json::parse_error& e) {
       throw InputError(str(source, ": not valid JSON: ", e.what()));
     }
-    const Project project = projectFromJson(doc, source);
-    std::string runDir;
-    std::string checkpoint;
-    if (options.resume) {
-      runDir =
-          options.runDir.isEmpty() ? newestRunDirectory(project) : options.runDir.toStdString();
-      checkpoint = latestCheckpoint(runDir);
-      if (checkpoint.empty()) {
-        throw InputError(str("nothing to resume in ", runDir,
-                             ": it has no checkpoint that loads (add a model_saver callback)"));
-      }
-    } else {
-      runDir = prepareRunDirectory(options.runDir.toStdString(), project.runRoot, project.name,
-                                   ExistingRunDir::Fail);
-    }
-    {
-      std::lock_guard<std::mutex> lock(engine->mutex);
-      engine->runDir = runDir;
-      engine->scheduleEnabled = project.schedule.enabled;
-    }
-    logging::openFile((fs::path(runDir) / "log.log").string());
-    TB_LOG(Info) << "command: started from the GUI (" << source << ")";
-    const fs::path frozen = fs::path(runDir) / "project.json";
-    if (!options.resume || !fs::exists(frozen)) {
-      writeFileAtomically(frozen.string(), projectToJson(project).dump(2) + "\n");
-    }
-    configureThreads(project.numThreads);
-    logEnvironment();
-    run = buildRun(project, runDir);
-    run.config.resumeFrom = checkpoint;
-    run.config.monitors->push_back(engine->monitor);
-    const LoopOptions loop = setupTrainWithConfig(run.config, *run.trainer);
+    RunRequest request;
+    request.project = projectFromJson(doc, source);
+    request.runDir = options.runDir.toStdString();
+    request.resume = options.resume;
+    request.origin = str("started from the GUI (", source, ")");
+    request.extraMonitors = {engine->monitor};
+    const bool scheduleEnabled = request.project.schedule.enabled;
+    const std::unique_ptr<PreparedRun> run = prepareRun(std::move(request));
+    SingleCostTrainer& trainer = *run->built.trainer;
 
     bool stop = false;
     {
       std::lock_guard<std::mutex> lock(engine->mutex);
-      engine->trainer = run.trainer.get();
-      engine->modelSaver = run.modelSaver;
+      engine->runDir = run->runDir;
+      engine->scheduleEnabled = scheduleEnabled;
+      engine->trainer = &trainer;
+      engine->modelSaver = run->built.modelSaver;
       stop = engine->stopBeforeStart;
-      if (engine->pauseBeforeStart) run.trainer->setPaused(true);
+      if (engine->pauseBeforeStart) trainer.setPaused(true);
     }
-    if (stop) run.trainer->requestStop();
+    if (stop) trainer.requestStop();
     RunEvent started{RunEvent::Kind::Started};
-    started.text = QString::fromStdString(runDir);
-    started.stepsPerEpoch = loop.stepsPerEpoch;
-    started.maxEpoch = loop.maxEpoch;
+    started.text = QString::fromStdString(run->runDir);
+    started.stepsPerEpoch = run->loop.stepsPerEpoch;
+    started.maxEpoch = run->loop.maxEpoch;
     started.samplesPerStep =
-        project.data.batchSize * static_cast<int64_t>(project.trainer.devices.size());
+        run->project.data.batchSize * static_cast<int64_t>(run->project.trainer.devices.size());
     mailbox.post(std::move(started));
-    TB_LOG(Info) << "run directory: " << runDir;
 
-    run.trainer->train(loop);
+    std::string error;
+    const RunOutcome outcome = trainPreparedRun(*run, &error);
     {
       std::lock_guard<std::mutex> lock(engine->mutex);
       engine->trainer = nullptr;
     }
-    TB_LOG(Info) << (run.trainer->stoppedEarly() ? "training stopped at epoch "
-                                                 : "training finished at epoch ")
-                 << run.trainer->epochNum() << ", global step " << run.trainer->globalStep();
-    RunEvent finished{RunEvent::Kind::Finished};
-    finished.stoppedEarly = run.trainer->stoppedEarly();
-    mailbox.post(std::move(finished));
+    if (outcome == RunOutcome::Failed) {
+      RunEvent failed{RunEvent::Kind::Failed};
+      failed.text = QString::fromStdString(error);
+      mailbox.post(std::move(failed));
+    } else {
+      RunEvent finished{RunEvent::Kind::Finished};
+      finished.stoppedEarly = outcome == RunOutcome::Stopped;
+      mailbox.post(std::move(finished));
+    }
   } catch (const std::exception& e) {
     {
       std::lock_guard<std::mutex> lock(engine->mutex);
@@ -171,7 +134,6 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     failed.text = QString::fromStdString(e.what());
     mailbox.post(std::move(failed));
   }
-  logging::closeFile();
   logging::setExtraSink(nullptr, nullptr);
 }
 

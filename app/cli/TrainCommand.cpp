@@ -12,10 +12,10 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/project/RunPreparation.h"
 #include "engine/train/Checkpoint.h"
 #include "engine/train/CheckpointIndex.h"
 #include "engine/train/Environment.h"
-#include "engine/train/RunDirectory.h"
 #include "engine/train/WeightsExport.h"
 
 namespace tbench::cli {
@@ -56,20 +56,6 @@ class StopOnSignal {
   std::atomic<bool> interrupted_{false};
 };
 
-/// The newest run directory of a project (run ids sort by time).
-std::string newestRunDirectory(const std::string& runRoot, const std::string& name) {
-  const auto root = std::filesystem::path(runRoot) / name;
-  std::string newest;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
-    if (entry.is_directory() && entry.path().string() > newest) newest = entry.path().string();
-  }
-  if (newest.empty()) {
-    throw InputError(str("nothing to resume: no run of \"", name, "\" under ", root.string()));
-  }
-  return newest;
-}
-
 void printSummary(const std::string& runDir) {
   const auto stats = std::filesystem::path(runDir) / "stats.json";
   std::string last;
@@ -95,36 +81,15 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
-  Project project;
-  std::string runDir;
-  BuiltRun run;
-  LoopOptions options;
+  std::unique_ptr<PreparedRun> run;
   try {
-    project = loadWithOverrides(args);
-    std::string checkpoint;
-    if (args.resume) {
-      runDir =
-          args.runDir.empty() ? newestRunDirectory(project.runRoot, project.name) : args.runDir;
-      checkpoint = latestCheckpoint(runDir);
-      if (checkpoint.empty()) {
-        throw InputError(str("nothing to resume in ", runDir,
-                             ": it has no checkpoint that loads (add a model_saver callback)"));
-      }
-    } else {
-      runDir = prepareRunDirectory(args.runDir, project.runRoot, project.name,
-                                   args.newRun ? ExistingRunDir::NewBeside : ExistingRunDir::Fail);
-    }
-    logging::openFile((std::filesystem::path(runDir) / "log.log").string());
-    TB_LOG(Info) << "command: " << commandLine;
-    const auto frozen = std::filesystem::path(runDir) / "project.json";
-    if (!args.resume || !std::filesystem::exists(frozen)) {
-      writeFileAtomically(frozen.string(), projectToJson(project).dump(2) + "\n");
-    }
-    configureThreads(project.numThreads);
-    logEnvironment();
-    run = buildRun(project, runDir);
-    run.config.resumeFrom = checkpoint;
-    options = setupTrainWithConfig(run.config, *run.trainer);
+    RunRequest request;
+    request.project = loadWithOverrides(args);
+    request.runDir = args.runDir;
+    request.resume = args.resume;
+    request.newRunBeside = args.newRun;
+    request.origin = commandLine;
+    run = prepareRun(std::move(request));
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -133,18 +98,11 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
     return 2;
   }
 
-  StopOnSignal stopper(*run.trainer);
-  TB_LOG(Info) << "run directory: " << runDir;
-  int status = 0;
-  try {
-    run.trainer->train(options);
-    if (stopper.interrupted()) status = 130;
-  } catch (const std::exception& e) {
-    TB_LOG(Error) << "training failed: " << e.what();
-    status = 1;
-  }
-  printSummary(runDir);
-  logging::closeFile();
+  StopOnSignal stopper(*run->built.trainer);
+  const RunOutcome outcome = trainPreparedRun(*run);
+  int status = outcome == RunOutcome::Failed ? 1 : 0;
+  if (outcome != RunOutcome::Failed && stopper.interrupted()) status = 130;
+  printSummary(run->runDir);
   return status;
 }
 

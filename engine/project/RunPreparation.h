@@ -1,0 +1,64 @@
+#pragma once
+// One way to prepare and run a training run, for every front end (the CLI, the window's
+// bridge, later distributed workers): request in, prepared run out. The resume and new-run
+// rules live here and only here.
+//
+//   auto run = prepareRun(request);   // InputError: bad project, data, devices, directory
+//   RunOutcome outcome = trainPreparedRun(*run);
+//
+// prepareRun: picks the run directory (a new <run_root>/<name>/<run-id>, the one requested,
+// `DIR-1` beside it with newRunBeside, or for resume the requested or newest run with its
+// latest loadable checkpoint), opens log.log and writes its first line (the origin), freezes
+// project.json (kept when resuming), starts run.json (RunStatus.h), sets the threads, builds
+// the TrainConfig and trainer and sets the trainer up. A failure after the run directory was
+// chosen is recorded in run.json as "failed" before the InputError propagates.
+//
+// Threads: both functions run on the thread that will train (the engine thread). The log file
+// stays open until trainPreparedRun returns (or the PreparedRun is destroyed).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/project/Project.h"
+#include "engine/project/ProjectBuilder.h"
+#include "engine/project/RunStatus.h"
+
+namespace tbench {
+
+struct RunRequest {
+  Project project;      ///< already validated
+  std::string runDir;   ///< empty: a new directory under run_root (or, for resume, the newest)
+  bool resume = false;  ///< continue runDir from its latest checkpoint
+  bool newRunBeside = false;  ///< an existing runDir with files: use DIR-1, DIR-2, ... instead
+  /// What started the run, for log.log's first line and run.json ("towerbench-cli train ...",
+  /// "started from the GUI (path)").
+  std::string origin;
+  /// Monitors to add to the project's (the window's BridgeMonitor).
+  std::vector<TrainingMonitorPtr> extraMonitors;
+};
+
+struct PreparedRun {
+  PreparedRun() = default;
+  PreparedRun(const PreparedRun&) = delete;
+  PreparedRun& operator=(const PreparedRun&) = delete;
+  ~PreparedRun();  ///< closes log.log if trainPreparedRun did not
+
+  Project project;
+  std::string runDir;
+  BuiltRun built;    ///< built.trainer is set up; train with trainPreparedRun
+  LoopOptions loop;  ///< what train() runs
+  std::shared_ptr<RunStatusWriter> status;
+  bool logOpen = false;
+};
+
+/// See the file comment. Throws InputError (RunDirectoryExists for an existing directory).
+std::unique_ptr<PreparedRun> prepareRun(RunRequest request);
+
+enum class RunOutcome { Finished, Stopped, Failed };
+
+/// Trains `run` and records how it ended in run.json and log.log. A failure is logged and
+/// returned as Failed with its message in `error` (never thrown); closes the log file.
+RunOutcome trainPreparedRun(PreparedRun& run, std::string* error = nullptr);
+
+}  // namespace tbench

@@ -1,0 +1,174 @@
+#include "engine/project/RunStatus.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+#include "engine/train/CheckpointIndex.h"
+
+namespace tbench {
+namespace {
+
+std::string utcNow() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string thisHost() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+std::string pathIn(const std::string& runDir) {
+  return (std::filesystem::path(runDir) / RunStatusRecord::kFileName).string();
+}
+
+}  // namespace
+
+bool RunStatusRecord::processAlive() const {
+  if (host != thisHost()) return true;
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::string RunStatusRecord::toJson() const {
+  nlohmann::json best = nlohmann::json::object();
+  for (const auto& [stat, entry] : this->best) {
+    best[stat] = {{"value", entry.first}, {"global_step", entry.second}};
+  }
+  nlohmann::json doc = {{"format", 1},
+                        {"state", state},
+                        {"origin", origin},
+                        {"project", project},
+                        {"host", host},
+                        {"pid", pid},
+                        {"started", started},
+                        {"updated", updated},
+                        {"ended", ended.empty() ? nlohmann::json() : nlohmann::json(ended)},
+                        {"epoch", epoch},
+                        {"global_step", globalStep},
+                        {"max_epoch", maxEpoch},
+                        {"steps_per_epoch", stepsPerEpoch},
+                        {"last_scalars", lastScalars},
+                        {"best", best}};
+  if (!error.empty()) doc["error"] = error;
+  // Non-finite scalars (a diverged cost) are written as null by nlohmann: still valid JSON.
+  return doc.dump(2) + "\n";
+}
+
+std::optional<RunStatusRecord> readRunStatus(const std::string& runDir) {
+  const std::string path = pathIn(runDir);
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  try {
+    const auto doc = nlohmann::json::parse(readFile(path));
+    RunStatusRecord r;
+    r.state = doc.at("state").get<std::string>();
+    r.origin = doc.value("origin", "");
+    r.project = doc.value("project", "");
+    r.host = doc.value("host", "");
+    r.pid = doc.value("pid", int64_t{0});
+    r.started = doc.value("started", "");
+    r.updated = doc.value("updated", "");
+    if (doc.contains("ended") && doc["ended"].is_string()) r.ended = doc["ended"];
+    r.epoch = doc.value("epoch", int64_t{0});
+    r.globalStep = doc.value("global_step", int64_t{0});
+    r.maxEpoch = doc.value("max_epoch", int64_t{0});
+    r.stepsPerEpoch = doc.value("steps_per_epoch", int64_t{0});
+    const nlohmann::json scalars = doc.value("last_scalars", nlohmann::json::object());
+    for (const auto& [name, value] : scalars.items()) {
+      if (value.is_number()) r.lastScalars[name] = value.get<double>();
+    }
+    const nlohmann::json best = doc.value("best", nlohmann::json::object());
+    for (const auto& [stat, entry] : best.items()) {
+      r.best[stat] = {entry.at("value").get<double>(), entry.at("global_step").get<int64_t>()};
+    }
+    r.error = doc.value("error", "");
+    return r;
+  } catch (const std::exception& e) {
+    throw InputError(str(path, ": not a valid run.json (", e.what(), ")"));
+  }
+}
+
+RunStatusWriter::RunStatusWriter(std::string runDir, std::string origin, std::string project)
+    : runDir_(std::move(runDir)) {
+  record_.origin = std::move(origin);
+  record_.project = std::move(project);
+  record_.host = thisHost();
+  record_.pid = static_cast<int64_t>(::getpid());
+  record_.started = utcNow();
+  std::lock_guard<std::mutex> lock(mutex_);
+  write();  // the run exists from here on, even if setting it up fails
+}
+
+void RunStatusWriter::processScalar(const std::string& name, double value, const MetricStamp&) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record_.lastScalars[name] = value;
+}
+
+void RunStatusWriter::onBeforeTrain() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record_.maxEpoch = context().maxEpoch();
+  record_.stepsPerEpoch = context().stepsPerEpoch();
+  record_.epoch = context().epochNum();
+  record_.globalStep = context().globalStep();
+  write();
+}
+
+void RunStatusWriter::onTriggerEpoch() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record_.epoch = context().epochNum();
+  record_.globalStep = context().globalStep();
+  write();
+}
+
+void RunStatusWriter::finish(const std::string& state, const std::string& error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record_.state = state;
+  record_.error = error;
+  record_.ended = utcNow();
+  if (isSetUp()) {
+    record_.epoch = context().epochNum();
+    record_.globalStep = context().globalStep();
+  }
+  write();
+}
+
+RunStatusRecord RunStatusWriter::record() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return record_;
+}
+
+void RunStatusWriter::write() {
+  record_.updated = utcNow();
+  try {
+    // The best values the savers recorded (MinSaver/MaxSaver), read from the engine's index.
+    if (auto index = CheckpointIndex::read(runDir_)) {
+      record_.best.clear();
+      for (const auto& [stat, entry] : index->best) {
+        record_.best[stat] = {entry.value, entry.globalStep};
+      }
+    }
+  } catch (const std::exception& e) {
+    TB_LOG(Warning) << "run.json: best values not updated: " << e.what();
+  }
+  try {
+    writeFileAtomically(pathIn(runDir_), record_.toJson());
+  } catch (const std::exception& e) {
+    TB_LOG(Warning) << "cannot write " << pathIn(runDir_) << ": " << e.what();
+  }
+}
+
+}  // namespace tbench

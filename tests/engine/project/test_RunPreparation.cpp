@@ -1,0 +1,183 @@
+// One run preparation for every front end, and run.json: the status of a run as data,
+// through real runs of a small synthetic project.
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/callbacks/CallbackFactory.h"
+#include "engine/core/AtomicFile.h"
+#include "engine/project/RunPreparation.h"
+#include "engine/train/RunDirectory.h"
+
+using namespace tbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+Project smallProject(const std::string& runRoot) {
+  Project p;
+  p.name = "tiny";
+  p.model.type = "mlp";
+  p.model.hidden = {8};
+  p.data.train.type = "synthetic";
+  p.data.train.numSamples = 64;
+  p.data.batchSize = 8;
+  p.stepsPerEpoch = 3;
+  p.maxEpoch = 2;
+  p.callbacks = {};
+  p.callbacks.emplace_back();
+  p.callbacks.back().type = "model_saver";
+  p.monitors.tensorboard = false;
+  p.runRoot = runRoot;
+  return p;
+}
+
+RunRequest requestFor(const Project& project, const std::string& runDir = "") {
+  RunRequest request;
+  request.project = project;
+  request.runDir = runDir;
+  request.origin = "test_RunPreparation";
+  return request;
+}
+
+CallbackPtr atStep(int64_t step, std::function<void(TrainerContext&)> what) {
+  return std::make_shared<CallbackFactory>("at-step",
+                                           CallbackFactory::Hooks{{},
+                                                                  {},
+                                                                  {},
+                                                                  [step, what](TrainerContext& c) {
+                                                                    if (c.globalStep() == step)
+                                                                      what(c);
+                                                                  },
+                                                                  {},
+                                                                  {}});
+}
+
+}  // namespace
+
+class TestRunPreparation : public QObject {
+  Q_OBJECT
+ private slots:
+  void aFinishedRunSaysSoInRunJson() {
+    QTemporaryDir root;
+    auto run = prepareRun(requestFor(smallProject(root.path().toStdString())));
+    QVERIFY(fs::exists(fs::path(run->runDir) / "project.json"));
+    // run.json exists from the start, before any step.
+    QCOMPARE(readRunStatus(run->runDir)->state, std::string("running"));
+    QCOMPARE(trainPreparedRun(*run), RunOutcome::Finished);
+    const auto status = readRunStatus(run->runDir);
+    QVERIFY(status.has_value());
+    QCOMPARE(status->state, std::string("finished"));
+    QCOMPARE(status->origin, std::string("test_RunPreparation"));
+    QCOMPARE(status->project, std::string("tiny"));
+    QCOMPARE(status->epoch, int64_t{2});
+    QCOMPARE(status->globalStep, int64_t{6});
+    QCOMPARE(status->maxEpoch, int64_t{2});
+    QCOMPARE(status->stepsPerEpoch, int64_t{3});
+    QCOMPARE(status->pid, int64_t{::getpid()});
+    QVERIFY(status->lastScalars.count("cost"));
+    QVERIFY(status->lastScalars.count("learning_rate"));
+    QVERIFY(!status->ended.empty());
+    QVERIFY(status->processAlive());
+    const std::string log = readFile(run->runDir + "/log.log");
+    QVERIFY(log.find("command: test_RunPreparation") != std::string::npos);
+  }
+
+  void stoppedAndFailedRunsSaySoWithTheError() {
+    QTemporaryDir root;
+    auto stopped = prepareRun(requestFor(smallProject(root.path().toStdString())));
+    stopped->built.trainer->registerCallback(atStep(2, [](TrainerContext& c) { c.requestStop(); }));
+    QCOMPARE(trainPreparedRun(*stopped), RunOutcome::Stopped);
+    QCOMPARE(readRunStatus(stopped->runDir)->state, std::string("stopped"));
+    QCOMPARE(readRunStatus(stopped->runDir)->globalStep, int64_t{2});
+
+    auto failing = prepareRun(requestFor(smallProject(root.path().toStdString()),
+                                         root.path().toStdString() + "/failing"));
+    failing->built.trainer->registerCallback(
+        atStep(4, [](TrainerContext&) { throw std::runtime_error("the disk caught fire"); }));
+    std::string error;
+    QCOMPARE(trainPreparedRun(*failing, &error), RunOutcome::Failed);
+    QCOMPARE(error, std::string("the disk caught fire"));
+    const auto status = readRunStatus(failing->runDir);
+    QCOMPARE(status->state, std::string("failed"));
+    QCOMPARE(status->error, std::string("the disk caught fire"));
+  }
+
+  void aRunThatCannotStartIsRecordedAsFailed() {
+    QTemporaryDir root;
+    Project project = smallProject(root.path().toStdString());
+    project.data.train.type = "idx";
+    project.data.train.images = root.path().toStdString() + "/missing-images.gz";
+    project.data.train.labels = root.path().toStdString() + "/missing-labels.gz";
+    const std::string dir = root.path().toStdString() + "/broken";
+    QVERIFY_THROWS_EXCEPTION(InputError, prepareRun(requestFor(project, dir)));
+    const auto status = readRunStatus(dir);
+    QVERIFY(status.has_value());
+    QCOMPARE(status->state, std::string("failed"));
+    QVERIFY2(status->error.find("missing-images.gz") != std::string::npos, status->error.c_str());
+  }
+
+  void existingDirectoriesAndResumeFollowOneSetOfRules() {
+    QTemporaryDir root;
+    const Project project = smallProject(root.path().toStdString());
+    const std::string dir = root.path().toStdString() + "/run";
+    trainPreparedRun(*prepareRun(requestFor(project, dir)));
+    // Never overwritten: an error, or a new directory beside it when asked.
+    QVERIFY_THROWS_EXCEPTION(RunDirectoryExists, prepareRun(requestFor(project, dir)));
+    RunRequest beside = requestFor(project, dir);
+    beside.newRunBeside = true;
+    QCOMPARE(prepareRun(beside)->runDir, dir + "-1");
+    // Resume: more epochs of the same directory, from its latest checkpoint.
+    Project longer = project;
+    longer.maxEpoch = 3;
+    RunRequest resume = requestFor(longer, dir);
+    resume.resume = true;
+    auto resumed = prepareRun(resume);
+    QCOMPARE(resumed->runDir, dir);
+    QCOMPARE(trainPreparedRun(*resumed), RunOutcome::Finished);
+    QCOMPARE(readRunStatus(dir)->globalStep, int64_t{9});
+    // Nothing to resume in a directory without a checkpoint.
+    RunRequest empty = requestFor(project, root.path().toStdString() + "/empty");
+    fs::create_directories(empty.runDir);
+    empty.resume = true;
+    try {
+      prepareRun(empty);
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("nothing to resume") != std::string::npos, e.what());
+    }
+  }
+
+  void aKilledRunIsToldFromALiveOne() {
+    QTemporaryDir root;
+    auto run = prepareRun(requestFor(smallProject(root.path().toStdString())));
+    RunStatusRecord record = *readRunStatus(run->runDir);
+    QVERIFY(record.processAlive());
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);  // a pid that no longer exists
+    record.pid = child;
+    QVERIFY(!record.processAlive());
+  }
+
+  void aDamagedRunJsonIsAClearError() {
+    QTemporaryDir root;
+    writeFileAtomically(root.path().toStdString() + "/run.json", "{\"state\": ");
+    try {
+      readRunStatus(root.path().toStdString());
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
+    }
+    QVERIFY(!readRunStatus(root.path().toStdString() + "/nothing-here").has_value());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunPreparation)
+#include "test_RunPreparation.moc"
