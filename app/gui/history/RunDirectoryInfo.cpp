@@ -6,7 +6,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QSysInfo>
 #include <algorithm>
+#include <cerrno>
+
+#include <signal.h>
 
 #include "app/gui/history/RunLog.h"
 #include "app/gui/history/RunStats.h"
@@ -48,6 +52,97 @@ ProjectFacts readProjectFile(const QString& path) {
     facts.startingEpoch = project.value("starting_epoch").toInteger();
   }
   return facts;
+}
+
+/// What run.json says (engine/project/RunStatus.h): read as data, like stats.json.
+struct RunJson {
+  bool present = false;
+  QString error;
+  QString state, origin, host, errorMessage;
+  qint64 pid = 0, epoch = -1, globalStep = -1, maxEpoch = -1;
+  QDateTime started, ended;
+  QMap<QString, double> lastScalars;
+};
+
+RunJson readRunJson(const QString& path) {
+  RunJson run;
+  QFile file(path);
+  if (!file.exists()) return run;
+  run.present = true;
+  if (file.size() > 16 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) {
+    run.error = QStringLiteral("%1: cannot be read").arg(QDir::toNativeSeparators(path));
+    return run;
+  }
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+  if (parseError.error != QJsonParseError::NoError || !doc.isObject() ||
+      !doc.object().value("state").isString()) {
+    run.error = QStringLiteral("%1: not a run.json (%2)")
+                    .arg(QDir::toNativeSeparators(path), parseError.errorString());
+    return run;
+  }
+  const QJsonObject o = doc.object();
+  run.state = o.value("state").toString();
+  run.origin = o.value("origin").toString();
+  run.host = o.value("host").toString();
+  run.errorMessage = o.value("error").toString();
+  run.pid = o.value("pid").toInteger();
+  run.epoch = o.value("epoch").toInteger(-1);
+  run.globalStep = o.value("global_step").toInteger(-1);
+  run.maxEpoch = o.value("max_epoch").toInteger(-1);
+  run.started = QDateTime::fromString(o.value("started").toString(), Qt::ISODate);
+  run.ended = QDateTime::fromString(o.value("ended").toString(), Qt::ISODate);
+  const QJsonObject scalars = o.value("last_scalars").toObject();
+  for (auto it = scalars.begin(); it != scalars.end(); ++it) {
+    if (it.value().isDouble()) run.lastScalars.insert(it.key(), it.value().toDouble());
+  }
+  return run;
+}
+
+/// Whether the process that wrote a "running" run.json still exists: only checkable on the
+/// same host; a run on another host is taken at its word.
+bool writerAlive(const RunJson& run) {
+  if (run.host != QSysInfo::machineHostName()) return true;
+  if (run.pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(run.pid), 0) == 0 || errno == EPERM;
+}
+
+/// Note [Run status]: the status run.json records.
+void statusFromRunJson(RunDirectoryInfo& info, const RunJson& run) {
+  if (run.maxEpoch > 0) info.maxEpoch = run.maxEpoch;
+  if (run.epoch >= 0 && run.epoch > info.lastEpoch) info.lastEpoch = run.epoch;
+  if (run.globalStep >= 0 && run.globalStep > info.lastGlobalStep) {
+    info.lastGlobalStep = run.globalStep;
+  }
+  for (auto it = run.lastScalars.begin(); it != run.lastScalars.end(); ++it) {
+    if (!info.lastScalars.contains(it.key())) info.lastScalars.insert(it.key(), it.value());
+  }
+  if (!run.origin.isEmpty()) info.command = run.origin;
+  if (run.started.isValid()) info.startTime = run.started.toLocalTime();
+  if (run.state == QLatin1String("finished")) {
+    info.status = RunStatus::Finished;
+    info.statusDetail = QStringLiteral("finished at epoch %1, global step %2")
+                            .arg(QString::number(run.epoch), QString::number(run.globalStep));
+  } else if (run.state == QLatin1String("stopped")) {
+    info.status = RunStatus::Stopped;
+    info.statusDetail = QStringLiteral("stopped at epoch %1, global step %2")
+                            .arg(QString::number(run.epoch), QString::number(run.globalStep));
+  } else if (run.state == QLatin1String("failed")) {
+    info.status = RunStatus::Failed;
+    info.statusDetail = run.errorMessage;
+  } else if (writerAlive(run)) {
+    info.status = RunStatus::Running;
+    info.statusDetail = QStringLiteral("epoch %1, global step %2 (process %3 on %4)")
+                            .arg(QString::number(run.epoch), QString::number(run.globalStep),
+                                 QString::number(run.pid), run.host);
+  } else {
+    info.status = RunStatus::Unknown;
+    info.statusDetail = QStringLiteral(
+                            "process %1 is gone without recording an end (killed or crashed) at "
+                            "epoch %2, global step %3")
+                            .arg(QString::number(run.pid), QString::number(run.epoch),
+                                 QString::number(run.globalStep));
+  }
 }
 
 QDateTime modifiedTime(const QString& path) {
@@ -141,7 +236,8 @@ QString toString(RunStatus status) {
 
 QStringList RunDirectoryInfo::problems() const {
   QStringList all;
-  for (const QString* error : {&projectError, &statsError, &logError, &checkpoints.error}) {
+  for (const QString* error :
+       {&projectError, &statsError, &logError, &runStatusError, &checkpoints.error}) {
     if (!error->isEmpty()) all << *error;
   }
   return all;
@@ -172,7 +268,8 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
   info.logError = log.error;
   info.command = log.command;
 
-  for (const QString& path : {logPath, runDir.filePath(QLatin1String(kStatsFileName)),
+  for (const QString& path : {logPath, runDir.filePath(QLatin1String(kRunStatusFileName)),
+                              runDir.filePath(QLatin1String(kStatsFileName)),
                               runDir.filePath(QLatin1String(RunCheckpoints::kIndexFileName)),
                               runDir.filePath("project.json"), info.checkpoints.latest.path}) {
     const QDateTime time = path.isEmpty() ? QDateTime() : modifiedTime(path);
@@ -187,7 +284,13 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).birthTime();
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).lastModified();
 
-  inferStatus(info, log, project, now);
+  const RunJson runJson = readRunJson(runDir.filePath(QLatin1String(kRunStatusFileName)));
+  info.runStatusError = runJson.error;
+  if (runJson.present && runJson.error.isEmpty()) {
+    statusFromRunJson(info, runJson);
+  } else {
+    inferStatus(info, log, project, now);  // a run written before run.json existed
+  }
   return info;
 }
 

@@ -1,13 +1,18 @@
 #pragma once
 // A run directory as the history panel and the export dialog see it, read with Qt only (no
-// engine code): train_log/<project>/<run-id>/ with log.log, project.json, stats.json, the
-// `checkpoint` index and the model-<step>.pt / min-<stat>.pt / max-<stat>.pt files
-// (docs/ARCHITECTURE.md, "the run directory"). Reading never throws and never crashes on
+// engine code): train_log/<project>/<run-id>/ with run.json, log.log, project.json,
+// stats.json, the `checkpoint` index and the model-<step>.pt / min-<stat>.pt / max-<stat>.pt
+// files (docs/ARCHITECTURE.md, "the run directory"). Reading never throws and never crashes on
 // damaged files; what could not be read is reported in the *Error fields.
 //
-// Note [Run status]: the engine writes no explicit status, no end marker for a normal end and
-// no pid file, so the status is inferred from the last start in log.log (RunLog.h), stats.json
-// and the files' modification times, in this order:
+// Note [Run status]: the engine records the status in run.json (engine/project/RunStatus.h):
+// "finished", "stopped", "failed" (with its error) or "running". A "running" run.json written
+// on this host by a process that no longer exists is shown as unknown (killed or crashed).
+// No log line is read to learn the status of such a run.
+//
+// Runs written before run.json existed have only their log: for them the status is inferred
+// from the last start in log.log (RunLog.h), stats.json and the files' modification times, in
+// this order:
 //   1. failed    the last start logged "[ERR] training failed: ...";
 //   2. stopped   the last start logged "training stopped at epoch E, global step G: <reason>";
 //   3. finished  the last stats.json entry reached the last planned epoch: the last start's
@@ -34,6 +39,9 @@ enum class RunStatus { Running, Finished, Stopped, Failed, Unknown };
 /// "running", "finished", "stopped", "failed", "unknown".
 QString toString(RunStatus status);
 
+/// The engine's status file inside a run directory.
+inline constexpr const char* kRunStatusFileName = "run.json";
+
 /// A run that changed nothing for this long is no longer taken for running (Note [Run status]).
 inline constexpr qint64 kRunningQuietSeconds = 15 * 60;
 
@@ -51,9 +59,10 @@ struct RunDirectoryInfo {
   qint64 maxEpoch = -1;        ///< the last planned epoch (Note [Run status]), -1 unknown
   QMap<QString, double> lastScalars;  ///< last value of each scalar in stats.json
   RunCheckpoints checkpoints;
-  QString projectError;  ///< project.json missing or unreadable
-  QString statsError;    ///< stats.json unreadable (RunStats::error)
-  QString logError;      ///< log.log unreadable
+  QString projectError;    ///< project.json missing or unreadable
+  QString statsError;      ///< stats.json unreadable (RunStats::error)
+  QString logError;        ///< log.log unreadable
+  QString runStatusError;  ///< run.json present but unreadable (then the log decides)
 
   /// Every non-empty *Error and the index error, one per entry.
   QStringList problems() const;

@@ -9,6 +9,11 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <QSysInfo>
+
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmath>
 #include <memory>
 
@@ -168,6 +173,92 @@ class RunHistoryTest : public QObject {
     QVERIFY2(info.statusDetail.contains(detail), qPrintable(info.statusDetail));
     QCOMPARE(info.lastEpoch, epochsInStats);
     QCOMPARE(info.lastActivity, lastChange);
+  }
+
+  void runJsonDecidesTheStatusWhateverTheLogSays_data() {
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QString>("writer");  // "this", "gone", "elsewhere"
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("detail");
+    QTest::newRow("finished") << "finished"
+                              << "this"
+                              << "finished"
+                              << "global step 60";
+    QTest::newRow("stopped") << "stopped"
+                             << "this"
+                             << "stopped"
+                             << "epoch 3";
+    QTest::newRow("failed") << "failed"
+                            << "this"
+                            << "failed"
+                            << "the disk caught fire";
+    QTest::newRow("running") << "running"
+                             << "this"
+                             << "running"
+                             << "process";
+    QTest::newRow("killed") << "running"
+                            << "gone"
+                            << "unknown"
+                            << "killed or crashed";
+    QTest::newRow("other host") << "running"
+                                << "elsewhere"
+                                << "running"
+                                << "another-host";
+  }
+
+  void runJsonDecidesTheStatusWhateverTheLogSays() {
+    // Issue 11: the status came from matching log lines; a log with none it recognises (or a
+    // reworded one) gave "unknown". run.json is the status as data.
+    QFETCH(QString, state);
+    QFETCH(QString, writer);
+    QFETCH(QString, status);
+    QFETCH(QString, detail);
+    QTemporaryDir root;
+    FakeRun run(root.path(), kProject, "run", kStart);
+    run.writeProject(kProject, 3);
+    writeText(run.path("log.log"), "nothing this reader recognises\n\x01\x02 binary noise\n");
+    qint64 pid = QCoreApplication::applicationPid();
+    if (writer == "gone") {
+      const pid_t child = ::fork();
+      if (child == 0) ::_exit(0);
+      ::waitpid(child, nullptr, 0);
+      pid = child;
+    }
+    QJsonObject doc{
+        {"format", 1},
+        {"state", state},
+        {"origin", "towerbench-cli train p.json"},
+        {"project", kProject},
+        {"host", writer == "elsewhere" ? "another-host" : QSysInfo::machineHostName()},
+        {"pid", pid},
+        {"started", "2025-03-14T09:31:52Z"},
+        {"updated", "2025-03-14T10:31:52Z"},
+        {"ended", state == "running" ? QJsonValue() : QJsonValue("2025-03-14T10:31:52Z")},
+        {"epoch", 3},
+        {"global_step", 60},
+        {"max_epoch", 3},
+        {"steps_per_epoch", 20},
+        {"last_scalars", QJsonObject{{"cost", 0.25}}},
+        {"best", QJsonObject{}}};
+    if (state == "failed") doc.insert("error", "the disk caught fire");
+    writeText(run.path("run.json"), QJsonDocument(doc).toJson());
+    const RunDirectoryInfo info = readRunDirectory(run.dir, kStart.addDays(30));
+    QCOMPARE(toString(info.status), status);
+    QVERIFY2(info.statusDetail.contains(detail), qPrintable(info.statusDetail));
+    QCOMPARE(info.command, QStringLiteral("towerbench-cli train p.json"));
+    QCOMPARE(info.lastGlobalStep, 60);
+    QCOMPARE(info.lastScalars.value("cost"), 0.25);
+    QVERIFY(info.runStatusError.isEmpty());
+  }
+
+  void aDamagedRunJsonIsReportedAndTheLogDecides() {
+    QTemporaryDir root;
+    const FakeRun run = finishedRun(root.path(), "r", kStart);
+    writeText(run.path("run.json"), "{\"state\": ");
+    const RunDirectoryInfo info = readRunDirectory(run.dir, kStart.addDays(1));
+    QVERIFY(info.runStatusError.contains("run.json"));
+    QVERIFY(info.problems().contains(info.runStatusError));
+    QCOMPARE(toString(info.status), QStringLiteral("finished"));
   }
 
   void anEmptyDirectoryIsUnknownWithoutCrashing() {
