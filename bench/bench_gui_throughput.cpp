@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/MainWindow.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/Environment.h"
 #include "widgets/LivePlotWidget.h"
 
 using namespace tbench;

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/core/Environment.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/Environment.h"
 
 namespace {
 

@@ -29,6 +29,7 @@
 
 #include "bench/BenchData.h"
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
@@ -36,11 +37,10 @@
 #include "engine/data/FashionMnist.h"
 #include "engine/input/FeedInput.h"
 #include "engine/project/ProjectBuilder.h"
-#include "engine/train/AsyncTrainer.h"
-#include "engine/train/Environment.h"
-#include "engine/train/SimpleTrainer.h"
-#include "engine/train/SyncParameterServerTrainer.h"
-#include "engine/train/SyncReplicatedTrainer.h"
+#include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/strategies/SyncParameterServerTrainer.h"
+#include "engine/strategies/SyncReplicatedTrainer.h"
 
 using namespace tbench;
 using tbench::bench::makeModel;

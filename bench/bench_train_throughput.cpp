@@ -17,14 +17,14 @@
 
 #include "bench/BenchData.h"
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/DataFromList.h"
 #include "engine/data/FashionMnist.h"
 #include "engine/project/ProjectBuilder.h"
-#include "engine/train/Environment.h"
-#include "engine/train/SimpleTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
 
 using namespace tbench;
 using tbench::bench::makeModel;

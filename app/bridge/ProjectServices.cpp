@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/checkpoint/WeightsExport.h"
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Environment.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/Environment.h"
-#include "engine/train/WeightsExport.h"
 
 namespace tbench::bridge {
 namespace {

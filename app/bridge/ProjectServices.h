@@ -24,7 +24,7 @@ DeviceEntries discoverDevices(QString* note);
 QString engineVersionText();
 
 /// The engine's process set-up, first thing in main() (before QApplication): may restart the
-/// program with faster OpenBLAS kernels, then tunes the allocator (engine/train/Environment.h).
+/// program with faster OpenBLAS kernels, then tunes the allocator (engine/core/Environment.h).
 void prepareEngineProcess(char** argv);
 
 }  // namespace tbench::bridge

@@ -9,8 +9,8 @@
 
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Nvml.h"
-#include "engine/train/Environment.h"
 
 namespace tbench::cli {
 

@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint/Checkpoint.h"
+#include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/checkpoint/WeightsExport.h"
 #include "engine/core/AtomicFile.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/RunPreparation.h"
-#include "engine/train/Checkpoint.h"
-#include "engine/train/CheckpointIndex.h"
-#include "engine/train/Environment.h"
-#include "engine/train/WeightsExport.h"
 
 namespace tbench::cli {
 namespace {

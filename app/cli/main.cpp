@@ -7,7 +7,7 @@
 #include "app/cli/CliArgs.h"
 #include "app/cli/DevicesCommand.h"
 #include "app/cli/TrainCommand.h"
-#include "engine/train/Environment.h"
+#include "engine/core/Environment.h"
 
 int main(int argc, char** argv) {
   tbench::prepareProcess(argv);

@@ -58,7 +58,7 @@ class TrainerContext {
   virtual void requestStop() = 0;
 
   /// Writes the trainer's state (model, optimizer, counters, RNG state) to `path` as a
-  /// checkpoint (engine/train/Checkpoint.h), atomically. Throws std::runtime_error naming the
+  /// checkpoint (engine/checkpoint/Checkpoint.h), atomically. Throws std::runtime_error naming the
   /// path on failure; CheckError for a trainer without a model.
   virtual void saveCheckpoint(const std::string& path) = 0;
 

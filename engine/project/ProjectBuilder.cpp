@@ -28,12 +28,12 @@
 #include "engine/monitors/ScalarPrinter.h"
 #include "engine/monitors/TensorBoardWriter.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/AsyncTrainer.h"
-#include "engine/train/MinMaxSaver.h"
-#include "engine/train/ModelSaver.h"
-#include "engine/train/SimpleTrainer.h"
-#include "engine/train/SyncParameterServerTrainer.h"
-#include "engine/train/SyncReplicatedTrainer.h"
+#include "engine/savers/MinMaxSaver.h"
+#include "engine/savers/ModelSaver.h"
+#include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/strategies/SyncParameterServerTrainer.h"
+#include "engine/strategies/SyncReplicatedTrainer.h"
 
 namespace tbench {
 

@@ -8,7 +8,7 @@
 #include "engine/inference/InferenceRunner.h"
 #include "engine/models/ClassificationModel.h"
 #include "engine/project/Project.h"
-#include "engine/train/ModelSaver.h"
+#include "engine/savers/ModelSaver.h"
 #include "engine/train/TrainConfig.h"
 
 namespace tbench {

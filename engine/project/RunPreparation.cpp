@@ -2,12 +2,12 @@
 
 #include <filesystem>
 
+#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/AtomicFile.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/train/CheckpointIndex.h"
-#include "engine/train/Environment.h"
-#include "engine/train/RunDirectory.h"
+#include "engine/project/RunDirectory.h"
 
 namespace tbench {
 

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
-#include "engine/train/CheckpointIndex.h"
 
 namespace tbench {
 namespace {

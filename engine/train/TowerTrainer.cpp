@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "engine/checkpoint/Checkpoint.h"
 #include "engine/core/Check.h"
-#include "engine/train/Checkpoint.h"
 #include "engine/train/TorchDevice.h"
 
 namespace tbench {

@@ -5,15 +5,15 @@
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/ProgressBar.h"
 #include "engine/callbacks/ThroughputTracker.h"
+#include "engine/checkpoint/Checkpoint.h"
+#include "engine/checkpoint/SessionInit.h"
 #include "engine/core/Check.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/input/QueueInput.h"
 #include "engine/monitors/JSONWriter.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/monitors/ScalarPrinter.h"
-#include "engine/train/Checkpoint.h"
-#include "engine/train/Environment.h"
-#include "engine/train/SessionInit.h"
 
 namespace tbench {
 

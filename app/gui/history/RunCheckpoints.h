@@ -1,6 +1,6 @@
 #pragma once
 // The checkpoints of a run directory, read with Qt only from the engine's `checkpoint` index
-// (engine/train/CheckpointIndex.h):
+// (engine/checkpoint/CheckpointIndex.h):
 //
 //   {"latest": "model-1200.pt",                      null before the first save
 //    "all": ["model-600.pt", "model-1200.pt"],       every model-<step>.pt kept, oldest first

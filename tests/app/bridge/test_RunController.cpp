@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/RunController.h"
-#include "engine/train/Checkpoint.h"
+#include "engine/checkpoint/Checkpoint.h"
 
 using namespace tbench;
 using namespace tbench::bridge;

@@ -20,7 +20,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
-#include "engine/train/Checkpoint.h"
+#include "engine/checkpoint/Checkpoint.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
 

@@ -15,8 +15,8 @@
 #include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
 #include "engine/monitors/ScalarHistory.h"
-#include "engine/train/SimpleTrainer.h"
-#include "engine/train/SyncReplicatedTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
 
 using namespace tbench;

@@ -1,0 +1,456 @@
+#include "engine/checkpoint/Checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <cxxabi.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "engine/checkpoint/PlainPickle.h"
+#include "engine/checkpoint/ZipIntegrity.h"
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace tbench {
+namespace {
+
+/// "<path>: " or "" for a state captured in memory.
+std::string prefix(const std::string& path) { return path.empty() ? "" : path + ": "; }
+
+/// The first line of a LibTorch error without its C++ backtrace, shortened for a message.
+std::string torchReason(const std::exception& e) {
+  const auto* c10error = dynamic_cast<const c10::Error*>(&e);
+  std::string text = c10error ? c10error->what_without_backtrace() : e.what();
+  text = text.substr(0, text.find('\n'));
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+std::string shapeString(const torch::Tensor& t) {
+  std::ostringstream out;
+  out << t.sizes();
+  return out.str();
+}
+
+std::string optimizerTypeName(const torch::optim::Optimizer& optimizer) {
+  using namespace torch::optim;
+  if (dynamic_cast<const Adam*>(&optimizer)) return "adam";
+  if (dynamic_cast<const AdamW*>(&optimizer)) return "adamw";
+  if (dynamic_cast<const SGD*>(&optimizer)) return "sgd";
+  if (dynamic_cast<const RMSprop*>(&optimizer)) return "rmsprop";
+  if (dynamic_cast<const Adagrad*>(&optimizer)) return "adagrad";
+  if (dynamic_cast<const LBFGS*>(&optimizer)) return "lbfgs";
+  int status = 0;
+  const char* mangled = typeid(optimizer).name();
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : mangled;
+  std::free(demangled);
+  return name;
+}
+
+torch::Tensor bytesToTensor(const std::string& bytes) {
+  auto tensor = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(tensor.data_ptr<uint8_t>()));
+  return tensor;
+}
+
+std::string serializeOptimizer(const torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t size) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(data, size, torch::Device(torch::kCPU));
+  optimizer.load(archive);
+}
+
+/// Throws std::runtime_error when a known optimizer's per-parameter state does not have its
+/// parameter's shape (LibTorch's load only checks the number of parameters).
+void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
+  using namespace torch::optim;
+  auto check = [](const torch::Tensor& param, const torch::Tensor& buffer, const char* what) {
+    if (buffer.defined() && buffer.sizes() != param.sizes()) {
+      throw std::runtime_error(
+          str(what, " has shape ", shapeString(buffer), ", its parameter ", shapeString(param)));
+    }
+  };
+  for (const auto& group : optimizer.param_groups()) {
+    for (const auto& param : group.params()) {
+      auto it = optimizer.state().find(c10::guts::to_string(param.unsafeGetTensorImpl()));
+      if (it == optimizer.state().end()) continue;
+      OptimizerParamState* state = it->second.get();
+      if (auto* s = dynamic_cast<AdamParamState*>(state)) {
+        check(param, s->exp_avg(), "exp_avg");
+        check(param, s->exp_avg_sq(), "exp_avg_sq");
+        check(param, s->max_exp_avg_sq(), "max_exp_avg_sq");
+      } else if (auto* s = dynamic_cast<AdamWParamState*>(state)) {
+        check(param, s->exp_avg(), "exp_avg");
+        check(param, s->exp_avg_sq(), "exp_avg_sq");
+        check(param, s->max_exp_avg_sq(), "max_exp_avg_sq");
+      } else if (auto* s = dynamic_cast<SGDParamState*>(state)) {
+        check(param, s->momentum_buffer(), "momentum_buffer");
+      } else if (auto* s = dynamic_cast<RMSpropParamState*>(state)) {
+        check(param, s->square_avg(), "square_avg");
+        check(param, s->momentum_buffer(), "momentum_buffer");
+        check(param, s->grad_avg(), "grad_avg");
+      } else if (auto* s = dynamic_cast<AdagradParamState*>(state)) {
+        check(param, s->sum(), "sum");
+      }
+    }
+  }
+}
+
+bool isIgnored(const std::string& name, const std::vector<std::string>& ignore) {
+  for (const auto& entry : ignore) {
+    if (name == entry) return true;
+    if (!entry.empty() && entry.back() == '.' && name.compare(0, entry.size(), entry) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void appendNames(std::ostringstream& out, const char* label,
+                 const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  out << "; " << label << ": ";
+  for (size_t i = 0; i < names.size(); ++i) out << (i ? ", " : "") << names[i];
+}
+
+/// The whole file, read straight into the buffer torch::pickle_load takes (a 40 MB checkpoint
+/// in ~15 ms; going through readFile's string stream took ~90 ms).
+std::vector<char> readBytes(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw InputError(str("cannot open ", path, ": ", std::strerror(errno)));
+  std::vector<char> bytes;
+  char chunk[1 << 16];
+  size_t n = 0;
+  if (std::fseek(file, 0, SEEK_END) == 0) {
+    const long size = std::ftell(file);
+    if (size > 0) bytes.reserve(static_cast<size_t>(size));
+    std::rewind(file);
+  }
+  while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  const bool failed = std::ferror(file);
+  const int err = errno;
+  std::fclose(file);
+  if (failed) throw InputError(str("cannot read ", path, ": ", std::strerror(err)));
+  return bytes;
+}
+
+// Reading: every way a foreign or damaged file can fail ends here as an InputError.
+
+[[noreturn]] void notACheckpoint(const std::string& path, const std::string& why) {
+  throw InputError(str(path, ": not a Towerbench checkpoint (", why, ")"));
+}
+
+const c10::IValue& requireKey(const std::string& path, const c10::impl::GenericDict& dict,
+                              const std::string& key) {
+  auto it = dict.find(c10::IValue(key));
+  if (it == dict.end()) notACheckpoint(path, str("no \"", key, "\" key"));
+  return it->value();
+}
+
+[[noreturn]] void wrongType(const std::string& path, const std::string& key,
+                            const c10::IValue& value, const char* expected) {
+  notACheckpoint(path, str("\"", key, "\" is a ", value.tagKind(), ", expected ", expected));
+}
+
+int64_t requireInt(const std::string& path, const c10::impl::GenericDict& dict,
+                   const std::string& key) {
+  const auto& value = requireKey(path, dict, key);
+  if (!value.isInt()) wrongType(path, key, value, "an int");
+  return value.toInt();
+}
+
+std::string requireString(const std::string& path, const c10::impl::GenericDict& dict,
+                          const std::string& key) {
+  const auto& value = requireKey(path, dict, key);
+  if (!value.isString()) wrongType(path, key, value, "a str");
+  return value.toStringRef();
+}
+
+torch::Tensor requireBytes(const std::string& path, const c10::impl::GenericDict& dict,
+                           const std::string& key) {
+  const auto& value = requireKey(path, dict, key);
+  if (value.isNone()) return torch::empty({0}, torch::kUInt8);
+  if (!value.isTensor()) wrongType(path, key, value, "a uint8 tensor");
+  const auto tensor = value.toTensor();
+  if (tensor.scalar_type() != torch::kUInt8 || tensor.dim() != 1) {
+    notACheckpoint(
+        path, str("\"", key, "\" is a ", c10::toString(tensor.scalar_type()), " tensor of shape ",
+                  shapeString(tensor), ", expected a 1-d uint8 tensor"));
+  }
+  return tensor.contiguous();
+}
+
+TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) {
+  if (!root.isGenericDict()) {
+    notACheckpoint(path, str("the pickle holds a ", root.tagKind(), ", not a dict"));
+  }
+  const auto dict = root.toGenericDict();
+  if (dict.find(c10::IValue(std::string("format"))) == dict.end()) {
+    notACheckpoint(path, "no \"format\" key");
+  }
+  const std::string format = requireString(path, dict, "format");
+  if (format != kCheckpointFormat) {
+    notACheckpoint(path, str("format \"", format, "\", expected \"", kCheckpointFormat, "\""));
+  }
+  TrainingState state;
+  state.path = path;
+  const auto& model = requireKey(path, dict, "model");
+  if (!model.isGenericDict()) wrongType(path, "model", model, "a dict of tensors");
+  for (const auto& entry : model.toGenericDict()) {
+    if (!entry.key().isString() || !entry.value().isTensor() ||
+        !entry.value().toTensor().defined()) {
+      notACheckpoint(path, str("\"model\" has an entry ", entry.key().tagKind(), " -> ",
+                               entry.value().tagKind(), ", expected str -> tensor"));
+    }
+    state.model.emplace_back(entry.key().toStringRef(), entry.value().toTensor());
+  }
+  state.optimizer = requireBytes(path, dict, "optimizer");
+  state.optimizerType = requireString(path, dict, "optimizer_type");
+  state.globalStep = requireInt(path, dict, "global_step");
+  state.epochNum = requireInt(path, dict, "epoch_num");
+  state.rngState = requireBytes(path, dict, "rng_state");
+  state.project = requireString(path, dict, "project");
+  // Older checkpoints have no "epoch_step": resuming then derives it (see TrainConfig.cpp).
+  if (dict.find(c10::IValue(std::string("epoch_step"))) != dict.end()) {
+    state.epochStep = requireInt(path, dict, "epoch_step");
+  }
+  // Optional, like "epoch_step": {str: float} and {str: str}.
+  if (auto it = dict.find(c10::IValue(std::string("hyper_params"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "hyper_params", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      const c10::IValue& value = entry.value();
+      const bool scalar = value.isDouble() || (value.isTensor() && value.toTensor().defined() &&
+                                               value.toTensor().numel() == 1);
+      if (!entry.key().isString() || !scalar) {
+        notACheckpoint(path, "\"hyper_params\" is not a dict of str -> scalar");
+      }
+      state.hyperParams[entry.key().toStringRef()] =
+          value.isDouble() ? value.toDouble() : value.toTensor().item<double>();
+    }
+  }
+  if (auto it = dict.find(c10::IValue(std::string("callbacks"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "callbacks", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      if (!entry.key().isString() || !entry.value().isString()) {
+        notACheckpoint(path, "\"callbacks\" is not a dict of str -> str");
+      }
+      state.callbackStates[entry.key().toStringRef()] = entry.value().toStringRef();
+    }
+  }
+  if (state.globalStep < 0 || state.epochNum < 0) {
+    notACheckpoint(path, str("negative counters: global_step ", state.globalStep, ", epoch_num ",
+                             state.epochNum));
+  }
+  return state;
+}
+
+}  // namespace
+
+TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* optimizer,
+                           int64_t globalStep, int64_t epochNum, const std::string& project) {
+  torch::NoGradGuard noGrad;
+  TrainingState state;
+  auto copy = [](const torch::Tensor& t) {
+    return t.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true);
+  };
+  for (const auto& item : module.named_parameters()) {
+    state.model.emplace_back(item.key(), copy(item.value()));
+  }
+  for (const auto& item : module.named_buffers()) {
+    if (item.value().defined()) state.model.emplace_back(item.key(), copy(item.value()));
+  }
+  if (optimizer) {
+    state.optimizer = bytesToTensor(serializeOptimizer(*optimizer));
+    state.optimizerType = optimizerTypeName(*optimizer);
+  } else {
+    state.optimizer = torch::empty({0}, torch::kUInt8);
+  }
+  state.globalStep = globalStep;
+  state.epochNum = epochNum;
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    state.rngState = generator.get_state();
+  }
+  state.project = project;
+  return state;
+}
+
+void writeCheckpointFile(const std::string& path, const TrainingState& state) {
+  std::vector<char> bytes;
+  try {
+    c10::Dict<std::string, torch::Tensor> model;
+    for (const auto& [name, tensor] : state.model) {
+      TB_CHECK(tensor.defined(), "undefined tensor \"", name, "\" in the state for ", path);
+      model.insert(name, tensor.device().is_cpu() ? tensor : tensor.to(torch::kCPU));
+    }
+    // Note: a GenericDict(str, Any) is what Python's torch.load reads back as a plain dict
+    // (STACK-NOTES, Interoperability); c10::Dict<std::string, IValue> does not exist.
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+    dict.insert("format", std::string(kCheckpointFormat));
+    dict.insert("model", model);
+    dict.insert("optimizer",
+                state.optimizer.defined() ? state.optimizer : torch::empty({0}, torch::kUInt8));
+    dict.insert("optimizer_type", state.optimizerType);
+    dict.insert("global_step", state.globalStep);
+    dict.insert("epoch_num", state.epochNum);
+    dict.insert("rng_state",
+                state.rngState.defined() ? state.rngState : torch::empty({0}, torch::kUInt8));
+    dict.insert("project", state.project);
+    dict.insert("epoch_step", state.epochStep);
+    // 0-dim float64 tensors, not Python floats: torch 1.13's weights_only unpickler has no
+    // BINFLOAT opcode (newer ones do), and a tensor reads the same everywhere.
+    c10::Dict<std::string, torch::Tensor> hyperParams;
+    for (const auto& [name, value] : state.hyperParams) {
+      hyperParams.insert(name, torch::scalar_tensor(value, torch::kFloat64));
+    }
+    dict.insert("hyper_params", hyperParams);
+    c10::impl::GenericDict callbacks(c10::StringType::get(), c10::StringType::get());
+    for (const auto& [name, text] : state.callbackStates) callbacks.insert(name, text);
+    dict.insert("callbacks", callbacks);
+    bytes = plainPickle(dict);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(
+        str("cannot serialize the checkpoint for ", path, ": ", torchReason(e)));
+  }
+  writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+}
+
+TrainingState readCheckpointFile(const std::string& path) {
+  const std::vector<char> bytes = readBytes(path);
+  if (bytes.empty()) throw InputError(str(path, ": empty file, not a Towerbench checkpoint"));
+  // torch::pickle_save writes a zip archive; anything else is not ours (a JSON file, a legacy
+  // torch.save pickle, random bytes) and is rejected before LibTorch's reader sees it.
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), "PK\x03\x04", 4) != 0) {
+    notACheckpoint(path, "not a zip archive written by torch::pickle_save or torch.save");
+  }
+  try {
+    verifyZipArchive(bytes.data(), bytes.size());
+  } catch (const std::exception& e) {
+    throw InputError(str(path, ": truncated or corrupt checkpoint (", e.what(), ")"));
+  }
+  c10::IValue root;
+  try {
+    root = torch::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    // The archive is intact (Note [Checkpoint integrity]), so this is a zip or a pickle
+    // LibTorch cannot read, e.g. a torch.save pickle using opcodes LibTorch does not know.
+    notACheckpoint(path, str("LibTorch cannot unpickle it: ", torchReason(e)));
+  }
+  return stateFromPickle(path, root);
+}
+
+std::string RestoreReport::toString() const {
+  std::ostringstream out;
+  out << "restored " << loaded.size() << " tensors, " << missing.size() << " missing, "
+      << unexpected.size() << " unexpected, " << shapeMismatch.size() << " of another shape, "
+      << ignored.size() << " ignored";
+  appendNames(out, "missing from the checkpoint", missing);
+  appendNames(out, "unexpected in the checkpoint", unexpected);
+  appendNames(out, "shape mismatch", shapeMismatch);
+  appendNames(out, "ignored", ignored);
+  return out.str();
+}
+
+RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state,
+                           const std::vector<std::string>& ignore) {
+  torch::NoGradGuard noGrad;
+  std::map<std::string, torch::Tensor> saved(state.model.begin(), state.model.end());
+  std::vector<std::pair<std::string, torch::Tensor>> targets;
+  for (const auto& item : module.named_parameters()) targets.emplace_back(item.key(), item.value());
+  for (const auto& item : module.named_buffers()) {
+    if (item.value().defined()) targets.emplace_back(item.key(), item.value());
+  }
+  RestoreReport report;
+  std::set<std::string> seen;
+  for (auto& [name, target] : targets) {
+    seen.insert(name);
+    if (isIgnored(name, ignore)) {
+      report.ignored.push_back(name);
+      continue;
+    }
+    auto it = saved.find(name);
+    if (it == saved.end()) {
+      report.missing.push_back(name);
+    } else if (it->second.sizes() != target.sizes()) {
+      report.shapeMismatch.push_back(
+          str(name, ": checkpoint ", shapeString(it->second), " vs model ", shapeString(target)));
+    } else {
+      target.copy_(it->second);
+      report.loaded.push_back(name);
+    }
+  }
+  for (const auto& [name, tensor] : state.model) {
+    if (seen.count(name)) continue;
+    if (isIgnored(name, ignore)) {
+      report.ignored.push_back(name);
+    } else {
+      report.unexpected.push_back(name);
+    }
+  }
+  return report;
+}
+
+void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state) {
+  if (!state.optimizer.defined() || state.optimizer.numel() == 0) {
+    TB_LOG(Warning) << prefix(state.path)
+                    << "the checkpoint has no optimizer state; the optimizer starts afresh";
+    return;
+  }
+  const std::string type = optimizerTypeName(optimizer);
+  if (!state.optimizerType.empty() && state.optimizerType != type) {
+    throw InputError(str(prefix(state.path), "the optimizer state is for \"", state.optimizerType,
+                         "\", the optimizer is \"", type, "\""));
+  }
+  // LibTorch's load can fail after it replaced part of the state; keep a copy to roll back.
+  const std::string backup = serializeOptimizer(optimizer);
+  const auto bytes = state.optimizer.contiguous();
+  try {
+    loadOptimizer(optimizer, reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),
+                  static_cast<size_t>(bytes.numel()));
+    checkOptimizerShapes(optimizer);
+  } catch (const std::exception& e) {
+    optimizer.state().clear();
+    loadOptimizer(optimizer, backup.data(), backup.size());
+    throw InputError(str(prefix(state.path), "the optimizer state does not fit this \"", type,
+                         "\" optimizer (", torchReason(e), ")"));
+  }
+}
+
+void restoreRngState(const TrainingState& state) {
+  if (!state.rngState.defined() || state.rngState.numel() == 0) {
+    TB_LOG(Warning) << prefix(state.path)
+                    << "the checkpoint has no random generator state; keeping the current one";
+    return;
+  }
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  try {
+    generator.set_state(state.rngState);
+  } catch (const std::exception& e) {
+    throw InputError(
+        str(prefix(state.path), "the random generator state does not fit (", torchReason(e), ")"));
+  }
+}
+
+}  // namespace tbench

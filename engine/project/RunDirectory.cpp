@@ -1,0 +1,57 @@
+#include "engine/project/RunDirectory.h"
+
+#include <ctime>
+#include <filesystem>
+
+namespace tbench {
+namespace fs = std::filesystem;
+namespace {
+
+bool holdsFiles(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec));
+}
+
+fs::path firstFreeBeside(const fs::path& dir) {
+  for (int i = 1;; ++i) {
+    fs::path candidate = dir.string() + "-" + std::to_string(i);
+    if (!fs::exists(candidate)) return candidate;
+  }
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+std::string prepareRunDirectory(const std::string& requested, const std::string& runRoot,
+                                const std::string& projectName, ExistingRunDir policy) {
+  fs::path dir;
+  if (requested.empty()) {
+    dir = fs::path(runRoot) / projectName / timestamp();
+    if (fs::exists(dir)) dir = firstFreeBeside(dir);
+  } else {
+    dir = requested;
+    if (holdsFiles(dir)) {
+      if (policy == ExistingRunDir::Fail) {
+        throw RunDirectoryExists(str("run directory ", dir.string(),
+                                     " already exists; pass --resume to continue that run or "
+                                     "--new-run to start a new one beside it"));
+      }
+      if (policy == ExistingRunDir::NewBeside) dir = firstFreeBeside(dir);
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(str("cannot create run directory ", dir.string(), ": ", ec.message()));
+  if (!fs::is_directory(dir)) throw InputError(str(dir.string(), " is not a directory"));
+  return dir.string();
+}
+
+}  // namespace tbench

@@ -1,0 +1,183 @@
+#include "engine/savers/ModelSaver.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace fs = std::filesystem;
+
+namespace tbench {
+
+ModelSaver::ModelSaver() : ModelSaver(Options()) {}
+
+ModelSaver::ModelSaver(Options options) : options_(std::move(options)) {
+  if (options_.maxToKeep() < 1) {
+    throw InputError(str("ModelSaver: max_to_keep must be at least 1, got ", options_.maxToKeep()));
+  }
+  if (!(options_.keepCheckpointEveryNHours() >= 0)) {
+    throw InputError(str("ModelSaver: keep_checkpoint_every_n_hours must be >= 0, got ",
+                         options_.keepCheckpointEveryNHours()));
+  }
+}
+
+std::string ModelSaver::fileNameForStep(int64_t globalStep) {
+  return "model-" + std::to_string(globalStep) + ".pt";
+}
+
+void ModelSaver::onSetupGraph() {
+  dir_ = options_.checkpointDir().empty() ? context().runDir() : options_.checkpointDir();
+  if (dir_.empty()) {
+    throw InputError(
+        "ModelSaver: the run has no directory to save checkpoints to; set TrainConfig::runDir "
+        "or ModelSaver::Options::checkpointDir");
+  }
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (!fs::is_directory(dir_)) {
+    throw InputError(str("ModelSaver: cannot create the checkpoint directory ", dir_, ": ",
+                         ec ? ec.message() : "not a directory"));
+  }
+}
+
+void ModelSaver::onBeforeTrain() {
+  removeStaleTempFiles();
+  managed_.clear();
+  kept_.clear();
+  lastPreserved_ = Clock::now();
+  lastSavedStep_ = -1;
+  startStep_ = context().globalStep();
+  std::optional<CheckpointIndex> index;
+  try {
+    index = CheckpointIndex::read(dir_);
+  } catch (const std::exception& e) {
+    TB_LOG(Warning) << "ModelSaver: " << e.what() << "; starting a new index";
+  }
+  if (!index) return;
+  // Continue the retention of the files the index lists; their age is their modification time.
+  for (const auto& name : index->all) {
+    std::error_code ec;
+    const auto modified = fs::last_write_time(fs::path(dir_) / name, ec);
+    if (ec) continue;  // listed but gone
+    if (std::find(index->kept.begin(), index->kept.end(), name) != index->kept.end()) {
+      kept_.push_back(name);
+    } else {
+      const auto age = fs::file_time_type::clock::now() - modified;
+      managed_.push_back({name, Clock::now() - std::chrono::duration_cast<Clock::duration>(age)});
+    }
+  }
+}
+
+void ModelSaver::onTrigger() { save(); }
+
+void ModelSaver::onAfterTrain() {
+  if (!options_.saveOnAfterTrain()) return;
+  const int64_t step = context().globalStep();
+  if (step == lastSavedStep_ || step == startStep_) return;
+  if (context().trainingFailed()) {
+    TB_LOG(Warning) << "ModelSaver: training failed at global step " << step
+                    << "; not saving its state (the last checkpoint is from step " << lastSavedStep_
+                    << ")";
+    return;
+  }
+  save();
+}
+
+void ModelSaver::save() {
+  const int64_t step = context().globalStep();
+  const std::string name = fileNameForStep(step);
+  const std::string path = (fs::path(dir_) / name).string();
+  try {
+    context().saveCheckpoint(path);
+  } catch (const CheckError&) {
+    throw;  // a programming error (a trainer without a model), not a disk problem
+  } catch (const std::exception& e) {
+    TB_LOG(Error) << "ModelSaver: cannot save " << path << ": " << e.what()
+                  << "; the previous checkpoints are kept";
+    return;
+  }
+
+  const auto previousManaged = managed_;
+  const auto previousKept = kept_;
+  const auto previousPreserved = lastPreserved_;
+  managed_.erase(std::remove_if(managed_.begin(), managed_.end(),
+                                [&](const Managed& m) { return m.name == name; }),
+                 managed_.end());
+  kept_.erase(std::remove(kept_.begin(), kept_.end(), name), kept_.end());
+  managed_.push_back({name, Clock::now()});
+  std::vector<std::string> doomed;
+  const auto keepEvery = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double, std::ratio<3600>>(options_.keepCheckpointEveryNHours()));
+  while (static_cast<int64_t>(managed_.size()) > options_.maxToKeep()) {
+    const Managed oldest = managed_.front();
+    managed_.erase(managed_.begin());
+    if (options_.keepCheckpointEveryNHours() > 0 && oldest.savedAt - lastPreserved_ >= keepEvery) {
+      kept_.push_back(oldest.name);
+      lastPreserved_ = oldest.savedAt;
+    } else {
+      doomed.push_back(oldest.name);
+    }
+  }
+
+  try {
+    CheckpointIndex index;
+    try {
+      if (auto existing = CheckpointIndex::read(dir_)) index = *existing;
+    } catch (const InputError& e) {
+      TB_LOG(Warning) << "ModelSaver: " << e.what() << "; writing a new index";
+    }
+    index.latest = name;
+    index.kept = kept_;
+    index.all = kept_;
+    for (const auto& m : managed_) index.all.push_back(m.name);
+    index.write(dir_);
+  } catch (const std::exception& e) {
+    // The new file is on disk but not in the index; delete nothing and retry retention with
+    // the next save, which writes an index that lists it.
+    TB_LOG(Error) << "ModelSaver: cannot update the index of " << dir_ << ": " << e.what()
+                  << "; no checkpoint deleted";
+    managed_ = previousManaged;
+    kept_ = previousKept;
+    lastPreserved_ = previousPreserved;
+    managed_.erase(std::remove_if(managed_.begin(), managed_.end(),
+                                  [&](const Managed& m) { return m.name == name; }),
+                   managed_.end());
+    managed_.push_back({name, Clock::now()});
+    lastSavedStep_ = step;
+    return;
+  }
+  for (const auto& old : doomed) {
+    std::error_code ec;
+    fs::remove(fs::path(dir_) / old, ec);
+    if (ec) {
+      TB_LOG(Warning) << "ModelSaver: cannot delete " << old << ": " << ec.message();
+    }
+  }
+  lastSavedStep_ = step;
+  TB_LOG(Info) << "ModelSaver: saved " << path;
+}
+
+void ModelSaver::removeStaleTempFiles() {
+  // writeFileAtomically's temporary files are "<target>.tmp<pid>"; one left by a process that
+  // was killed mid-write is garbage (two live trainers never share a run directory).
+  static const std::regex pattern("(model-[0-9]+\\.pt|checkpoint|(min|max)-.+\\.pt)\\.tmp([0-9]+)");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    std::smatch match;
+    if (!std::regex_match(name, match, pattern)) continue;
+    if (match[3].str() == std::to_string(::getpid())) continue;
+    std::error_code removeError;
+    if (fs::remove(entry.path(), removeError)) {
+      TB_LOG(Info) << "ModelSaver: removed " << entry.path().string()
+                   << ", left by an interrupted write";
+    }
+  }
+}
+
+}  // namespace tbench

@@ -1,0 +1,57 @@
+#include "engine/strategies/AsyncTrainer.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/train/TorchDevice.h"
+
+namespace tbench {
+
+AsyncTrainer::AsyncTrainer(std::vector<Device> devices, Device masterDevice)
+    : MultiTowerTrainer(std::move(devices)), masterDevice_(masterDevice) {}
+
+void AsyncTrainer::buildTowers() {
+  requireAvailable(masterDevice_);
+  buildReplicas();
+  TowerContext masterTower(0, masterDevice_, /*isTraining=*/true);
+  master_ = model().buildTower(masterTower);
+  master_->to(toTorch(masterDevice_));
+  copyState(*master_, replica(0));
+  for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);
+  optimizer_ = model().optimizer(master_->parameters());
+  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+}
+
+void AsyncTrainer::runStep() {
+  const std::vector<Batch> batches = takeBatches();
+  const double scale = 1.0 / static_cast<double>(numTowers());
+  std::vector<torch::Tensor> costs(batches.size());
+  workers().run([&](int t) {
+    auto& module = replica(t);
+    {
+      std::lock_guard<std::mutex> lock(masterMutex_);
+      copyState(module, *master_);
+    }
+    costs[static_cast<size_t>(t)] = forwardBackward(t, batches[static_cast<size_t>(t)]);
+    torch::NoGradGuard noGrad;
+    std::lock_guard<std::mutex> lock(masterMutex_);
+    if (t == 0) copyBuffers(*master_, module);  // Note [Buffers follow tower 0]
+    const auto masterParams = master_->parameters();
+    const auto params = module.parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      torch::Tensor grad = masterParams[i].mutable_grad();
+      if (params[i].grad().defined()) {
+        grad.copy_(params[i].grad().to(grad.device())).mul_(scale);
+      } else {
+        grad.zero_();
+      }
+    }
+    processGradients(masterParams, /*report=*/t == 0);
+    optimizer_->step();
+    ++updates_;
+  });
+  report(costs);
+}
+
+}  // namespace tbench

@@ -1,0 +1,86 @@
+#include "engine/strategies/MultiTowerTrainer.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/train/TorchDevice.h"
+
+namespace tbench {
+
+void copyState(torch::nn::Module& target, torch::nn::Module& source) {
+  torch::NoGradGuard noGrad;
+  auto params = source.named_parameters();
+  for (auto& item : target.named_parameters()) item.value().copy_(params[item.key()]);
+  copyBuffers(target, source);
+}
+
+void copyBuffers(torch::nn::Module& target, torch::nn::Module& source) {
+  torch::NoGradGuard noGrad;
+  auto buffers = source.named_buffers();
+  for (auto& item : target.named_buffers()) item.value().copy_(buffers[item.key()]);
+}
+
+MultiTowerTrainer::MultiTowerTrainer(std::vector<Device> devices)
+    : SingleCostTrainer(std::move(devices)) {}
+
+void MultiTowerTrainer::buildReplicas() {
+  for (int t = 0; t < numTowers(); ++t) {
+    const Device& device = devices()[static_cast<size_t>(t)];
+    requireAvailable(device);
+    towers_.push_back(std::make_unique<TowerContext>(t, device, /*isTraining=*/true));
+    auto module = model().buildTower(*towers_.back());
+    TB_CHECK(module != nullptr, "buildTower returned no module for tower ", t);
+    torchDevices_.push_back(toTorch(device));
+    module->to(torchDevices_.back());
+    replicas_.push_back(std::move(module));
+  }
+  // Note [Tower replication]: replicas start equal (tower 0's initial weights), whatever the
+  // initialisation of the others drew.
+  for (int t = 1; t < numTowers(); ++t)
+    copyState(*replicas_[static_cast<size_t>(t)], *replicas_[0]);
+  workers_ = std::make_unique<TowerWorkers>(devices());
+}
+
+std::vector<Batch> MultiTowerTrainer::takeBatches() {
+  std::vector<Batch> batches;
+  batches.reserve(static_cast<size_t>(numTowers()));
+  int64_t samples = 0;
+  for (int t = 0; t < numTowers(); ++t) {
+    Batch batch = input().nextBatch();
+    if (!torchDevices_[static_cast<size_t>(t)].is_cpu()) batch = batch.to(torchDevices_[t]);
+    samples += batch.batchSize();
+    batches.push_back(std::move(batch));
+  }
+  if (samplesPerStep() == 0) setSamplesPerStep(samples);
+  return batches;
+}
+
+torch::Tensor MultiTowerTrainer::forwardBackward(int t, const Batch& batch) {
+  auto& module = *replicas_[static_cast<size_t>(t)];
+  module.train();
+  for (auto& p : module.parameters()) {
+    if (p.grad().defined()) p.grad().zero_();
+  }
+  torch::Tensor cost = model().cost(*towers_[static_cast<size_t>(t)], module, batch);
+  TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes(), " on ",
+           towers_[static_cast<size_t>(t)]->name());
+  cost.backward();
+  return cost.detach();
+}
+
+void MultiTowerTrainer::computeGradients(const std::vector<Batch>& batches) {
+  std::vector<torch::Tensor> costs(batches.size());
+  workers_->run([&](int t) { costs[static_cast<size_t>(t)] = forwardBackward(t, batches[t]); });
+  report(costs);
+}
+
+void MultiTowerTrainer::report(const std::vector<torch::Tensor>& costs) {
+  double sum = 0;
+  for (const auto& c : costs) sum += c.item<double>();
+  putStepScalar("cost", sum / static_cast<double>(costs.size()));
+  putSummaries(*towers_[0]);
+  for (size_t t = 1; t < towers_.size(); ++t) towers_[t]->takeSummaries();  // tower 0 reports
+}
+
+}  // namespace tbench

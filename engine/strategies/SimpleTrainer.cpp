@@ -1,0 +1,40 @@
+#include "engine/strategies/SimpleTrainer.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/train/TorchDevice.h"
+
+namespace tbench {
+
+SimpleTrainer::SimpleTrainer(Device device) : SingleCostTrainer({device}) {}
+
+void SimpleTrainer::buildTowers() {
+  const Device& device = devices().front();
+  requireAvailable(device);
+  torchDevice_ = toTorch(device);
+  tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
+  module_ = model().buildTower(*tower_);
+  TB_CHECK(module_ != nullptr, "buildTower returned no module");
+  module_->to(torchDevice_);
+  optimizer_ = model().optimizer(module_->parameters());
+  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+}
+
+void SimpleTrainer::runStep() {
+  Batch batch = input().nextBatch();
+  if (!torchDevice_.is_cpu()) batch = batch.to(torchDevice_);
+  if (samplesPerStep() == 0) setSamplesPerStep(batch.batchSize());
+  module_->train();
+  optimizer_->zero_grad();
+  torch::Tensor cost = model().cost(*tower_, *module_, batch);
+  TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
+  cost.backward();
+  processGradients(module_->parameters(), /*report=*/true);
+  optimizer_->step();
+  putStepScalar("cost", cost.item<double>());
+  putSummaries(*tower_);
+}
+
+}  // namespace tbench

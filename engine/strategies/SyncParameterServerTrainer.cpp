@@ -1,0 +1,51 @@
+#include "engine/strategies/SyncParameterServerTrainer.h"
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/core/DeviceDiscovery.h"
+#include "engine/train/TorchDevice.h"
+
+namespace tbench {
+
+SyncParameterServerTrainer::SyncParameterServerTrainer(std::vector<Device> devices, Device psDevice)
+    : MultiTowerTrainer(std::move(devices)), psDevice_(psDevice) {}
+
+void SyncParameterServerTrainer::buildTowers() {
+  requireAvailable(psDevice_);
+  buildReplicas();
+  TowerContext masterTower(0, psDevice_, /*isTraining=*/true);
+  master_ = model().buildTower(masterTower);
+  master_->to(toTorch(psDevice_));
+  copyState(*master_, replica(0));
+  // The master's gradients receive the average of the towers'; allocate them once.
+  for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);
+  optimizer_ = model().optimizer(master_->parameters());
+  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+}
+
+void SyncParameterServerTrainer::runStep() {
+  const std::vector<Batch> batches = takeBatches();
+  for (int t = 0; t < numTowers(); ++t) copyState(replica(t), *master_);
+  computeGradients(batches);
+  copyBuffers(*master_, replica(0));  // Note [Buffers follow tower 0]
+
+  torch::NoGradGuard noGrad;
+  const auto masterParams = master_->parameters();
+  std::vector<std::vector<torch::Tensor>> towerParams;
+  for (int t = 0; t < numTowers(); ++t) towerParams.push_back(replica(t).parameters());
+  const double scale = 1.0 / static_cast<double>(numTowers());
+  for (size_t i = 0; i < masterParams.size(); ++i) {
+    torch::Tensor grad = masterParams[i].mutable_grad();
+    grad.zero_();
+    for (int t = 0; t < numTowers(); ++t) {
+      const torch::Tensor& g = towerParams[static_cast<size_t>(t)][i].grad();
+      if (g.defined()) grad.add_(g.to(grad.device()));
+    }
+    grad.mul_(scale);
+  }
+  processGradients(masterParams, /*report=*/true);
+  optimizer_->step();
+}
+
+}  // namespace tbench

@@ -1,0 +1,156 @@
+// SimpleTrainer against a hand-written LibTorch loop, and learning on synthetic data.
+
+#include <QtTest>
+
+#include <torch/torch.h>
+
+#include "engine/core/Check.h"
+#include "engine/data/BatchData.h"
+#include "engine/data/DataFromList.h"
+#include "engine/data/SyntheticData.h"
+#include "engine/input/FeedInput.h"
+#include "engine/input/QueueInput.h"
+#include "engine/models/ClassificationModel.h"
+#include "engine/models/Mlp.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/train/TrainConfig.h"
+
+using namespace tbench;
+
+namespace {
+
+MlpOptions smallMlp() {
+  MlpOptions o;
+  o.image = ImageShape{1, 8, 8};
+  o.numClasses = 4;
+  o.hidden = {32};
+  return o;
+}
+
+std::shared_ptr<ClassificationModel> makeModel(double lr) {
+  const MlpOptions o = smallMlp();
+  return std::make_shared<ClassificationModel>(
+      o.image, [o] { return std::make_shared<Mlp>(o); },
+      [lr](std::vector<torch::Tensor> p) {
+        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(lr).momentum(0.9));
+      });
+}
+
+std::vector<Datapoint> fixedBatches(int n) {
+  torch::manual_seed(7);
+  std::vector<Datapoint> batches;
+  for (int i = 0; i < n; ++i) {
+    batches.push_back({torch::randn({16, 1, 8, 8}), torch::randint(0, 4, {16}, torch::kInt64)});
+  }
+  return batches;
+}
+
+}  // namespace
+
+class TestSimpleTrainer : public QObject {
+  Q_OBJECT
+ private slots:
+  void matchesHandWrittenLoopExactly() {
+    const auto batches = fixedBatches(6);
+
+    // Towerbench: SimpleTrainer + FeedInput over the same batches, 2 epochs of 3 steps.
+    TrainConfig config;
+    config.model = makeModel(0.05);
+    config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches));
+    config.extraCallbacks = std::vector<CallbackPtr>{};
+    config.monitors = std::vector<TrainingMonitorPtr>{};
+    config.stepsPerEpoch = 3;
+    config.maxEpoch = 2;
+    config.seed = 123;
+    config.numThreads = 1;
+    SimpleTrainer trainer;
+    launchTrainWithConfig(config, trainer);
+
+    // The same by hand.
+    torch::manual_seed(123);
+    const MlpOptions o = smallMlp();
+    Mlp net(o);
+    torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+    for (const auto& b : batches) {
+      opt.zero_grad();
+      auto loss = torch::nn::functional::cross_entropy(net.forward(b[0]), b[1]);
+      loss.backward();
+      opt.step();
+    }
+
+    auto mine = trainer.mainModule().named_parameters();
+    auto reference = net.named_parameters();
+    QCOMPARE(mine.size(), reference.size());
+    for (const auto& item : reference) {
+      QVERIFY2(torch::equal(mine[item.key()], item.value()), item.key().c_str());
+    }
+    QCOMPARE(trainer.globalStep(), int64_t{6});
+  }
+
+  void learnsSyntheticDataThroughQueueInput() {
+    auto data = std::make_shared<SyntheticData>(
+        SyntheticData::Options().numSamples(512).imageSize(8).numClasses(4).shuffle(true).seed(3));
+    auto history = std::make_shared<ScalarHistory>();
+    TrainConfig config;
+    config.model = makeModel(0.05);
+    config.dataflow = std::make_shared<BatchData>(data, 32);
+    config.extraCallbacks = std::vector<CallbackPtr>{};
+    config.monitors = std::vector<TrainingMonitorPtr>{history};
+    config.maxEpoch = 4;  // 16 steps per epoch from the data size
+    config.seed = 1;
+    SimpleTrainer trainer;
+    launchTrainWithConfig(config, trainer);
+
+    QCOMPARE(trainer.stepsPerEpoch(), int64_t{16});
+    const auto& cost = history->get("cost");
+    QCOMPARE(cost.size(), size_t{64});
+    double first = 0, last = 0;
+    for (int i = 0; i < 8; ++i) {
+      first += cost[i].value / 8;
+      last += cost[cost.size() - 1 - i].value / 8;
+    }
+    QVERIFY2(last < 0.5 * first, qPrintable(QString("cost %1 -> %2").arg(first).arg(last)));
+    QVERIFY(history->get("train_error").back().value <= 0.1);
+    QVERIFY(!history->get("QueueInput/queue_size").empty());
+    QCOMPARE(trainer.samplesPerStep(), int64_t{32});
+  }
+
+  void learningRateHyperParamDrivesTheOptimizer() {
+    TrainConfig config;
+    config.model = makeModel(0.05);
+    config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(fixedBatches(2)));
+    config.extraCallbacks = std::vector<CallbackPtr>{};
+    config.monitors = std::vector<TrainingMonitorPtr>{};
+    config.stepsPerEpoch = 1;
+    SimpleTrainer trainer;
+    launchTrainWithConfig(config, trainer);
+    HyperParam* lr = trainer.hyperParam("learning_rate");
+    QVERIFY(lr != nullptr);
+    QCOMPARE(lr->get(), 0.05);
+    lr->set(0.01);
+    QCOMPARE(trainer.optimizer().param_groups().front().options().get_lr(), 0.01);
+  }
+
+  void wrongInputShapeNamesTheInput() {
+    TrainConfig config;
+    config.model = makeModel(0.05);
+    config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(
+        std::vector<Datapoint>{{torch::zeros({4, 1, 9, 9}), torch::zeros({4}, torch::kInt64)}}));
+    config.extraCallbacks = std::vector<CallbackPtr>{};
+    config.stepsPerEpoch = 1;
+    SimpleTrainer trainer;
+    try {
+      launchTrainWithConfig(config, trainer);
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      QVERIFY2(message.find("\"image\"") != std::string::npos, e.what());
+      QVERIFY2(message.find("[?, 1, 8, 8]") != std::string::npos, e.what());
+      QVERIFY2(message.find("[4, 1, 9, 9]") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimpleTrainer)
+#include "test_SimpleTrainer.moc"
