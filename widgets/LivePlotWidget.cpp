@@ -17,6 +17,7 @@
 #include "widgets/ChartGrouping.h"
 #include "widgets/EmaSmoother.h"
 #include "widgets/MetricChart.h"
+#include "widgets/Palette.h"
 #include "widgets/PlotControls.h"
 #include "widgets/SeriesCsvWriter.h"
 
@@ -43,7 +44,7 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   emptyHint_->setObjectName("emptyHint");
   emptyHint_->setAlignment(Qt::AlignCenter);
   emptyHint_->setWordWrap(true);
-  emptyHint_->setStyleSheet(QStringLiteral("color: palette(mid); font-size: 13pt;"));
+  emptyHint_->setStyleSheet(Palette::mutedText() + QStringLiteral(" font-size: 13pt;"));
   emptyHint_->setText(tr("No curves yet: every scalar of a run is plotted here as it arrives."));
   grid_->addWidget(emptyHint_, 0, 0, 1, kColumns);
   auto* layout = new QVBoxLayout(this);

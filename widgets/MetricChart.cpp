@@ -9,6 +9,7 @@
 #include "widgets/ChartMenu.h"
 #include "widgets/GraphFeeder.h"
 #include "widgets/LogAxisTicker.h"
+#include "widgets/Palette.h"
 #include "widgets/SeriesCsvWriter.h"
 #include "widgets/SeriesPalette.h"
 
@@ -105,7 +106,7 @@ void MetricChart::setUpPlot() {
   // The cursor lives on the buffered overlay layer: moving it redraws that layer only.
   cursorLine_ = new QCPItemLine(plot_);
   cursorLine_->setLayer(QStringLiteral("overlay"));
-  cursorLine_->setPen(QPen(QColor(0, 0, 0, 110), 1, Qt::DashLine));
+  cursorLine_->setPen(QPen(Palette::cursor(), 1, Qt::DashLine));
   cursorLine_->setSelectable(false);
   for (QCPItemPosition* p : {cursorLine_->start, cursorLine_->end}) {
     p->setTypeX(QCPItemPosition::ptPlotCoords);

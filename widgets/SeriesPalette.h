@@ -18,7 +18,7 @@ struct CurveStyle {
 
 class SeriesPalette {
  public:
-  /// A colour-blind-friendly categorical colour (Tableau 10), cycling after ten.
+  /// Palette::categorical (Tableau 10).
   static QColor colour(int index);
   /// `runIndex`: the run's position among all runs; `slot`: the position of the scalar's base
   /// name (ChartGrouping::baseName) among those of its chart; `severalRuns`: more than one

@@ -1,4 +1,5 @@
 #include "app/gui/DeviceStrategyPanel.h"
+#include "widgets/Palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -149,7 +150,7 @@ void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSiz
     auto* item = new QListWidgetItem(tr("%1 — not on this machine (kept in the project)").arg(id),
                                      deviceList_);
     item->setData(Qt::UserRole, id);
-    item->setForeground(QColor(0xc6, 0x28, 0x28));
+    item->setForeground(ui::Palette::error());
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Checked);
   }
@@ -223,9 +224,9 @@ void DeviceStrategyPanel::updateDerived() {
                      .arg(batchSize_ * towers);
   if (towers == 0) text = tr("<b>No tower:</b> choose at least one device.");
   if (towers > 1 && !multiTower(s)) {
-    text += tr("<br><span style='color:#c62828'>%1 trains one tower: choose a multi-tower "
+    text += tr("<br><span style='color:%2'>%1 trains one tower: choose a multi-tower "
                "strategy or one device.</span>")
-                .arg(titleOf(s));
+                .arg(titleOf(s), ui::Palette::hex(ui::Palette::error()));
   }
   totalBatch_->setText(text);
 }

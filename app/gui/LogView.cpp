@@ -1,4 +1,5 @@
 #include "app/gui/LogView.h"
+#include "widgets/Palette.h"
 
 #include <QDateTime>
 #include <QFontDatabase>
@@ -11,8 +12,8 @@ namespace {
 QColor colourOf(const QString& line) {
   // The engine's lines start "[MMDD hh:mm:ss LVL] ".
   const QString head = line.left(24);
-  if (head.contains(QLatin1String(" ERR]"))) return QColor(0xc6, 0x28, 0x28);
-  if (head.contains(QLatin1String(" WRN]"))) return QColor(0xb2, 0x6a, 0x00);
+  if (head.contains(QLatin1String(" ERR]"))) return ui::Palette::error();
+  if (head.contains(QLatin1String(" WRN]"))) return ui::Palette::warning();
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QIcon>
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QSaveFile>
@@ -26,6 +27,17 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "widgets/LivePlotWidget.h"
+
+// resources/towerbench.qrc is compiled into the static tb_gui: registered explicitly, since
+// nothing else would keep its initialiser in the executable. Outside any namespace, as
+// Q_INIT_RESOURCE requires.
+static void initTowerbenchResources() {
+  static const bool done = [] {
+    Q_INIT_RESOURCE(towerbench);
+    return true;
+  }();
+  (void)done;
+}
 
 namespace tbench::gui {
 namespace {
@@ -44,6 +56,7 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), services_(bridge::makeProjectServices()) {
   setObjectName("mainWindow");
+  setWindowIcon(applicationIcon());  // also the About box's
   ask_ = [this](const QString& title, const QString& text, QMessageBox::StandardButtons buttons) {
     return QMessageBox::question(this, title, text, buttons);
   };
@@ -58,7 +71,17 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+QIcon MainWindow::applicationIcon() {
+  initTowerbenchResources();
+  QIcon icon;
+  for (int size : {16, 24, 32, 48, 64, 128, 256}) {
+    icon.addFile(QStringLiteral(":/icons/towerbench-%1.png").arg(size), QSize(size, size));
+  }
+  return icon;
+}
+
 QStringList MainWindow::templates() {
+  initTowerbenchResources();
   QStringList out;
   QDirIterator it(":/templates", {"*.json"}, QDir::Files);
   while (it.hasNext()) out << it.next();

@@ -15,6 +15,7 @@
 // Actions are named "action" + their name ("actionStart", "actionExportCheckpoint", ...) so
 // that tests drive the window through them. GUI thread only.
 
+#include <QIcon>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QSet>
@@ -74,6 +75,9 @@ class MainWindow : public QMainWindow {
 
   /// Resources of the embedded project templates.
   static QStringList templates();
+  /// Towerbench's icon (resources/icons) in every size it ships; the window and the About box
+  /// show it.
+  static QIcon applicationIcon();
 
  protected:
   void closeEvent(QCloseEvent* event) override;

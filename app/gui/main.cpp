@@ -13,8 +13,11 @@ namespace {
 
 QString defaultProject() {
   const QString name = "projects/fashion-mnist-convnet.json";
-  const QStringList roots = {QDir::currentPath(), QCoreApplication::applicationDirPath() + "/../..",
-                             QStringLiteral(TB_SOURCE_DIR)};
+  // The working directory, the source tree of a build, an installation (<prefix>/bin/towerbench
+  // and <prefix>/share/towerbench/projects, see resources/CMakeLists.txt).
+  const QString bin = QCoreApplication::applicationDirPath();
+  const QStringList roots = {QDir::currentPath(), bin + "/../..", QStringLiteral(TB_SOURCE_DIR),
+                             bin + "/../share/towerbench"};
   for (const QString& root : roots) {
     const QString path = QDir(root).filePath(name);
     if (QFileInfo::exists(path)) return QFileInfo(path).canonicalFilePath();
@@ -30,6 +33,8 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName("Towerbench");
   QCoreApplication::setApplicationName("Towerbench");
   QCoreApplication::setApplicationVersion(TB_VERSION);
+  QGuiApplication::setDesktopFileName("towerbench");  // resources/towerbench.desktop
+  QApplication::setWindowIcon(tbench::gui::MainWindow::applicationIcon());
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Towerbench: configure, run and watch training runs.");

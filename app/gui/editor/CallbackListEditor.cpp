@@ -14,6 +14,7 @@
 #include "app/gui/editor/FormSection.h"
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -58,7 +59,7 @@ CallbackListEditor::CallbackListEditor(IssueMarkers* markers, QWidget* parent)
       this);
   defaultNote_->setObjectName("callbacks.default");
   defaultNote_->setWordWrap(true);
-  defaultNote_->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  defaultNote_->setStyleSheet(ui::Palette::mutedText());
   layout->addWidget(defaultNote_);
 
   auto* row = new QHBoxLayout;

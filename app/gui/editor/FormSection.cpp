@@ -18,6 +18,7 @@
 
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -225,7 +226,7 @@ QLineEdit* FormSection::addStringList(const QString& key, const QString& label,
 QLabel* FormSection::addNote(const QString& text) {
   auto* note = new QLabel(text, this);
   note->setWordWrap(true);
-  note->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  note->setStyleSheet(ui::Palette::mutedText());
   form_->addRow(QString(), note);
   return note;
 }

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "app/gui/editor/JsonPath.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -28,7 +29,7 @@ QLabel* IssueMarkers::makeLabel(const QString& fieldName, QWidget* parent) {
   auto* label = new QLabel(parent);
   label->setObjectName(fieldName + QStringLiteral(".issue"));
   label->setWordWrap(true);
-  label->setStyleSheet(QStringLiteral("color: #c62828;"));
+  label->setStyleSheet(ui::Palette::errorText());
   label->setTextFormat(Qt::PlainText);
   label->hide();
   return label;
@@ -113,8 +114,9 @@ void IssueMarkers::mark(QWidget* field, const Field& entry, const QStringList& m
   field->setProperty(kIssueProperty, true);
   // The class name as selector: the rule must not reach the field's children (the line edit
   // inside a spin box, the header of a table).
-  field->setStyleSheet(QStringLiteral("%1 { border: 1px solid #c62828; border-radius: 2px; }")
-                           .arg(QLatin1String(field->metaObject()->className())));
+  field->setStyleSheet(QStringLiteral("%1 { border: 1px solid %2; border-radius: 2px; }")
+                           .arg(QLatin1String(field->metaObject()->className()),
+                                ui::Palette::hex(ui::Palette::error())));
   const QString text = messages.join(QLatin1Char('\n'));
   field->setToolTip(entry.help.isEmpty() ? text : text + QStringLiteral("\n\n") + entry.help);
   if (entry.label) {

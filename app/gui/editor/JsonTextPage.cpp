@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/editor/JsonPath.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -32,7 +33,7 @@ JsonTextPage::JsonTextPage(QWidget* parent) : QWidget(parent) {
   layout->addWidget(summary_);
   issues_ = new QListWidget(this);
   issues_->setObjectName("json.issues");
-  issues_->setStyleSheet(QStringLiteral("QListWidget { color: #c62828; }"));
+  issues_->setStyleSheet(QStringLiteral("QListWidget { %1 }").arg(ui::Palette::errorText()));
   layout->addWidget(issues_);
 
   connect(editor_, &QPlainTextEdit::textChanged, this, [this] {

@@ -18,6 +18,7 @@
 #include "app/gui/editor/JsonTextPage.h"
 #include "app/gui/editor/ProjectSections.h"
 #include "app/gui/editor/ScheduleEditor.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -69,16 +70,16 @@ void ProjectEditor::buildForm(QWidget* page) {
   parseBanner_ = new QLabel(page);
   parseBanner_->setObjectName("form.parseError");
   parseBanner_->setWordWrap(true);
-  parseBanner_->setStyleSheet(QStringLiteral("color: #c62828; font-weight: bold;"));
+  parseBanner_->setStyleSheet(ui::Palette::errorText() + QStringLiteral(" font-weight: bold;"));
   parseBanner_->hide();
   column->addWidget(parseBanner_);
   issuesTitle_ = new QLabel(tr("Problems without a field here (click one to go to it):"), page);
   issuesTitle_->setObjectName("issues.title");
-  issuesTitle_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  issuesTitle_->setStyleSheet(ui::Palette::errorText());
   column->addWidget(issuesTitle_);
   issueList_ = new QListWidget(page);
   issueList_->setObjectName("issues");
-  issueList_->setStyleSheet(QStringLiteral("QListWidget { color: #c62828; }"));
+  issueList_->setStyleSheet(QStringLiteral("QListWidget { %1 }").arg(ui::Palette::errorText()));
   column->addWidget(issueList_);
   issuesTitle_->hide();
   issueList_->hide();

@@ -20,6 +20,7 @@
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
 #include "widgets/LogAxisTicker.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -119,7 +120,7 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   preview_->setObjectName("schedule.preview");
   preview_->setMinimumHeight(180);
   preview_->addGraph();
-  preview_->graph(0)->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
+  preview_->graph(0)->setPen(QPen(ui::Palette::categorical(0), 2));
   preview_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
   preview_->xAxis->setLabel(tr("global step"));
   preview_->yAxis->setLabel(tr("learning rate"));
@@ -127,7 +128,7 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   layout->addWidget(preview_);
   previewNote_ = new QLabel(this);
   previewNote_->setObjectName("schedule.preview.note");
-  previewNote_->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  previewNote_->setStyleSheet(ui::Palette::mutedText());
   layout->addWidget(previewNote_);
   // Note [One rule for a hyper-parameter] (engine/callbacks/HyperParamSetter.h), in words.
   auto* rule = new QLabel(
@@ -138,7 +139,7 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
       this);
   rule->setObjectName("schedule.rule");
   rule->setWordWrap(true);
-  rule->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  rule->setStyleSheet(ui::Palette::mutedText());
   layout->addWidget(rule);
   setCurve({});
 

@@ -1,4 +1,5 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
+#include "widgets/Palette.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -259,7 +260,7 @@ void ExportCheckpointDialog::browseDestination() {
 
 void ExportCheckpointDialog::showResult(const QString& text, bool ok) {
   resultLabel_->setText(text);
-  resultLabel_->setStyleSheet(ok ? QString() : QStringLiteral("color: #c02020;"));
+  resultLabel_->setStyleSheet(ok ? QString() : ui::Palette::errorText());
 }
 
 void ExportCheckpointDialog::setBusy(bool busy) {

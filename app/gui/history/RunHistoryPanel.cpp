@@ -22,6 +22,7 @@
 
 #include "app/gui/history/RunLog.h"
 #include "app/gui/history/RunStats.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 namespace {
@@ -49,11 +50,11 @@ QString numberText(double value) { return QString::number(value, 'g', 4); }
 QColor statusColor(RunStatus status, const QPalette& palette) {
   switch (status) {
     case RunStatus::Running:
-      return QColor(0x1f, 0x6f, 0xd0);
+      return ui::Palette::active();
     case RunStatus::Failed:
-      return QColor(0xc0, 0x20, 0x20);
+      return ui::Palette::error();
     case RunStatus::Stopped:
-      return QColor(0xb0, 0x6a, 0x00);
+      return ui::Palette::warning();
     case RunStatus::Unknown:
       return palette.color(QPalette::Disabled, QPalette::Text);
     case RunStatus::Finished:

@@ -3,7 +3,11 @@
 // menu's action, and the engine loads the exported weights back.
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QIcon>
+#include <QImage>
 #include <QJsonArray>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -178,6 +182,24 @@ class TestMainWindow : public QObject {
     QVERIFY(window.newFromTemplate(":/templates/synthetic-mlp.json"));
     QVERIFY(window.projectPath().isEmpty());
     QVERIFY(window.windowTitle().contains("untitled"));
+    // Every template of projects/ is listed in resources/towerbench.qrc.
+    QCOMPARE(templates.size(), QDir(TB_SOURCE_DIR "/projects").entryList({"*.json"}).size());
+  }
+
+  void theWindowAndTheAboutBoxCarryTheApplicationIcon() {
+    // resources/: the icon in the sizes a desktop asks for, from the compiled-in .qrc.
+    MainWindow window;
+    const QIcon icon = window.windowIcon();
+    QVERIFY(!icon.isNull());
+    for (int size : {16, 32, 48, 256}) {
+      QVERIFY2(icon.availableSizes().contains(QSize(size, size)),
+               qPrintable(QString::number(size)));
+    }
+    QVERIFY(QFile::exists(":/icons/towerbench.svg"));
+    const QImage large = icon.pixmap(256, 256).toImage();
+    QCOMPARE(large.size(), QSize(256, 256));
+    // Not blank: the icon's dark tile fills the centre.
+    QVERIFY(qGray(large.pixel(128, 236)) < 100);
   }
 
  private:
