@@ -109,17 +109,14 @@ RunStatusWriter::RunStatusWriter(std::string runDir, std::string origin, std::st
   record_.host = thisHost();
   record_.pid = static_cast<int64_t>(::getpid());
   record_.started = utcNow();
-  std::lock_guard<std::mutex> lock(mutex_);
   write();  // the run exists from here on, even if setting it up fails
 }
 
 void RunStatusWriter::processScalar(const std::string& name, double value, const MetricStamp&) {
-  std::lock_guard<std::mutex> lock(mutex_);
   record_.lastScalars[name] = value;
 }
 
 void RunStatusWriter::onBeforeTrain() {
-  std::lock_guard<std::mutex> lock(mutex_);
   record_.maxEpoch = context().maxEpoch();
   record_.stepsPerEpoch = context().stepsPerEpoch();
   record_.epoch = context().epochNum();
@@ -128,14 +125,12 @@ void RunStatusWriter::onBeforeTrain() {
 }
 
 void RunStatusWriter::onTriggerEpoch() {
-  std::lock_guard<std::mutex> lock(mutex_);
   record_.epoch = context().epochNum();
   record_.globalStep = context().globalStep();
   write();
 }
 
 void RunStatusWriter::finish(const std::string& state, const std::string& error) {
-  std::lock_guard<std::mutex> lock(mutex_);
   record_.state = state;
   record_.error = error;
   record_.ended = utcNow();
@@ -144,11 +139,6 @@ void RunStatusWriter::finish(const std::string& state, const std::string& error)
     record_.globalStep = context().globalStep();
   }
   write();
-}
-
-RunStatusRecord RunStatusWriter::record() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return record_;
 }
 
 void RunStatusWriter::write() {

@@ -18,7 +18,6 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -55,8 +54,8 @@ struct RunStatusRecord {
 std::optional<RunStatusRecord> readRunStatus(const std::string& runDir);
 
 /// Keeps run.json up to date: a monitor (it sees every scalar and the loop's hooks) and the
-/// place the run's end is recorded. Engine thread, except finish(), which the thread that ran
-/// train() calls after it returned or threw.
+/// place the run's end is recorded. Every call is on the thread that trains (finish() after
+/// train() returned or threw), so nothing here locks: a scalar costs one map assignment.
 class RunStatusWriter : public TrainingMonitor {
  public:
   RunStatusWriter(std::string runDir, std::string origin, std::string project);
@@ -64,16 +63,13 @@ class RunStatusWriter : public TrainingMonitor {
   /// Writes the final state: "finished", "stopped" or "failed" with `error`. Never throws
   /// (a failed write is logged).
   void finish(const std::string& state, const std::string& error = "");
-  /// The record as last written.
-  RunStatusRecord record() const;
 
  private:
   void onBeforeTrain() override;
   void onTriggerEpoch() override;
-  void write();  // mutex_ held
+  void write();
 
   std::string runDir_;
-  mutable std::mutex mutex_;  // guards record_
   RunStatusRecord record_;
 };
 
