@@ -32,9 +32,8 @@ inline std::vector<Datapoint> preloadBatches(int64_t count, int64_t batchSize) {
 /// The zoo model `type` ("mlp", "convnet") with its default settings and optimizer, for
 /// Fashion-MNIST images.
 inline std::shared_ptr<ClassificationModel> makeModel(const std::string& type) {
-  ModelSpec spec;
-  spec.type = type;
-  return buildModel(spec, ImageShape{1, 28, 28}, 10, OptimizerSpec{});
+  return buildModel(ComponentSpec::of("model", type), ImageShape{1, 28, 28}, 10,
+                    ComponentSpec::defaultOf("optimizer"));
 }
 
 /// The median of `values` (the upper one of an even count); `values` is not empty.

@@ -50,14 +50,13 @@ int main(int argc, char** argv) {
   project.maxEpoch = (steps + perEpoch - 1) / perEpoch;
   // The project's callbacks minus the progress bar (a terminal line per step is not what is
   // measured), plus throughput; inference, model_saver and min_saver stay.
-  std::vector<tbench::CallbackSpec> callbacks;
+  std::vector<tbench::ComponentSpec> callbacks;
   for (const auto& spec : project.callbacks) {
     if (spec.type != "progress_bar") callbacks.push_back(spec);
   }
-  callbacks.emplace_back();
-  callbacks.back().type = "throughput";
+  callbacks.push_back(tbench::ComponentSpec::of("callback", "throughput"));
   project.callbacks = callbacks;
-  project.monitors.scalarPrinter = false;  // one log line per epoch is not memory either way
+  project.monitors["scalar_printer"] = false;  // one log line per epoch is not memory either way
 
   const auto dir = std::filesystem::temp_directory_path() /
                    ("bench_memory_growth-" + std::to_string(::getpid()));

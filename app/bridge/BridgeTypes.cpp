@@ -29,4 +29,66 @@ void registerBridgeTypes() {
   qRegisterMetaType<RunProgress>();
 }
 
+QStringList ComponentKindView::typeNames() const {
+  QStringList names;
+  for (const ComponentTypeView& t : types) names.append(t.name);
+  return names;
+}
+
+const ComponentTypeView* ComponentKindView::type(const QString& name) const {
+  for (const ComponentTypeView& t : types) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+QList<KeyView> ComponentKindView::keysOf(const QString& typeName) const {
+  QList<KeyView> keys = leadingKeys;
+  if (const ComponentTypeView* t = type(typeName)) keys += t->keys;
+  keys += trailingKeys;
+  return keys;
+}
+
+QStringList ComponentKindView::allKeys() const {
+  QStringList names;
+  if (!typeKey.isEmpty()) names.append(typeKey);
+  auto add = [&](const QList<KeyView>& keys) {
+    for (const KeyView& k : keys) {
+      if (!names.contains(k.name)) names.append(k.name);
+    }
+  };
+  add(leadingKeys);
+  for (const ComponentTypeView& t : types) add(t.keys);
+  add(trailingKeys);
+  return names;
+}
+
+const ComponentKindView* ComponentCatalog::kind(const QString& name) const {
+  for (const ComponentKindView& k : kinds) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+const ComponentSlotView* ComponentCatalog::slotAt(const QString& path) const {
+  QString pattern = path.startsWith(QLatin1String("$.")) ? path.mid(2) : path;
+  const qsizetype open = pattern.indexOf(QLatin1Char('['));
+  const qsizetype close = pattern.indexOf(QLatin1Char(']'), open);
+  if (open >= 0 && close > open) pattern.remove(open + 1, close - open - 1);
+  for (const ComponentSlotView& slot : slotList) {
+    if (slot.path == pattern) return &slot;
+  }
+  return nullptr;
+}
+
+const ObjectView* ComponentCatalog::objectAt(const QString& path) const {
+  const QString pattern = path == QLatin1String("$")             ? QString()
+                          : path.startsWith(QLatin1String("$.")) ? path.mid(2)
+                                                                 : path;
+  for (const ObjectView& object : objects) {
+    if (object.path == pattern) return &object;
+  }
+  return nullptr;
+}
+
 }  // namespace tbench::bridge

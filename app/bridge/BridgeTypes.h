@@ -3,6 +3,9 @@
 // §1, §2). Qt types only: this header is what the window and its panels see of the engine; no
 // LibTorch or engine header is included here or by anything that includes it.
 
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QMetaType>
 #include <QPointF>
@@ -64,6 +67,86 @@ struct DeviceEntry {
 };
 using DeviceEntries = QList<DeviceEntry>;
 
+/// One key of a component type or of a fixed object of the project file, as the engine's
+/// component registry describes it (engine/project/ComponentRegistry.h).
+struct KeyView {
+  QString name;
+  /// "integer", "seed", "number", "boolean", "string", "file", "directory", "choice",
+  /// "integer list", "string list", "device", "device list", "point list"
+  QString type;
+  QJsonValue fallback;  ///< the default (what an absent key means)
+  QString label;        ///< the form's label
+  QString help;         ///< one line with constraints and default, for tooltips
+  double minimum = 0;   ///< bounds of numbers and integers (infinite when open)
+  bool minimumInclusive = true;
+  double maximum = 0;
+  bool maximumInclusive = true;
+  bool required = false;
+  bool notEmpty = false;
+  QStringList choices;
+  QString zeroText;  ///< what 0 means ("all cores"), for spin boxes
+  QString fileFilter;
+  QString placeholder;
+  QStringList suggestions;
+};
+
+/// A registered component type.
+struct ComponentTypeView {
+  QString name;
+  QString summary;
+  QList<KeyView> keys;      ///< its own keys only
+  QJsonObject starter;      ///< the settings a new instance starts with
+  bool onByDefault = true;  ///< monitors
+  QString origin;           ///< "built-in", or who registered it
+};
+
+/// A kind of component ("model", "data", "optimizer", "callback", "monitor", "strategy").
+struct ComponentKindView {
+  QString name;
+  QString noun;
+  QString typeKey;              ///< "type" or "strategy"
+  QString defaultType;          ///< empty: the type key is required
+  QList<KeyView> leadingKeys;   ///< keys every type has, before its own
+  QList<KeyView> trailingKeys;  ///< keys every type has, after its own
+  QList<ComponentTypeView> types;
+
+  QStringList typeNames() const;
+  const ComponentTypeView* type(const QString& name) const;
+  /// Leading, own (of `type`; none for an unknown type) and trailing keys.
+  QList<KeyView> keysOf(const QString& type) const;
+  /// Every key some type has, in writing order, the type key first.
+  QStringList allKeys() const;
+};
+
+/// A place that holds a component ("data.validation", "callbacks[]").
+struct ComponentSlotView {
+  QString path;
+  QString kind;
+  QJsonObject defaultOverrides;
+};
+
+/// A fixed object of the file ("" for the top level, "data", "init", ...).
+struct ObjectView {
+  QString path;
+  QString title;
+  QList<KeyView> keys;
+};
+
+/// Everything the window knows about the project format, read from the engine's registry
+/// once (ProjectServices::catalog): the form's fields, tooltips, type pickers and key order.
+struct ComponentCatalog {
+  QList<ComponentKindView> kinds;
+  QList<ComponentSlotView> slotList;  // not "slots": a Qt keyword
+  QList<ObjectView> objects;
+  QJsonArray defaultCallbacks;  ///< the callbacks of a project without a "callbacks" key
+  QStringList knownScalars;
+
+  const ComponentKindView* kind(const QString& name) const;
+  /// The slot at `path` ("data.train", "callbacks[2]"; "$." allowed), or nullptr.
+  const ComponentSlotView* slotAt(const QString& path) const;
+  const ObjectView* objectAt(const QString& path) const;
+};
+
 /// The project services of the engine, as the GUI panels use them. The window fills these in
 /// from app/bridge (ProjectServices.h); tests may pass fakes.
 struct ProjectServices {
@@ -76,6 +159,8 @@ struct ProjectServices {
   /// boundary or schedule point; empty when the document is invalid. `stepsPerEpoch` is what
   /// the engine would use (resolved from the data when the project says 0).
   std::function<QVector<QPointF>(const QString& jsonText)> learningRateCurve;
+  /// The component registry as it was when the services were made.
+  ComponentCatalog catalog;
 };
 
 /// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns

@@ -3,8 +3,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <QJsonDocument>
 #include <algorithm>
-#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
+#include "engine/project/ComponentFactories.h"
 #include "engine/project/ProjectJson.h"
 
 namespace tbench::bridge {
@@ -21,23 +22,14 @@ namespace {
 
 QString q(const std::string& text) { return QString::fromStdString(text); }
 
-/// Samples in a data source without reading its images: the Fashion-MNIST split sizes, the
-/// synthetic count, or the count in an IDX label file's header. 0 when unknown.
-int64_t sampleCount(const DataSourceSpec& spec) {
-  int64_t count = 0;
-  if (spec.type == "fashion-mnist") {
-    count = spec.split == "test" ? 10000 : 60000;
-  } else if (spec.type == "synthetic") {
-    count = spec.numSamples;
-  } else if (spec.type == "idx" && spec.labels.size() > 3 &&
-             spec.labels.compare(spec.labels.size() - 3, 3, ".gz") != 0) {
-    std::ifstream in(spec.labels, std::ios::binary);
-    unsigned char header[8] = {};
-    if (in.read(reinterpret_cast<char*>(header), 8)) {
-      count = (int64_t(header[4]) << 24) | (header[5] << 16) | (header[6] << 8) | header[7];
-    }
-  }
-  if (spec.limit > 0 && (count == 0 || spec.limit < count)) count = spec.limit;
+/// Samples in a data source without reading its images (the type's count function: the
+/// Fashion-MNIST split sizes, the synthetic count, an IDX label file's header). 0 when unknown.
+int64_t sampleCount(const ComponentSpec& spec) {
+  const DataSourceMaker& factory = dataSourceMaker(spec.type);
+  const Settings settings = spec.resolved();
+  int64_t count = factory.count ? factory.count(settings) : 0;
+  const int64_t limit = settings.integer("limit");
+  if (limit > 0 && (count == 0 || limit < count)) count = limit;
   return count;
 }
 
@@ -53,7 +45,7 @@ QVector<QPointF> learningRateCurveOf(const Project& project) {
   const int64_t spe = stepsPerEpochOf(project);
   const int64_t first = (project.startingEpoch - 1) * spe;
   const int64_t last = project.maxEpoch * spe;
-  const double base = project.optimizer.learningRate;
+  const double base = project.optimizer.number("learning_rate");
   QVector<QPointF> curve;
   if (!project.schedule.enabled || project.schedule.points.empty()) {
     curve << QPointF(first, base) << QPointF(last, base);
@@ -107,7 +99,75 @@ bool parse(const QString& text, nlohmann::json* doc, ProjectIssueViews* issues) 
   }
 }
 
+QJsonValue toQt(const nlohmann::json& value) {
+  return QJsonDocument::fromJson(QByteArray::fromStdString(nlohmann::json::array({value}).dump()))
+      .array()
+      .at(0);
+}
+
+QStringList toQt(const std::vector<std::string>& items) {
+  QStringList out;
+  for (const auto& item : items) out.append(q(item));
+  return out;
+}
+
+KeyView toView(const KeyDescription& k) {
+  KeyView v;
+  v.name = q(k.name);
+  v.type = q(toString(k.type));
+  v.fallback = toQt(k.defaultValue);
+  v.label = q(k.labelText.empty() ? k.name : k.labelText);
+  v.help = q(k.fullHelp());
+  v.minimum = k.minimum;
+  v.minimumInclusive = k.minimumInclusive;
+  v.maximum = k.maximum;
+  v.maximumInclusive = k.maximumInclusive;
+  v.required = k.requiredKey;
+  v.notEmpty = k.nonEmpty;
+  v.choices = toQt(k.choiceList);
+  v.zeroText = q(k.zeroText);
+  v.fileFilter = q(k.fileFilter);
+  v.placeholder = q(k.placeholderText);
+  v.suggestions = toQt(k.suggestionList);
+  return v;
+}
+
+QList<KeyView> toViews(const std::vector<KeyDescription>& keys) {
+  QList<KeyView> views;
+  for (const auto& k : keys) views.append(toView(k));
+  return views;
+}
+
 }  // namespace
+
+ComponentCatalog componentCatalog() {
+  const ComponentRegistry& registry = ComponentRegistry::global();
+  ComponentCatalog catalog;
+  for (const std::string& kindName : registry.kindNames()) {
+    const ComponentKind& k = registry.kind(kindName);
+    ComponentKindView kind;
+    kind.name = q(k.name);
+    kind.noun = q(k.noun);
+    kind.typeKey = q(k.typeKey);
+    kind.defaultType = q(k.defaultType);
+    kind.leadingKeys = toViews(k.leadingKeys);
+    kind.trailingKeys = toViews(k.trailingKeys);
+    for (const ComponentType* t : registry.types(kindName)) {
+      kind.types.append({q(t->name), q(t->summary), toViews(t->keys), toQt(t->starter).toObject(),
+                         t->onByDefault, q(t->origin)});
+    }
+    catalog.kinds.append(kind);
+  }
+  for (const ComponentSlot& slot : componentSlots()) {
+    catalog.slotList.append({q(slot.path), q(slot.kind), toQt(slot.defaultOverrides).toObject()});
+  }
+  for (const ObjectDescription& object : projectObjects()) {
+    catalog.objects.append({q(object.path), q(object.title), toViews(object.keys)});
+  }
+  catalog.defaultCallbacks = toQt(defaultCallbacksJson()).toArray();
+  catalog.knownScalars = toQt(knownScalars());
+  return catalog;
+}
 
 ProjectServices makeProjectServices() {
   ProjectServices services;
@@ -143,6 +203,7 @@ ProjectServices makeProjectServices() {
       return {};
     }
   };
+  services.catalog = componentCatalog();
   return services;
 }
 

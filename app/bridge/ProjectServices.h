@@ -12,6 +12,9 @@ namespace tbench::bridge {
 /// the same checks and defaults as `towerbench-cli validate`.
 ProjectServices makeProjectServices();
 
+/// The engine's component registry as it is now (ComponentRegistry::global()), in Qt types.
+ComponentCatalog componentCatalog();
+
 /// Exports with the engine's exportWeights (the CLI's `export`): "pt" loads with torch.load,
 /// "safetensors" with safetensors.
 CheckpointExporter makeCheckpointExporter();

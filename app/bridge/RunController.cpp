@@ -106,7 +106,7 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     started.stepsPerEpoch = run->loop.stepsPerEpoch;
     started.maxEpoch = run->loop.maxEpoch;
     started.samplesPerStep =
-        run->project.data.batchSize * static_cast<int64_t>(run->project.trainer.devices.size());
+        run->project.data.batchSize * static_cast<int64_t>(run->project.devices().size());
     mailbox.post(std::move(started));
 
     std::string error;

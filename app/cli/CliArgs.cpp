@@ -25,6 +25,7 @@ std::string usageText() {
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE\n"
          "  towerbench-cli devices\n"
+         "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
          "\n"
          "train     trains PROJECT headless; the run goes to <run_root>/<name>/<run-id>/ or DIR.\n"
@@ -38,6 +39,10 @@ std::string usageText() {
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
+         "types     lists the component types a project may use (models, data sources,\n"
+         "          optimizers, callbacks, monitors, strategies) with their keys, defaults and\n"
+         "          help; KIND limits it to one kind; --markdown writes the key reference of\n"
+         "          docs/PROJECT-FORMAT.md\n"
          "\n"
          "exit status: 0 success, 1 training failed, 2 bad input (messages on stderr),\n"
          "130 stopped by Ctrl-C (after a clean stop)\n";
@@ -62,6 +67,28 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
     }
     if (args.size() > 1) throw UsageError(str("devices takes no argument, got \"", args[1], "\""));
     out.command = first;
+    return out;
+  }
+  if (first == "types") {
+    out.command = first;
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--help" || args[i] == "-h") {
+        out.command = "help";
+        return out;
+      }
+      if (args[i] == "--markdown") {
+        out.markdown = true;
+      } else if (!args[i].empty() && args[i][0] == '-') {
+        throw UsageError(str("unknown option ", args[i], " for types"));
+      } else if (out.kind.empty()) {
+        out.kind = args[i];
+      } else {
+        throw UsageError(str("unexpected argument \"", args[i], "\""));
+      }
+    }
+    if (out.markdown && !out.kind.empty()) {
+      throw UsageError("types --markdown writes every kind; give no KIND");
+    }
     return out;
   }
   if (first != "train" && first != "validate" && first != "eval" && first != "export") {

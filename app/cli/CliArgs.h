@@ -7,6 +7,7 @@
 //   towerbench-cli eval PROJECT --checkpoint FILE
 //   towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE
 //   towerbench-cli devices
+//   towerbench-cli types [KIND] [--markdown]
 //   towerbench-cli --help | --version
 
 #include <optional>
@@ -18,7 +19,8 @@
 namespace tbench::cli {
 
 struct CliArgs {
-  std::string command;  ///< "train", "validate", "eval", "export", "devices", "help", "version"
+  std::string command;  ///< "train", "validate", "eval", "export", "devices", "types", "help",
+                        ///< "version"
   std::string project;  ///< the PROJECT (or, for export, the CHECKPOINT) argument
   std::string runDir;
   std::optional<int64_t> maxEpoch;
@@ -29,6 +31,8 @@ struct CliArgs {
   std::string checkpoint;  ///< eval
   std::string format;      ///< export: "pt" or "safetensors"
   std::string out;         ///< export
+  std::string kind;        ///< types: only this kind ("callback"); empty: all
+  bool markdown = false;   ///< types: the key reference as Markdown
 };
 
 /// Bad usage; main prints it with the usage text and exits with 2.

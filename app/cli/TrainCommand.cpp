@@ -170,14 +170,14 @@ int runValidate(const CliArgs& args) {
                                                         : samples / project.data.batchSize);
     std::cout << args.project << ": valid\n"
               << "  model " << project.model.type << ", optimizer " << project.optimizer.type
-              << " (lr " << project.optimizer.learningRate << ")\n"
+              << " (lr " << project.optimizer.number("learning_rate") << ")\n"
               << "  data: train " << samples << " samples of " << train.image.channels << "x"
               << train.image.height << "x" << train.image.width << ", " << train.numClasses
               << " classes" << validation << "\n"
               << "  " << project.maxEpoch << " epochs x " << steps << " steps of batch "
-              << project.data.batchSize << " x " << project.trainer.devices.size()
-              << " tower(s) = " << project.data.batchSize * project.trainer.devices.size()
-              << " samples per step, strategy " << project.trainer.strategy << "\n";
+              << project.data.batchSize << " x " << project.devices().size()
+              << " tower(s) = " << project.data.batchSize * project.devices().size()
+              << " samples per step, strategy " << project.trainer.type << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";

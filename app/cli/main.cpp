@@ -7,6 +7,7 @@
 #include "app/cli/CliArgs.h"
 #include "app/cli/DevicesCommand.h"
 #include "app/cli/TrainCommand.h"
+#include "app/cli/TypesCommand.h"
 #include "engine/core/Environment.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (parsed.command == "devices") return tbench::cli::runDevices();
+  if (parsed.command == "types") return tbench::cli::runTypes(parsed, std::cout, std::cerr);
   if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
   if (parsed.command == "eval") return tbench::cli::runEval(parsed);
   if (parsed.command == "export") return tbench::cli::runExport(parsed);

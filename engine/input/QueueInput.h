@@ -23,7 +23,8 @@ namespace tbench {
 
 class QueueInput : public InputSource {
  public:
-  explicit QueueInput(DataFlowPtr dataflow, int64_t capacity = 50);
+  static constexpr int64_t kDefaultCapacity = 50;
+  explicit QueueInput(DataFlowPtr dataflow, int64_t capacity = kDefaultCapacity);
   ~QueueInput() override;
   std::optional<int64_t> size() const override { return dataflow_->size(); }
   std::vector<CallbackPtr> callbacks() override;

@@ -1,41 +1,36 @@
 #pragma once
 // Project -> TrainConfig and trainer: the one path from a project file into the engine,
-// shared by the CLI, the GUI's bridge and C++ users.
+// shared by the CLI, the GUI's bridge and C++ users. Every component is made by its registered
+// factory (ComponentFactories.h); nothing here knows a type by name.
 
 #include <memory>
 #include <string>
 
 #include "engine/inference/InferenceRunner.h"
 #include "engine/models/ClassificationModel.h"
+#include "engine/project/ComponentFactories.h"
 #include "engine/project/Project.h"
 #include "engine/savers/ModelSaver.h"
 #include "engine/train/TrainConfig.h"
 
 namespace tbench {
 
-/// A data source opened for reading, with what the model needs to know about it.
-struct OpenedSource {
-  DataFlowPtr flow;  ///< one datapoint per sample: {image [C,H,W], label}
-  ImageShape image;
-  int64_t numClasses = 0;
-};
-
 /// Opens a data source (reads headers and labels, so bad files fail here with their path).
-OpenedSource openDataSource(const DataSourceSpec& spec, bool shuffle, uint64_t seed);
+OpenedSource openDataSource(const ComponentSpec& spec, bool shuffle, uint64_t seed);
 
-/// The optimizer factory of `spec`.
-ClassificationModel::OptimizerFactory optimizerFactory(const OptimizerSpec& spec);
+/// The optimizer factory of `spec` (an optimizer ComponentSpec).
+ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
 
-/// The model of `project` for images of `image` and `numClasses` classes.
-std::shared_ptr<ClassificationModel> buildModel(const ModelSpec& spec, ImageShape image,
-                                                int64_t numClasses, const OptimizerSpec& optimizer);
+/// The model of `spec` for images of `image` and `numClasses` classes.
+std::shared_ptr<ClassificationModel> buildModel(const ComponentSpec& spec, ImageShape image,
+                                                int64_t numClasses, const ComponentSpec& optimizer);
 
 /// The InferenceRunner of the project's validation data (ScalarStats for validation_cost,
 /// ClassificationError for validation_error). CheckError when there is no validation data.
 std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project);
 
-/// The trainer of a strategy over `devices` (one tower per device).
-std::unique_ptr<SingleCostTrainer> buildTrainer(const TrainerSpec& spec,
+/// The trainer of a strategy (the project's "trainer") over `devices` (one tower per device).
+std::unique_ptr<SingleCostTrainer> buildTrainer(const ComponentSpec& strategy,
                                                 const std::vector<Device>& devices);
 
 /// A run ready to start: launchTrainWithConfig(run.config, *run.trainer).

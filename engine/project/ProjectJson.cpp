@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -24,192 +26,227 @@ constexpr int64_t kFormat = 1;
 
 // Note [Variant keys]
 // Models, data sources, optimizers, callbacks and strategies come in types, each with its own
-// keys. One table per kind lists them: the reader reports a key of another type as "not a
-// setting of ...", and the writer drops the keys that do not belong to the type, so that
-// what it writes always reads back. Keys every type has are not listed.
-struct VariantTable {
-  std::string typeKey;  // "type" or "strategy"
-  std::string what;     // "model type", for messages
-  std::vector<std::pair<std::string, std::vector<std::string>>> keysByType;
+// keys, all described by the component registry (Note [One description per component]). The
+// reader reports a key of another type of the same kind as "not a setting of ...", and the
+// writer writes the keys of the component's type only, so that what it writes always reads
+// back.
 
-  std::vector<std::string> types() const {
-    std::vector<std::string> names;
-    for (const auto& entry : keysByType) names.push_back(entry.first);
-    return names;
-  }
-  std::vector<std::string> allKeys() const {
-    std::set<std::string> keys;
-    for (const auto& entry : keysByType) keys.insert(entry.second.begin(), entry.second.end());
-    return {keys.begin(), keys.end()};
-  }
-  /// The variant keys `type` does not have (all of them for an unknown type).
-  std::vector<std::string> foreignKeys(const std::string& type) const {
-    std::vector<std::string> own;
-    for (const auto& entry : keysByType) {
-      if (entry.first == type) own = entry.second;
+int64_t lowerBound(const KeyDescription& k) {
+  if (!std::isfinite(k.minimum)) return std::numeric_limits<int64_t>::min();
+  return k.minimumInclusive ? int64_t(std::ceil(k.minimum)) : int64_t(std::floor(k.minimum)) + 1;
+}
+
+int64_t upperBound(const KeyDescription& k) {
+  if (!std::isfinite(k.maximum)) return std::numeric_limits<int64_t>::max();
+  return k.maximumInclusive ? int64_t(std::floor(k.maximum)) : int64_t(std::ceil(k.maximum)) - 1;
+}
+
+IntRange intRange(const KeyDescription& k) { return {lowerBound(k), upperBound(k)}; }
+
+NumberRange numberRange(const KeyDescription& k) {
+  return {k.minimum, k.minimumInclusive, k.maximum, k.maximumInclusive};
+}
+
+bool readDevice(JsonReader& r, const json& node, const std::string& path,
+                const std::vector<Device>& available, std::string& out) {
+  std::string text;
+  if (!r.string(node, path, text)) return false;
+  try {
+    const Device device = Device::parse(text);
+    if (std::find(available.begin(), available.end(), device) == available.end()) {
+      r.report(path,
+               str("unknown device \"", text, "\" (available: ", availableDevicesText(), ")"));
+      return false;
     }
-    std::vector<std::string> foreign;
-    for (const auto& key : allKeys()) {
-      if (std::find(own.begin(), own.end(), key) == own.end()) foreign.push_back(key);
-    }
-    return foreign;
-  }
-};
-
-const VariantTable kModelTypes{
-    "type",
-    "model type",
-    {{"mlp", {"hidden"}},
-     {"convnet", {"conv1_channels", "conv2_channels", "kernel_size", "fc_width", "batch_norm"}}}};
-const VariantTable kSourceTypes{
-    "type",
-    "source type",
-    {{"fashion-mnist", {"split", "dir"}},
-     {"idx", {"images", "labels"}},
-     {"synthetic", {"num_samples", "image_size", "num_classes", "noise", "seed", "sample_seed"}}}};
-const VariantTable kOptimizerTypes{"type",
-                                   "optimizer type",
-                                   {{"sgd", {"momentum", "nesterov"}},
-                                    {"adam", {"beta1", "beta2", "eps"}},
-                                    {"adamw", {"beta1", "beta2", "eps"}},
-                                    {"rmsprop", {"momentum", "eps"}}}};
-const VariantTable kCallbackTypes{
-    "type",
-    "callback type",
-    {{"progress_bar", {"scalars"}},
-     {"estimated_time_left", {}},
-     {"throughput", {}},
-     {"model_saver", {"max_to_keep", "keep_every_hours", "every_k_epochs"}},
-     {"min_saver", {"stat"}},
-     {"max_saver", {"stat"}},
-     {"inference", {"every_k_epochs"}},
-     {"check_numerics", {"every_k_steps"}},
-     {"lr_on_plateau", {"stat", "factor", "patience", "threshold", "mode", "min_value"}},
-     {"gpu_tracker", {}}}};
-const VariantTable kStrategies{"strategy",
-                               "strategy",
-                               {{"simple", {}},
-                                {"queue_input", {"queue_size"}},
-                                {"sync_parameter_server", {"queue_size", "ps_device"}},
-                                {"sync_replicated", {"queue_size", "average", "check_replicas"}},
-                                {"async", {"queue_size", "ps_device"}}}};
-// Strategies that run one tower; the others take one device per tower.
-const std::vector<std::string> kSingleTowerStrategies = {"simple", "queue_input"};
-
-/// Reads the type key of a variant object and checks the other keys against it. Returns
-/// false when the type is missing (and required) or unknown: its keys are then not checked.
-bool readVariant(ObjectReader& obj, std::string& type, const VariantTable& table,
-                 bool required = false) {
-  const bool given = obj.has(table.typeKey);
-  if (!given && required) obj.get(table.typeKey, true);
-  const bool valid = given ? obj.choice(table.typeKey, type, table.types()) : !required;
-  obj.get(table.typeKey);  // known even when absent
-  if (!valid) {
-    obj.ignore(table.allKeys());
+    out = device.toString();
+    return true;
+  } catch (const InputError& e) {
+    r.report(path, e.what());
     return false;
   }
-  obj.notApplicable(table.foreignKeys(type),
-                    str("not a setting of ", table.what, " \"", type, "\"",
-                        given ? "" : " (the default when \"" + table.typeKey + "\" is not given)"));
-  return true;
 }
 
-void readModel(JsonReader& r, const json& node, ModelSpec& model) {
-  ObjectReader obj(r, node, "$.model");
-  if (!obj.valid()) return;
-  if (readVariant(obj, model.type, kModelTypes)) {
-    if (model.type == "mlp") {
-      const json* hidden = obj.get("hidden");
-      if (hidden != nullptr && r.isArray(*hidden, obj.pathOf("hidden"))) {
-        model.hidden.clear();
-        for (size_t i = 0; i < hidden->size(); ++i) {
-          int64_t width = 0;
-          if (r.integer((*hidden)[i], indexPath(obj.pathOf("hidden"), i), width,
-                        IntRange::atLeast(1))) {
-            model.hidden.push_back(width);
-          }
-        }
-      }
-    } else {
-      obj.integer("conv1_channels", model.conv1Channels, IntRange::atLeast(1));
-      obj.integer("conv2_channels", model.conv2Channels, IntRange::atLeast(1));
-      if (obj.integer("kernel_size", model.kernelSize, IntRange::atLeast(1)) &&
-          model.kernelSize % 2 == 0) {
-        r.report(obj.pathOf("kernel_size"), str("must be odd, got ", model.kernelSize));
-      }
-      obj.integer("fc_width", model.fcWidth, IntRange::atLeast(1));
-      obj.boolean("batch_norm", model.batchNorm);
+/// Reads key `k` of `obj` by its description into `settings`. An absent key keeps what
+/// `settings` holds (its default). Returns false when the value was rejected.
+bool readKey(JsonReader& r, ObjectReader& obj, const KeyDescription& k, Settings& settings) {
+  const json* value = obj.get(k.name, k.requiredKey);
+  if (value == nullptr) return !(k.requiredKey && obj.valid());
+  const std::string path = obj.pathOf(k.name);
+  const size_t issuesBefore = r.issueCount();
+  switch (k.type) {
+    case ValueType::Integer: {
+      int64_t v = 0;
+      if (r.integer(*value, path, v, intRange(k))) settings.set(k.name, v);
+      break;
     }
+    case ValueType::Seed: {
+      uint64_t v = 0;
+      if (r.unsignedInteger(*value, path, v)) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::Number: {
+      double v = 0;
+      if (r.number(*value, path, v, numberRange(k))) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::Boolean: {
+      bool v = false;
+      if (r.boolean(*value, path, v)) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::String:
+    case ValueType::File:
+    case ValueType::Directory: {
+      std::string v;
+      if (r.string(*value, path, v, !k.nonEmpty)) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::Choice: {
+      std::string v;
+      if (r.choice(*value, path, v, k.choiceList)) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::IntegerList: {
+      if (!r.isArray(*value, path)) break;
+      std::vector<int64_t> items;
+      for (size_t i = 0; i < value->size(); ++i) {
+        int64_t v = 0;
+        if (r.integer((*value)[i], indexPath(path, i), v, intRange(k))) items.push_back(v);
+      }
+      settings.set(k.name, items);
+      break;
+    }
+    case ValueType::StringList: {
+      if (!r.isArray(*value, path)) break;
+      std::vector<std::string> items;
+      for (size_t i = 0; i < value->size(); ++i) {
+        std::string v;
+        if (r.string((*value)[i], indexPath(path, i), v, false)) items.push_back(v);
+      }
+      settings.set(k.name, items);
+      break;
+    }
+    case ValueType::Device: {
+      std::string v;
+      if (readDevice(r, *value, path, availableDevices(), v)) settings.set(k.name, v);
+      break;
+    }
+    case ValueType::DeviceList: {
+      if (!r.isArray(*value, path)) break;
+      if (value->empty()) r.report(path, "must list at least one device");
+      const std::vector<Device> available = availableDevices();
+      std::vector<std::string> items;
+      for (size_t i = 0; i < value->size(); ++i) {
+        std::string v;
+        if (readDevice(r, (*value)[i], indexPath(path, i), available, v)) items.push_back(v);
+      }
+      settings.set(k.name, items);
+      break;
+    }
+    case ValueType::PointList:
+      TB_CHECK(false, "key \"", k.name, "\" is read by its own code (readSchedule)");
   }
-  obj.number("dropout", model.dropout, NumberRange::halfOpen(0, 1));
-  obj.finish();
+  return r.issueCount() == issuesBefore;
 }
 
-void readSource(JsonReader& r, const json& node, const std::string& path, DataSourceSpec& source) {
+/// Reads the component at `path` (its slot says which kind) into `spec`. The project read so
+/// far is what the type's check sees.
+void readComponent(JsonReader& r, const json& node, const std::string& path,
+                   const ComponentSlot& slot, const Project& project, ComponentSpec& spec) {
+  const ComponentRegistry& registry = ComponentRegistry::global();
+  const ComponentKind& kind = registry.kind(slot.kind);
   ObjectReader obj(r, node, path);
   if (!obj.valid()) return;
-  if (readVariant(obj, source.type, kSourceTypes)) {
-    if (source.type == "fashion-mnist") {
-      obj.choice("split", source.split, {"train", "test"});
-      obj.string("dir", source.dir);
-    } else if (source.type == "idx") {
-      obj.string("images", source.images, false, true);
-      obj.string("labels", source.labels, false, true);
-    } else {
-      obj.integer("num_samples", source.numSamples, IntRange::atLeast(1));
-      obj.integer("image_size", source.imageSize, IntRange::atLeast(4));
-      obj.integer("num_classes", source.numClasses, IntRange::atLeast(2));
-      obj.number("noise", source.noise, NumberRange::atLeast(0));
-      obj.unsignedInteger("seed", source.dataSeed);
-      obj.unsignedInteger("sample_seed", source.sampleSeed);
+  const bool required = kind.defaultType.empty();
+  const bool given = obj.has(kind.typeKey);
+  if (!given && required) obj.get(kind.typeKey, true);
+  std::string type = kind.defaultType;
+  const bool valid =
+      given ? obj.choice(kind.typeKey, type, registry.typeNames(slot.kind)) : !required;
+  obj.get(kind.typeKey);  // known even when absent
+  if (!valid) {
+    // The keys every type has are still checked; the others mean nothing without a type.
+    Settings scratch;
+    for (const auto* group : {&kind.leadingKeys, &kind.trailingKeys}) {
+      for (const KeyDescription& k : *group) readKey(r, obj, k, scratch);
     }
+    obj.ignore(registry.allKeys(slot.kind));
+    obj.finish();
+    spec.kind = slot.kind;
+    spec.type = given ? "" : type;
+    return;
   }
-  obj.integer("limit", source.limit, IntRange::atLeast(0));
+  spec = ComponentSpec::of(slot.kind, type);
+  std::vector<KeyDescription> keys = registry.keysOf(slot.kind, type);
+  for (const auto& item : slot.defaultOverrides.items()) {
+    if (spec.settings.has(item.key())) spec.settings.set(item.key(), item.value());
+  }
+  std::vector<std::string> foreign;
+  for (const std::string& name : registry.allKeys(slot.kind)) {
+    const bool own = name == kind.typeKey ||
+                     std::any_of(keys.begin(), keys.end(), [&](auto& k) { return k.name == name; });
+    if (!own) foreign.push_back(name);
+  }
+  obj.notApplicable(foreign,
+                    str("not a setting of ", kind.noun, " \"", type, "\"",
+                        given ? "" : " (the default when \"" + kind.typeKey + "\" is not given)"));
+  CheckContext context{project, [&](const std::string& key, const std::string& message) {
+                         r.report(key.empty() ? path : obj.pathOf(key), message);
+                       }};
+  for (const KeyDescription& k : keys) {
+    if (!readKey(r, obj, k, spec.settings)) context.invalidKeys.push_back(k.name);
+  }
+  const ComponentType& description = registry.get(slot.kind, type);
+  if (description.check) description.check(spec.settings, context);
   obj.finish();
 }
 
-void readData(JsonReader& r, const json& node, DataSpec& data) {
+/// Reads the keys of the fixed object described at `objectPath` into `settings`, which starts
+/// with their defaults. Returns the keys whose value was rejected.
+std::vector<std::string> readFixedKeys(JsonReader& r, ObjectReader& obj,
+                                       const std::string& objectPath, Settings& settings,
+                                       const std::vector<std::string>& skip = {}) {
+  std::vector<std::string> invalid;
+  for (const KeyDescription& k : objectAt(objectPath)->keys) {
+    if (std::find(skip.begin(), skip.end(), k.name) != skip.end()) continue;
+    if (!settings.has(k.name)) settings.set(k.name, k.defaultValue);
+    if (!readKey(r, obj, k, settings)) invalid.push_back(k.name);
+  }
+  return invalid;
+}
+
+const ComponentSlot& slotOf(const std::string& path) {
+  const ComponentSlot* slot = slotAt(path);
+  TB_CHECK(slot != nullptr, "no component slot at ", path);
+  return *slot;
+}
+
+void readModel(JsonReader& r, const json& node, Project& project) {
+  readComponent(r, node, "$.model", slotOf("model"), project, project.model);
+}
+
+void readData(JsonReader& r, const json& node, Project& project) {
+  DataSpec& data = project.data;
   ObjectReader obj(r, node, "$.data");
   if (!obj.valid()) return;
   if (const json* train = obj.get("train", true)) {
-    readSource(r, *train, obj.pathOf("train"), data.train);
+    readComponent(r, *train, obj.pathOf("train"), slotOf("data.train"), project, data.train);
   }
   if (const json* validation = obj.get("validation")) {
     data.hasValidation = true;
-    data.validation.split = "test";  // a validation source validates on the test split by default
-    readSource(r, *validation, obj.pathOf("validation"), data.validation);
+    readComponent(r, *validation, obj.pathOf("validation"), slotOf("data.validation"), project,
+                  data.validation);
   }
-  obj.integer("batch_size", data.batchSize, IntRange::atLeast(1));
-  obj.boolean("shuffle", data.shuffle);
-  obj.boolean("remainder", data.remainder);
+  Settings s;
+  readFixedKeys(r, obj, "data", s);
+  data.batchSize = s.integer("batch_size");
+  data.shuffle = s.boolean("shuffle");
+  data.remainder = s.boolean("remainder");
   obj.finish();
 }
 
-void readOptimizer(JsonReader& r, const json& node, OptimizerSpec& opt) {
-  ObjectReader obj(r, node, "$.optimizer");
-  if (!obj.valid()) return;
-  obj.number("learning_rate", opt.learningRate, NumberRange::greaterThan(0));
-  obj.number("weight_decay", opt.weightDecay, NumberRange::atLeast(0));
-  obj.number("clip_global_norm", opt.clipGlobalNorm, NumberRange::atLeast(0));
-  obj.number("clip_value", opt.clipValue, NumberRange::atLeast(0));
-  obj.boolean("report_grad_norm", opt.reportGradNorm);
-  if (readVariant(obj, opt.type, kOptimizerTypes)) {
-    const size_t issuesBefore = r.issueCount();
-    if (opt.type == "sgd" || opt.type == "rmsprop") {
-      obj.number("momentum", opt.momentum, NumberRange::atLeast(0));
-    }
-    if (opt.type == "adam" || opt.type == "adamw") {
-      obj.number("beta1", opt.beta1, NumberRange::halfOpen(0, 1));
-      obj.number("beta2", opt.beta2, NumberRange::halfOpen(0, 1));
-    }
-    if (opt.type != "sgd") obj.number("eps", opt.eps, NumberRange::greaterThan(0));
-    // A bad momentum is reported already; nesterov is judged against a valid one only.
-    if (opt.type == "sgd" && obj.boolean("nesterov", opt.nesterov) && opt.nesterov &&
-        r.issueCount() == issuesBefore && opt.momentum <= 0) {
-      r.report(obj.pathOf("nesterov"), "requires momentum > 0");
-    }
-  }
-  obj.finish();
+void readOptimizer(JsonReader& r, const json& node, Project& project) {
+  readComponent(r, node, "$.optimizer", slotOf("optimizer"), project, project.optimizer);
 }
 
 void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
@@ -218,8 +255,10 @@ void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
   schedule.enabled = true;
   if (const json* lr = obj.get("learning_rate", true)) {
     ObjectReader lrObj(r, *lr, obj.pathOf("learning_rate"));
-    lrObj.choice("unit", schedule.unit, {"epoch", "step"});
-    lrObj.choice("interpolation", schedule.interpolation, {"piecewise", "linear"});
+    Settings s;
+    readFixedKeys(r, lrObj, "schedule.learning_rate", s, {"points"});
+    schedule.unit = s.string("unit");
+    schedule.interpolation = s.string("interpolation");
     const json* points = lrObj.get("points", true);
     const std::string path = lrObj.pathOf("points");
     if (points != nullptr && r.isArray(*points, path)) {
@@ -256,135 +295,40 @@ void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
   obj.finish();
 }
 
-void readCallbacks(JsonReader& r, const json& node, const DataSpec& data,
-                   std::vector<CallbackSpec>& callbacks) {
+void readCallbacks(JsonReader& r, const json& node, Project& project) {
   if (!r.isArray(node, "$.callbacks")) return;
-  callbacks.clear();
+  project.callbacks.clear();
   for (size_t i = 0; i < node.size(); ++i) {
-    ObjectReader obj(r, node[i], indexPath("$.callbacks", i));
-    if (!obj.valid()) continue;
-    CallbackSpec callback;
-    if (readVariant(obj, callback.type, kCallbackTypes, true)) {
-      const std::string& type = callback.type;
-      if (type == "progress_bar") {
-        const json* scalars = obj.get("scalars");
-        if (scalars != nullptr && r.isArray(*scalars, obj.pathOf("scalars"))) {
-          for (size_t k = 0; k < scalars->size(); ++k) {
-            std::string name;
-            if (r.string((*scalars)[k], indexPath(obj.pathOf("scalars"), k), name, false)) {
-              callback.scalars.push_back(name);
-            }
-          }
-        }
-      } else if (type == "model_saver") {
-        obj.integer("max_to_keep", callback.maxToKeep, IntRange::atLeast(1));
-        obj.number("keep_every_hours", callback.keepEveryHours, NumberRange::atLeast(0));
-        obj.integer("every_k_epochs", callback.everyKEpochs, IntRange::atLeast(1));
-      } else if (type == "min_saver" || type == "max_saver") {
-        obj.string("stat", callback.stat, false, true);
-      } else if (type == "inference") {
-        obj.integer("every_k_epochs", callback.everyKEpochs, IntRange::atLeast(1));
-        if (!data.hasValidation) {
-          r.report(indexPath("$.callbacks", i),
-                   "an \"inference\" callback needs validation data ($.data.validation)");
-        }
-      } else if (type == "check_numerics") {
-        obj.integer("every_k_steps", callback.everyKSteps, IntRange::atLeast(0));
-      } else if (type == "lr_on_plateau") {
-        obj.string("stat", callback.stat, false, true);
-        if (obj.number("factor", callback.factor, NumberRange::greaterThan(0)) &&
-            callback.factor == 1.0) {
-          r.report(obj.pathOf("factor"), "must not be 1 (< 1 lowers the rate, > 1 raises it)");
-        }
-        obj.integer("patience", callback.patience, IntRange::atLeast(1));
-        obj.number("threshold", callback.threshold, NumberRange::atLeast(0));
-        obj.number("min_value", callback.minValue, NumberRange::atLeast(0));
-        obj.choice("mode", callback.mode, {"min", "max"});
-      }
-    }
-    obj.finish();
-    callbacks.push_back(callback);
+    ComponentSpec callback;
+    readComponent(r, node[i], indexPath("$.callbacks", i), slotOf("callbacks[]"), project,
+                  callback);
+    project.callbacks.push_back(callback);
   }
 }
 
 void readInit(JsonReader& r, const json& node, InitSpec& init) {
   ObjectReader obj(r, node, "$.init");
   if (!obj.valid()) return;
-  obj.string("checkpoint", init.checkpoint, false, true);
-  if (const json* ignore = obj.get("ignore"); ignore && r.isArray(*ignore, obj.pathOf("ignore"))) {
-    for (size_t k = 0; k < ignore->size(); ++k) {
-      std::string name;
-      if (r.string((*ignore)[k], indexPath(obj.pathOf("ignore"), k), name, false)) {
-        init.ignore.push_back(name);
-      }
-    }
-  }
+  Settings s;
+  readFixedKeys(r, obj, "init", s);
+  init.checkpoint = s.string("checkpoint");
+  init.ignore = s.strings("ignore");
   obj.finish();
 }
 
-void readMonitors(JsonReader& r, const json& node, MonitorSpec& monitors) {
+void readMonitors(JsonReader& r, const json& node, Project& project) {
   ObjectReader obj(r, node, "$.monitors");
-  obj.boolean("json", monitors.json);
-  obj.boolean("scalar_printer", monitors.scalarPrinter);
-  obj.boolean("tensorboard", monitors.tensorboard);
-  obj.finish();
-}
-
-void readDevices(JsonReader& r, const json& node, const std::string& path,
-                 std::vector<std::string>& devices) {
-  if (!r.isArray(node, path)) return;
-  if (node.empty()) r.report(path, "must list at least one device");
-  const std::vector<Device> available = availableDevices();
-  devices.clear();
-  for (size_t i = 0; i < node.size(); ++i) {
-    std::string text;
-    if (!r.string(node[i], indexPath(path, i), text)) continue;
-    try {
-      const Device device = Device::parse(text);
-      if (std::find(available.begin(), available.end(), device) == available.end()) {
-        r.report(indexPath(path, i),
-                 str("unknown device \"", text, "\" (available: ", availableDevicesText(), ")"));
-        continue;
-      }
-      devices.push_back(device.toString());
-    } catch (const InputError& e) {
-      r.report(indexPath(path, i), e.what());
-    }
-  }
-}
-
-void readTrainer(JsonReader& r, const json& node, TrainerSpec& trainer) {
-  ObjectReader obj(r, node, "$.trainer");
   if (!obj.valid()) return;
-  const bool strategyOk = readVariant(obj, trainer.strategy, kStrategies);
-  bool devicesOk = false;
-  if (const json* devices = obj.get("devices")) {
-    const size_t issuesBefore = r.issueCount();
-    readDevices(r, *devices, obj.pathOf("devices"), trainer.devices);
-    devicesOk = r.issueCount() == issuesBefore;
-  }
-  const auto& single = kSingleTowerStrategies;
-  if (strategyOk && devicesOk && trainer.devices.size() != 1 &&
-      std::find(single.begin(), single.end(), trainer.strategy) != single.end()) {
-    r.report(obj.pathOf("devices"),
-             str("strategy \"", trainer.strategy, "\" takes exactly one device, got ",
-                 trainer.devices.size()));
-  }
-  if (strategyOk && trainer.strategy != "simple") {
-    obj.integer("queue_size", trainer.queueSize, IntRange::atLeast(1));
-  }
-  if (strategyOk && (trainer.strategy == "sync_parameter_server" || trainer.strategy == "async")) {
-    if (const json* ps = obj.get("ps_device")) {
-      std::vector<std::string> one;
-      readDevices(r, json::array({*ps}), obj.pathOf("ps_device"), one);
-      if (one.size() == 1) trainer.psDevice = one.front();
-    }
-  }
-  if (strategyOk && trainer.strategy == "sync_replicated") {
-    obj.boolean("average", trainer.average);
-    obj.boolean("check_replicas", trainer.checkReplicas);
+  Settings s;
+  readFixedKeys(r, obj, "monitors", s);
+  for (const auto& item : s.values().items()) {
+    if (obj.has(item.key())) project.monitors[item.key()] = item.value().get<bool>();
   }
   obj.finish();
+}
+
+void readTrainer(JsonReader& r, const json& node, Project& project) {
+  readComponent(r, node, "$.trainer", slotOf("trainer"), project, project.trainer);
 }
 
 bool usableAsDirectoryName(const std::string& name) {
@@ -407,33 +351,38 @@ void readProject(JsonReader& r, const json& doc, Project& project) {
       return;
     }
   }
-  if (top.string("name", project.name, false, true) && !usableAsDirectoryName(project.name)) {
+  Settings s;
+  const std::vector<std::string> invalid = readFixedKeys(r, top, "", s, {"format"});
+  auto valid = [&](const std::string& key) {
+    return std::find(invalid.begin(), invalid.end(), key) == invalid.end();
+  };
+  project.name = s.string("name");
+  project.description = s.string("description");
+  project.stepsPerEpoch = s.integer("steps_per_epoch");
+  project.maxEpoch = s.integer("max_epoch");
+  project.startingEpoch = s.integer("starting_epoch");
+  project.seed = s.seed("seed");
+  project.numThreads = s.integer("num_threads");
+  project.runRoot = s.string("run_root");
+  if (valid("name") && top.has("name") && !usableAsDirectoryName(project.name)) {
     r.report("$.name", str("must be usable as a directory name (letters, digits, \".\", \"_\" "
                            "and \"-\"), got ",
                            describeJson(project.name)));
   }
-  top.string("description", project.description);
-  if (const json* model = top.get("model", true)) readModel(r, *model, project.model);
-  if (const json* data = top.get("data", true)) readData(r, *data, project.data);
-  if (const json* optimizer = top.get("optimizer")) readOptimizer(r, *optimizer, project.optimizer);
-  if (const json* schedule = top.get("schedule")) readSchedule(r, *schedule, project.schedule);
-  top.integer("steps_per_epoch", project.stepsPerEpoch, IntRange::atLeast(0));
-  const size_t issuesBefore = r.issueCount();
-  top.integer("max_epoch", project.maxEpoch, IntRange::atLeast(1));
-  top.integer("starting_epoch", project.startingEpoch, IntRange::atLeast(1));
-  if (r.issueCount() == issuesBefore && project.startingEpoch > project.maxEpoch) {
+  if (valid("max_epoch") && valid("starting_epoch") && project.startingEpoch > project.maxEpoch) {
     r.report("$.starting_epoch",
              str("must be <= max_epoch (", project.maxEpoch, "), got ", project.startingEpoch));
   }
-  if (const json* callbacks = top.get("callbacks")) {
-    readCallbacks(r, *callbacks, project.data, project.callbacks);
-  }
+  // In document order: a component's check sees what came before it (an inference callback
+  // needs the validation data).
+  if (const json* model = top.get("model", true)) readModel(r, *model, project);
+  if (const json* data = top.get("data", true)) readData(r, *data, project);
+  if (const json* optimizer = top.get("optimizer")) readOptimizer(r, *optimizer, project);
+  if (const json* schedule = top.get("schedule")) readSchedule(r, *schedule, project.schedule);
+  if (const json* callbacks = top.get("callbacks")) readCallbacks(r, *callbacks, project);
   if (const json* init = top.get("init")) readInit(r, *init, project.init);
-  if (const json* monitors = top.get("monitors")) readMonitors(r, *monitors, project.monitors);
-  if (const json* trainer = top.get("trainer")) readTrainer(r, *trainer, project.trainer);
-  top.unsignedInteger("seed", project.seed);
-  top.integer("num_threads", project.numThreads, IntRange::atLeast(0));
-  top.string("run_root", project.runRoot, false);
+  if (const json* monitors = top.get("monitors")) readMonitors(r, *monitors, project);
+  if (const json* trainer = top.get("trainer")) readTrainer(r, *trainer, project);
   top.finish();
 }
 
@@ -449,27 +398,15 @@ std::vector<ProjectIssue> collectIssues(const json& doc, Project& project) {
   return issues;
 }
 
-/// Drops the keys of `j` that do not belong to its type (Note [Variant keys]).
-json onlyKeysOf(json j, const VariantTable& table) {
-  const std::string type = j.value(table.typeKey, std::string());
-  for (const auto& key : table.foreignKeys(type)) j.erase(key);
+/// The component's type and the keys of that type only (Note [Variant keys]).
+json componentToJson(const ComponentSpec& spec) {
+  const ComponentRegistry& registry = ComponentRegistry::global();
+  json j;
+  j[registry.kind(spec.kind).typeKey] = spec.type;
+  if (registry.find(spec.kind, spec.type) == nullptr) return j;
+  const Settings settings = spec.resolved();
+  for (const auto& item : settings.values().items()) j[item.key()] = item.value();
   return j;
-}
-
-json sourceToJson(const DataSourceSpec& s) {
-  return onlyKeysOf({{"type", s.type},
-                     {"split", s.split},
-                     {"dir", s.dir},
-                     {"images", s.images},
-                     {"labels", s.labels},
-                     {"num_samples", s.numSamples},
-                     {"image_size", s.imageSize},
-                     {"num_classes", s.numClasses},
-                     {"noise", s.noise},
-                     {"seed", s.dataSeed},
-                     {"sample_seed", s.sampleSeed},
-                     {"limit", s.limit}},
-                    kSourceTypes);
 }
 
 }  // namespace
@@ -503,32 +440,13 @@ json projectToJson(const Project& p) {
   doc["format"] = p.format;
   doc["name"] = p.name;
   doc["description"] = p.description;
-  doc["model"] = onlyKeysOf({{"type", p.model.type},
-                             {"hidden", p.model.hidden},
-                             {"conv1_channels", p.model.conv1Channels},
-                             {"conv2_channels", p.model.conv2Channels},
-                             {"kernel_size", p.model.kernelSize},
-                             {"fc_width", p.model.fcWidth},
-                             {"batch_norm", p.model.batchNorm},
-                             {"dropout", p.model.dropout}},
-                            kModelTypes);
-  doc["data"] = {{"train", sourceToJson(p.data.train)},
+  doc["model"] = componentToJson(p.model);
+  doc["data"] = {{"train", componentToJson(p.data.train)},
                  {"batch_size", p.data.batchSize},
                  {"shuffle", p.data.shuffle},
                  {"remainder", p.data.remainder}};
-  if (p.data.hasValidation) doc["data"]["validation"] = sourceToJson(p.data.validation);
-  doc["optimizer"] = onlyKeysOf({{"type", p.optimizer.type},
-                                 {"learning_rate", p.optimizer.learningRate},
-                                 {"momentum", p.optimizer.momentum},
-                                 {"nesterov", p.optimizer.nesterov},
-                                 {"weight_decay", p.optimizer.weightDecay},
-                                 {"beta1", p.optimizer.beta1},
-                                 {"beta2", p.optimizer.beta2},
-                                 {"eps", p.optimizer.eps},
-                                 {"clip_global_norm", p.optimizer.clipGlobalNorm},
-                                 {"clip_value", p.optimizer.clipValue},
-                                 {"report_grad_norm", p.optimizer.reportGradNorm}},
-                                kOptimizerTypes);
+  if (p.data.hasValidation) doc["data"]["validation"] = componentToJson(p.data.validation);
+  doc["optimizer"] = componentToJson(p.optimizer);
   if (p.schedule.enabled) {
     json points = json::array();
     for (const auto& [at, value] : p.schedule.points) points.push_back({at, value});
@@ -541,38 +459,39 @@ json projectToJson(const Project& p) {
   doc["max_epoch"] = p.maxEpoch;
   doc["starting_epoch"] = p.startingEpoch;
   doc["callbacks"] = json::array();
-  for (const auto& callback : p.callbacks) {
-    doc["callbacks"].push_back(onlyKeysOf({{"type", callback.type},
-                                           {"scalars", callback.scalars},
-                                           {"max_to_keep", callback.maxToKeep},
-                                           {"keep_every_hours", callback.keepEveryHours},
-                                           {"every_k_epochs", callback.everyKEpochs},
-                                           {"stat", callback.stat},
-                                           {"every_k_steps", callback.everyKSteps},
-                                           {"factor", callback.factor},
-                                           {"patience", callback.patience},
-                                           {"threshold", callback.threshold},
-                                           {"mode", callback.mode},
-                                           {"min_value", callback.minValue}},
-                                          kCallbackTypes));
+  for (const auto& callback : p.callbacks) doc["callbacks"].push_back(componentToJson(callback));
+  doc["monitors"] = json::object();
+  for (const ComponentType* monitor : ComponentRegistry::global().types("monitor")) {
+    doc["monitors"][monitor->name] = p.monitorOn(monitor->name);
   }
-  doc["monitors"] = {{"json", p.monitors.json},
-                     {"scalar_printer", p.monitors.scalarPrinter},
-                     {"tensorboard", p.monitors.tensorboard}};
   if (!p.init.checkpoint.empty()) {
     doc["init"] = {{"checkpoint", p.init.checkpoint}, {"ignore", p.init.ignore}};
   }
-  doc["trainer"] = onlyKeysOf({{"strategy", p.trainer.strategy},
-                               {"devices", p.trainer.devices},
-                               {"queue_size", p.trainer.queueSize},
-                               {"ps_device", p.trainer.psDevice},
-                               {"average", p.trainer.average},
-                               {"check_replicas", p.trainer.checkReplicas}},
-                              kStrategies);
+  doc["trainer"] = componentToJson(p.trainer);
   doc["seed"] = p.seed;
   doc["num_threads"] = p.numThreads;
   doc["run_root"] = p.runRoot;
   return doc;
+}
+
+// ---- Project
+
+bool Project::monitorOn(const std::string& type) const {
+  if (const auto it = monitors.find(type); it != monitors.end()) return it->second;
+  const ComponentType* monitor = ComponentRegistry::global().find("monitor", type);
+  return monitor != nullptr && monitor->onByDefault;
+}
+
+std::vector<ComponentSpec> defaultCallbackSpecs() {
+  std::vector<ComponentSpec> callbacks;
+  for (const json& entry : defaultCallbacksJson()) {
+    ComponentSpec spec = ComponentSpec::of("callback", entry.at("type").get<std::string>());
+    for (const auto& item : entry.items()) {
+      if (item.key() != "type") spec.set(item.key(), item.value());
+    }
+    callbacks.push_back(spec);
+  }
+  return callbacks;
 }
 
 }  // namespace tbench

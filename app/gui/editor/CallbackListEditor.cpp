@@ -14,13 +14,12 @@
 #include "app/gui/editor/FormSection.h"
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
+#include "app/gui/editor/ProjectSections.h"
 #include "widgets/Palette.h"
 
 namespace tbench::gui {
 
 namespace {
-
-constexpr int kMax = std::numeric_limits<int>::max();
 
 QString rowText(int row, const QJsonValue& value) {
   const QJsonObject callback = value.toObject();
@@ -74,9 +73,15 @@ CallbackListEditor::CallbackListEditor(IssueMarkers* markers, QWidget* parent)
   add_ = toolButton(tr("Add"), "callbacks.add", this);
   add_->setPopupMode(QToolButton::InstantPopup);
   auto* menu = new QMenu(add_);
-  for (const QString& type : schema::callbackTypes().types()) {
-    QAction* action = menu->addAction(type, this, [this, type] { addCallback(type); });
-    action->setObjectName("callbacks.add." + type);
+  if (const bridge::ComponentKindView* kind = schema::catalog().kind(QStringLiteral("callback"))) {
+    for (const bridge::ComponentTypeView& t : kind->types) {
+      const QString type = t.name;
+      QAction* action = menu->addAction(type, this, [this, type] { addCallback(type); });
+      action->setObjectName("callbacks.add." + type);
+      action->setToolTip(t.summary);
+      action->setStatusTip(t.summary);
+    }
+    menu->setToolTipsVisible(true);
   }
   add_->setMenu(menu);
   remove_ = toolButton(tr("Remove"), "callbacks.remove", this);
@@ -93,20 +98,8 @@ CallbackListEditor::CallbackListEditor(IssueMarkers* markers, QWidget* parent)
   settingsTitle_ = new QLabel(this);
   settingsTitle_->setObjectName("callback.title");
   layout->addWidget(settingsTitle_);
-  settings_ = new FormSection(QString(), "callbacks[0]", markers, this, "callback");
-  settings_->addStringList("scalars", tr("Scalars"), {});
-  settings_->addInteger("max_to_keep", tr("Keep"), 1, kMax, 10);
-  settings_->addNumber("keep_every_hours", tr("Keep one every (hours)"), 0.5);
-  settings_->addInteger("every_k_epochs", tr("Every k epochs"), 1, kMax, 1);
-  settings_->addText("stat", tr("Statistic"), QString(), nullptr, schema::knownScalars());
-  settings_->addInteger("every_k_steps", tr("Every k steps"), 0, kMax, 0)
-      ->setSpecialValueText(tr("every epoch"));
-  settings_->addNumber("factor", tr("Factor"), 0.5);
-  settings_->addInteger("patience", tr("Patience (epochs)"), 1, kMax, 2);
-  settings_->addNumber("threshold", tr("Threshold"), 0.0);
-  settings_->addChoice("mode", tr("Better when"), {"min", "max"}, "min");
-  settings_->addNumber("min_value", tr("Minimum rate"), 0.0);
-  settings_->setVariant(schema::callbackTypes(), true);
+  settings_ =
+      makeComponentSection(QString(), "callbacks[0]", markers, this, false, true, "callback");
   layout->addWidget(settings_);
 
   connect(list_, &QListWidget::currentRowChanged, this, [this](int current) {
@@ -161,7 +154,7 @@ void CallbackListEditor::showSettings() {
   const QString type = any ? callbacks_.at(selected_).toObject().value("type").toString() : "";
   if (!any) {
     settingsTitle_->setText(tr("No callbacks: the run shows no progress and saves nothing."));
-  } else if (schema::callbackTypes().keysOf(type).isEmpty()) {
+  } else if (schema::variantOf(QStringLiteral("callback")).keysOf(type).isEmpty()) {
     settingsTitle_->setText(tr("Callback %1 (%2) has no settings.").arg(selected_ + 1).arg(type));
   } else {
     settingsTitle_->setText(tr("Settings of callback %1 (%2):").arg(selected_ + 1).arg(type));

@@ -25,14 +25,11 @@ DataSection::DataSection(IssueMarkers* markers, QWidget* parent)
   layout->addWidget(validateIssue);
   markers->setField(validateOn_, "data.validation", validateIssue, false);
 
+  // The validation slot's own defaults ("split": "test") come with the catalog.
   validation_ = makeSourceSection(tr("Validation data"), "data.validation", markers, this);
-  validation_->setFallback("split", QStringLiteral("test"));  // the engine's default there
   layout->addWidget(validation_);
 
-  batching_ = new FormSection(QString(), "data", markers, this);
-  batching_->addInteger("batch_size", tr("Batch size"), 1, 1 << 24, 128);
-  batching_->addBoolean("shuffle", tr("Shuffle every epoch"), true);
-  batching_->addBoolean("remainder", tr("Keep the last, smaller batch"), false);
+  batching_ = makeBatchingSection(markers, this);
   layout->addWidget(batching_);
 
   for (FormSection* part : {train_, validation_, batching_}) {

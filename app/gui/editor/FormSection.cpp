@@ -14,6 +14,8 @@
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "app/gui/editor/IssueMarkers.h"
@@ -243,14 +245,89 @@ void FormSection::bindLineEdit(int index) {
   });
 }
 
+QWidget* FormSection::addKey(const bridge::KeyView& key) {
+  const QString& type = key.type;
+  const QString& label = key.label;
+  QWidget* widget = nullptr;
+  if (type == QLatin1String("integer")) {
+    // QSpinBox holds an int: wider bounds are clamped (the engine checks the real ones).
+    auto bound = [](double value, bool inclusive, int direction) {
+      if (!std::isfinite(value)) {
+        return direction < 0 ? std::numeric_limits<int>::min() : std::numeric_limits<int>::max();
+      }
+      const double v = inclusive ? value : value - direction;
+      return int(qBound<double>(std::numeric_limits<int>::min(),
+                                direction < 0 ? std::ceil(v) : std::floor(v),
+                                std::numeric_limits<int>::max()));
+    };
+    const int minimum = bound(key.minimum, key.minimumInclusive, -1);
+    const int maximum = bound(key.maximum, key.maximumInclusive, +1);
+    auto* spin = addInteger(key.name, label, minimum, maximum, int(key.fallback.toInteger()));
+    if (!key.zeroText.isEmpty() && minimum <= 0) spin->setSpecialValueText(key.zeroText);
+    widget = spin;
+  } else if (type == QLatin1String("number")) {
+    widget = addNumber(key.name, label, key.fallback.toDouble());
+  } else if (type == QLatin1String("seed")) {
+    widget = addSeed(key.name, label, key.fallback.toInteger());
+  } else if (type == QLatin1String("boolean")) {
+    widget = addBoolean(key.name, label, key.fallback.toBool());
+  } else if (type == QLatin1String("choice")) {
+    widget = addChoice(key.name, label, key.choices, key.fallback.toString());
+  } else if (type == QLatin1String("file") || type == QLatin1String("directory")) {
+    QLineEdit* edit = addPath(key.name, label,
+                              type == QLatin1String("file") ? PathKind::File : PathKind::Directory,
+                              key.fileFilter.isEmpty() ? tr("All files (*)") : key.fileFilter);
+    edit->setPlaceholderText(key.placeholder);
+    setFallback(key.name, key.fallback);
+    widget = edit;
+  } else if (type == QLatin1String("integer list")) {
+    widget = addIntegerList(key.name, label, key.fallback.toArray());
+  } else if (type == QLatin1String("string list") || type == QLatin1String("device list")) {
+    widget = addStringList(key.name, label, key.fallback.toArray());
+  } else {  // string, device
+    QLineEdit* edit = addText(key.name, label, key.fallback.toString(), nullptr, key.suggestions);
+    edit->setPlaceholderText(key.placeholder);
+    widget = edit;
+  }
+  widget->setToolTip(key.help);
+  if (QWidget* rowLabel = form_->labelForField(fields_.last().row)) rowLabel->setToolTip(key.help);
+  return widget;
+}
+
+void FormSection::addKeys(const QList<bridge::KeyView>& keys) {
+  for (const bridge::KeyView& key : keys) {
+    const bool present = std::any_of(fields_.begin(), fields_.end(),
+                                     [&](const Field& f) { return f.key == key.name; });
+    if (!present) addKey(key);
+  }
+}
+
+void FormSection::setComponentKind(const QString& kind, bool hideForeign) {
+  kind_ = kind;
+  setVariant(schema::variantOf(kind), hideForeign);
+}
+
 void FormSection::setVariant(const VariantKeys& keys, bool hideForeign) {
   variant_ = &keys;
   hideForeign_ = hideForeign;
 }
 
 void FormSection::setFallback(const QString& key, const QJsonValue& value) {
+  fallbackOverrides_.insert(key, value);
   for (Field& field : fields_) {
     if (field.key == key) field.fallback = value;
+  }
+}
+
+void FormSection::applyTypeDefaults() {
+  if (kind_.isEmpty() || variant_ == nullptr) return;
+  const QString type = current_.value(variant_->typeKey).toString(variant_->defaultType);
+  for (Field& field : fields_) {
+    const bridge::KeyView* key = schema::keyAt(joinPath(base_, field.key), type);
+    if (key == nullptr) continue;
+    field.fallback = fallbackOverrides_.contains(field.key) ? fallbackOverrides_.value(field.key)
+                                                            : key->fallback;
+    field.widget->setToolTip(key->help);
   }
 }
 
@@ -264,6 +341,7 @@ void FormSection::setBase(const QString& base) {
 void FormSection::load(const QJsonObject& root) {
   const QScopedValueRollback<bool> guard(loading_, true);
   current_ = valueAt(root, base_).toObject();
+  applyTypeDefaults();
   for (const Field& field : fields_) showValue(field, current_.value(field.key));
   showVariantRows();
 }

@@ -68,6 +68,18 @@ class FormSection : public ProjectSection {
   /// A grey line of explanation under the last row.
   QLabel* addNote(const QString& text);
 
+  /// The field of a key as the registry describes it (bridge::KeyView): a spin box for an
+  /// integer (its bounds; `zeroText` shown for 0), a text field for a number or seed, a check
+  /// box, a combo box of the choices, a path with a browse button, a list typed with commas.
+  /// Returns the field's widget.
+  QWidget* addKey(const bridge::KeyView& key);
+  /// addKey for each of `keys` not already in the section.
+  void addKeys(const QList<bridge::KeyView>& keys);
+
+  /// Makes this the section of a component of `kind` (registry): a variant section
+  /// (setVariant) whose fields take the defaults and tooltips of the current type's keys.
+  void setComponentKind(const QString& kind, bool hideForeign);
+
   /// Makes this the section of a variant object of kind `keys`: the choice field of
   /// `keys.typeKey` (if any) switches types; fields of keys the current type lacks are hidden
   /// (`hideForeign`) or disabled.
@@ -113,6 +125,7 @@ class FormSection : public ProjectSection {
   void userChanged(int index);
   JsonEdits switchType(const QString& type);
   void showVariantRows();
+  void applyTypeDefaults();  // the current type's defaults and tooltips (setComponentKind)
 
   QString base_;
   QString namePrefix_;
@@ -122,6 +135,8 @@ class FormSection : public ProjectSection {
   QList<Field> fields_;
   QJsonObject current_;
   const VariantKeys* variant_ = nullptr;
+  QString kind_;                   // setComponentKind
+  QJsonObject fallbackOverrides_;  // setFallback, over the type's defaults
   bool hideForeign_ = true;
   QHash<QString, QJsonObject> keptByType_;  // the keys a type had when the user switched away
   std::function<JsonEdits(const JsonEdits&)> editFilter_;

@@ -29,6 +29,7 @@ constexpr int kValidateDelayMs = 250;
 
 ProjectEditor::ProjectEditor(bridge::ProjectServices services, QWidget* parent)
     : QWidget(parent), services_(std::move(services)) {
+  schema::setCatalog(services_.catalog);  // before the form: its fields come from it
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   tabs_ = new QTabWidget(this);

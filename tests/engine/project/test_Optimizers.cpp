@@ -36,27 +36,26 @@ const std::vector<std::string> kParamNames = {"W1", "b1", "W2", "b2"};
 /// One optimizer configuration, trained on both sides.
 struct Case {
   std::string name;
-  OptimizerSpec spec;
+  ComponentSpec spec;
 };
 
-OptimizerSpec makeSpec(const std::string& type, double learningRate, double momentum = 0.0,
+ComponentSpec makeSpec(const std::string& type, double learningRate, double momentum = 0.0,
                        bool nesterov = false, double weightDecay = 0.0) {
-  OptimizerSpec spec;
-  spec.type = type;
-  spec.learningRate = learningRate;
-  spec.momentum = momentum;
-  spec.nesterov = nesterov;
-  spec.weightDecay = weightDecay;
-  // Spelled out rather than taken from OptimizerSpec's defaults: Python gets these values.
-  spec.beta1 = 0.9;
-  spec.beta2 = 0.999;
-  spec.eps = 1e-8;
+  ComponentSpec spec = ComponentSpec::of("optimizer", type);
+  spec.set("learning_rate", learningRate);
+  spec.set("momentum", momentum);
+  spec.set("nesterov", nesterov);
+  spec.set("weight_decay", weightDecay);
+  // Spelled out rather than taken from the registry's defaults: Python gets these values.
+  spec.set("beta1", 0.9);
+  spec.set("beta2", 0.999);
+  spec.set("eps", 1e-8);
   return spec;
 }
 
-OptimizerSpec clipped(OptimizerSpec spec, double globalNorm, double value) {
-  spec.clipGlobalNorm = globalNorm;
-  spec.clipValue = value;
+ComponentSpec clipped(ComponentSpec spec, double globalNorm, double value) {
+  spec.set("clip_global_norm", globalNorm);
+  spec.set("clip_value", value);
   return spec;
 }
 
@@ -196,7 +195,7 @@ class TestOptimizers : public QObject {
   }
 
   /// The parameters after 20 steps of optimizerFactory(spec) on the reference batches.
-  Params trainInCpp(const OptimizerSpec& spec) const {
+  Params trainInCpp(const ComponentSpec& spec) const {
     Params p;
     std::vector<torch::Tensor> ordered;
     for (const auto& name : kParamNames) {
@@ -205,8 +204,8 @@ class TestOptimizers : public QObject {
     }
     auto optimizer = optimizerFactory(spec)(ordered);
     const auto clipping = GradientProcessing()
-                              .clipGlobalNorm(spec.clipGlobalNorm)
-                              .clipValue(spec.clipValue)
+                              .clipGlobalNorm(spec.number("clip_global_norm"))
+                              .clipValue(spec.number("clip_value"))
                               .reportNorm(false);
     for (const auto& [x, y] : batches_) {
       optimizer->zero_grad();
@@ -234,15 +233,15 @@ class TestOptimizers : public QObject {
     for (const Case& c : cases()) {
       specs.push_back({{"name", c.name},
                        {"type", c.spec.type},
-                       {"lr", c.spec.learningRate},
-                       {"momentum", c.spec.momentum},
-                       {"nesterov", c.spec.nesterov},
-                       {"weight_decay", c.spec.weightDecay},
-                       {"beta1", c.spec.beta1},
-                       {"beta2", c.spec.beta2},
-                       {"eps", c.spec.eps},
-                       {"clip_global_norm", c.spec.clipGlobalNorm},
-                       {"clip_value", c.spec.clipValue}});
+                       {"lr", c.spec.number("learning_rate")},
+                       {"momentum", c.spec.number("momentum")},
+                       {"nesterov", c.spec.boolean("nesterov")},
+                       {"weight_decay", c.spec.number("weight_decay")},
+                       {"beta1", c.spec.number("beta1")},
+                       {"beta2", c.spec.number("beta2")},
+                       {"eps", c.spec.number("eps")},
+                       {"clip_global_norm", c.spec.number("clip_global_norm")},
+                       {"clip_value", c.spec.number("clip_value")}});
     }
     const QString scriptPath = dir_.filePath("reference.py");
     const QString casesPath = dir_.filePath("cases.json");

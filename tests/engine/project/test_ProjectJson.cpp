@@ -64,39 +64,20 @@ std::string firstDifference(const Project& a, const Project& b) {
   TB_DIFF(format);
   TB_DIFF(name);
   TB_DIFF(description);
-  TB_DIFF(model.type);
-  TB_DIFF(model.hidden);
-  TB_DIFF(model.conv1Channels);
-  TB_DIFF(model.conv2Channels);
-  TB_DIFF(model.kernelSize);
-  TB_DIFF(model.fcWidth);
-  TB_DIFF(model.batchNorm);
-  TB_DIFF(model.dropout);
-  for (int v = 0; v < 2; ++v) {
-    const DataSourceSpec& s = v == 0 ? a.data.train : a.data.validation;
-    const DataSourceSpec& t = v == 0 ? b.data.train : b.data.validation;
-    if (s.type != t.type || s.split != t.split || s.dir != t.dir || s.images != t.images ||
-        s.labels != t.labels || s.numSamples != t.numSamples || s.imageSize != t.imageSize ||
-        s.numClasses != t.numClasses || s.noise != t.noise || s.dataSeed != t.dataSeed ||
-        s.limit != t.limit) {
-      return v == 0 ? "data.train" : "data.validation";
-    }
-  }
+  // A component's type and every key of that type (settings over defaults).
+  auto same = [](const ComponentSpec& x, const ComponentSpec& y) {
+    return x.kind == y.kind && x.type == y.type && x.resolved().values() == y.resolved().values();
+  };
+  if (!same(a.model, b.model)) return "model";
+  if (!same(a.data.train, b.data.train)) return "data.train";
   TB_DIFF(data.hasValidation);
+  if (a.data.hasValidation && !same(a.data.validation, b.data.validation)) {
+    return "data.validation";
+  }
   TB_DIFF(data.batchSize);
   TB_DIFF(data.shuffle);
   TB_DIFF(data.remainder);
-  TB_DIFF(optimizer.type);
-  TB_DIFF(optimizer.learningRate);
-  TB_DIFF(optimizer.momentum);
-  TB_DIFF(optimizer.nesterov);
-  TB_DIFF(optimizer.weightDecay);
-  TB_DIFF(optimizer.beta1);
-  TB_DIFF(optimizer.beta2);
-  TB_DIFF(optimizer.eps);
-  TB_DIFF(optimizer.clipGlobalNorm);
-  TB_DIFF(optimizer.clipValue);
-  TB_DIFF(optimizer.reportGradNorm);
+  if (!same(a.optimizer, b.optimizer)) return "optimizer";
   TB_DIFF(schedule.enabled);
   TB_DIFF(schedule.unit);
   TB_DIFF(schedule.interpolation);
@@ -106,14 +87,14 @@ std::string firstDifference(const Project& a, const Project& b) {
   TB_DIFF(startingEpoch);
   TB_DIFF(callbacks.size());
   for (size_t i = 0; i < a.callbacks.size(); ++i) {
-    TB_DIFF(callbacks[i].type);
-    TB_DIFF(callbacks[i].scalars);
+    if (!same(a.callbacks[i], b.callbacks[i])) return "callbacks[" + std::to_string(i) + "]";
   }
-  TB_DIFF(monitors.json);
-  TB_DIFF(monitors.scalarPrinter);
-  TB_DIFF(trainer.strategy);
-  TB_DIFF(trainer.devices);
-  TB_DIFF(trainer.queueSize);
+  for (const char* monitor : {"json", "scalar_printer", "tensorboard"}) {
+    if (a.monitorOn(monitor) != b.monitorOn(monitor)) return std::string("monitors.") + monitor;
+  }
+  if (!same(a.trainer, b.trainer)) return "trainer";
+  TB_DIFF(init.checkpoint);
+  TB_DIFF(init.ignore);
   TB_DIFF(seed);
   TB_DIFF(numThreads);
   TB_DIFF(runRoot);
@@ -239,28 +220,28 @@ class TestProjectJson : public QObject {
     QCOMPARE(p.name, std::string("fashion-mlp_v2.1"));
     QCOMPARE(p.description, std::string("An MLP on Fashion-MNIST"));
     QCOMPARE(p.model.type, std::string("mlp"));
-    QCOMPARE(p.model.hidden, (std::vector<int64_t>{512, 256, 64}));
-    QCOMPARE(p.model.dropout, 0.25);
+    QCOMPARE(p.model.integers("hidden"), (std::vector<int64_t>{512, 256, 64}));
+    QCOMPARE(p.model.number("dropout"), 0.25);
     QCOMPARE(p.data.train.type, std::string("idx"));
-    QCOMPARE(p.data.train.images, std::string("/data/train-images.gz"));
-    QCOMPARE(p.data.train.labels, std::string("/data/train-labels.gz"));
-    QCOMPARE(p.data.train.limit, int64_t{5000});
+    QCOMPARE(p.data.train.string("images"), std::string("/data/train-images.gz"));
+    QCOMPARE(p.data.train.string("labels"), std::string("/data/train-labels.gz"));
+    QCOMPARE(p.data.train.integer("limit"), int64_t{5000});
     QVERIFY(p.data.hasValidation);
     QCOMPARE(p.data.validation.type, std::string("synthetic"));
-    QCOMPARE(p.data.validation.numSamples, int64_t{300});
-    QCOMPARE(p.data.validation.imageSize, int64_t{12});
-    QCOMPARE(p.data.validation.numClasses, int64_t{3});
-    QCOMPARE(p.data.validation.noise, 0.75);
-    QCOMPARE(p.data.validation.dataSeed, uint64_t{7});
-    QCOMPARE(p.data.validation.limit, int64_t{200});
+    QCOMPARE(p.data.validation.integer("num_samples"), int64_t{300});
+    QCOMPARE(p.data.validation.integer("image_size"), int64_t{12});
+    QCOMPARE(p.data.validation.integer("num_classes"), int64_t{3});
+    QCOMPARE(p.data.validation.number("noise"), 0.75);
+    QCOMPARE(p.data.validation.seed("seed"), uint64_t{7});
+    QCOMPARE(p.data.validation.integer("limit"), int64_t{200});
     QCOMPARE(p.data.batchSize, int64_t{64});
     QCOMPARE(p.data.shuffle, false);
     QCOMPARE(p.data.remainder, true);
     QCOMPARE(p.optimizer.type, std::string("sgd"));
-    QCOMPARE(p.optimizer.learningRate, 0.1);
-    QCOMPARE(p.optimizer.momentum, 0.9);
-    QCOMPARE(p.optimizer.nesterov, true);
-    QCOMPARE(p.optimizer.weightDecay, 0.0005);
+    QCOMPARE(p.optimizer.number("learning_rate"), 0.1);
+    QCOMPARE(p.optimizer.number("momentum"), 0.9);
+    QCOMPARE(p.optimizer.boolean("nesterov"), true);
+    QCOMPARE(p.optimizer.number("weight_decay"), 0.0005);
     QVERIFY(p.schedule.enabled);
     QCOMPARE(p.schedule.unit, std::string("step"));
     QCOMPARE(p.schedule.interpolation, std::string("linear"));
@@ -271,49 +252,48 @@ class TestProjectJson : public QObject {
     QCOMPARE(p.startingEpoch, int64_t{3});
     QCOMPARE(p.callbacks.size(), size_t{2});
     QCOMPARE(p.callbacks[0].type, std::string("throughput"));
-    QVERIFY(p.callbacks[0].scalars.empty());
     QCOMPARE(p.callbacks[1].type, std::string("progress_bar"));
-    QCOMPARE(p.callbacks[1].scalars, (std::vector<std::string>{"cost", "accuracy"}));
-    QCOMPARE(p.monitors.json, false);
-    QCOMPARE(p.monitors.scalarPrinter, false);
-    QCOMPARE(p.trainer.strategy, std::string("simple"));
-    QCOMPARE(p.trainer.devices, (std::vector<std::string>{"cpu"}));
+    QCOMPARE(p.callbacks[1].strings("scalars"), (std::vector<std::string>{"cost", "accuracy"}));
+    QCOMPARE(p.monitorOn("json"), false);
+    QCOMPARE(p.monitorOn("scalar_printer"), false);
+    QCOMPARE(p.trainer.type, std::string("simple"));
+    QCOMPARE(p.trainer.strings("devices"), (std::vector<std::string>{"cpu"}));
     QCOMPARE(p.seed, uint64_t{1234});
     QCOMPARE(p.numThreads, int64_t{2});
     QCOMPARE(p.runRoot, std::string("/tmp/runs"));
-    // Settings of the other types keep their defaults.
-    const Project defaults;
-    QCOMPARE(p.model.kernelSize, defaults.model.kernelSize);
-    QCOMPARE(p.optimizer.beta1, defaults.optimizer.beta1);
-    QCOMPARE(p.trainer.queueSize, defaults.trainer.queueSize);
+    // A component holds the keys of its type only; those not in the file take their defaults.
+    QVERIFY(!p.model.settings.has("kernel_size"));
+    QVERIFY(!p.optimizer.settings.has("beta1"));
+    QVERIFY(!p.trainer.settings.has("queue_size"));
+    QCOMPARE(p.optimizer.boolean("report_grad_norm"), true);
   }
 
   void convnetDocumentParses() {
     const Project p = projectFromJson(json::parse(kConvnetProject));
     QCOMPARE(p.model.type, std::string("convnet"));
-    QCOMPARE(p.model.conv1Channels, int64_t{8});
-    QCOMPARE(p.model.conv2Channels, int64_t{16});
-    QCOMPARE(p.model.kernelSize, int64_t{3});
-    QCOMPARE(p.model.fcWidth, int64_t{100});
-    QCOMPARE(p.model.batchNorm, true);
-    QCOMPARE(p.model.dropout, 0.5);
-    QCOMPARE(p.optimizer.clipGlobalNorm, 5.0);
-    QCOMPARE(p.optimizer.clipValue, 0.5);
-    QCOMPARE(p.optimizer.reportGradNorm, false);
+    QCOMPARE(p.model.integer("conv1_channels"), int64_t{8});
+    QCOMPARE(p.model.integer("conv2_channels"), int64_t{16});
+    QCOMPARE(p.model.integer("kernel_size"), int64_t{3});
+    QCOMPARE(p.model.integer("fc_width"), int64_t{100});
+    QCOMPARE(p.model.boolean("batch_norm"), true);
+    QCOMPARE(p.model.number("dropout"), 0.5);
+    QCOMPARE(p.optimizer.number("clip_global_norm"), 5.0);
+    QCOMPARE(p.optimizer.number("clip_value"), 0.5);
+    QCOMPARE(p.optimizer.boolean("report_grad_norm"), false);
     QCOMPARE(p.data.train.type, std::string("fashion-mnist"));
-    QCOMPARE(p.data.train.split, std::string("test"));
-    QCOMPARE(p.data.train.dir, std::string("/srv/fm"));
+    QCOMPARE(p.data.train.string("split"), std::string("test"));
+    QCOMPARE(p.data.train.string("dir"), std::string("/srv/fm"));
     QVERIFY(p.data.hasValidation);
     // A validation source without a split validates on the held-out test split.
-    QCOMPARE(p.data.validation.split, std::string("test"));
+    QCOMPARE(p.data.validation.string("split"), std::string("test"));
     QCOMPARE(p.optimizer.type, std::string("adamw"));
-    QCOMPARE(p.optimizer.learningRate, 0.002);
-    QCOMPARE(p.optimizer.weightDecay, 0.01);
-    QCOMPARE(p.optimizer.beta1, 0.8);
-    QCOMPARE(p.optimizer.beta2, 0.99);
-    QCOMPARE(p.optimizer.eps, 1e-6);
-    QCOMPARE(p.trainer.strategy, std::string("queue_input"));
-    QCOMPARE(p.trainer.queueSize, int64_t{7});
+    QCOMPARE(p.optimizer.number("learning_rate"), 0.002);
+    QCOMPARE(p.optimizer.number("weight_decay"), 0.01);
+    QCOMPARE(p.optimizer.number("beta1"), 0.8);
+    QCOMPARE(p.optimizer.number("beta2"), 0.99);
+    QCOMPARE(p.optimizer.number("eps"), 1e-6);
+    QCOMPARE(p.trainer.type, std::string("queue_input"));
+    QCOMPARE(p.trainer.integer("queue_size"), int64_t{7});
   }
 
   void omittedKeysTakeTheDefaults() {
@@ -329,7 +309,7 @@ class TestProjectJson : public QObject {
   void devicesAreCanonical() {
     json doc = json::parse(kMinimalProject);
     doc["trainer"] = {{"strategy", "simple"}, {"devices", {"cpu"}}};
-    QCOMPARE(projectFromJson(doc).trainer.devices, (std::vector<std::string>{"cpu"}));
+    QCOMPARE(projectFromJson(doc).trainer.strings("devices"), (std::vector<std::string>{"cpu"}));
   }
 
   void batchNormAndClippingAreChecked() {
@@ -370,22 +350,21 @@ class TestProjectJson : public QObject {
     if (variant == "full") p = projectFromJson(json::parse(kFullProject));
     if (variant == "convnet") p = projectFromJson(json::parse(kConvnetProject));
     if (variant == "rmsprop") {
-      p.optimizer = OptimizerSpec{};
-      p.optimizer.type = "rmsprop";
-      p.optimizer.momentum = 0.5;
-      p.optimizer.eps = 1e-3;
-      p.optimizer.weightDecay = 1e-4;
+      p.optimizer = ComponentSpec::of("optimizer", "rmsprop");
+      p.optimizer.set("momentum", 0.5);
+      p.optimizer.set("eps", 1e-3);
+      p.optimizer.set("weight_decay", 1e-4);
     }
     if (variant == "adam") {
-      p.optimizer.beta1 = 0.5;
-      p.optimizer.beta2 = 0.25;
-      p.optimizer.learningRate = 1.0 / 3.0;  // not representable in few digits
+      p.optimizer.set("beta1", 0.5);
+      p.optimizer.set("beta2", 0.25);
+      p.optimizer.set("learning_rate", 1.0 / 3.0);  // not representable in few digits
     }
     if (variant == "synthetic-train") {
       p.data.train.type = "synthetic";
-      p.data.train.numSamples = 99;
-      p.data.train.noise = 0;
-      p.data.train.dataSeed = 0;
+      p.data.train.set("num_samples", 99);
+      p.data.train.set("noise", 0);
+      p.data.train.set("seed", 0);
       p.schedule.enabled = true;
       p.schedule.points = {{5, 2.5}};
     }

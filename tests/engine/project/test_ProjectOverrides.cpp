@@ -48,9 +48,9 @@ class TestProjectOverrides : public QObject {
     QCOMPARE(p.name, std::string("foo"));
     QCOMPARE(p.data.batchSize, int64_t{64});
     QCOMPARE(p.data.shuffle, false);
-    QCOMPARE(p.trainer.devices, (std::vector<std::string>{"cpu"}));
+    QCOMPARE(p.trainer.strings("devices"), (std::vector<std::string>{"cpu"}));
     QCOMPARE(p.callbacks[0].type, std::string("estimated_time_left"));
-    QCOMPARE(p.optimizer.learningRate, 0.01);
+    QCOMPARE(p.optimizer.number("learning_rate"), 0.01);
     QVERIFY(p.schedule.enabled);
   }
 

@@ -24,16 +24,14 @@ Project smallProject(const std::string& runRoot) {
   Project p;
   p.name = "tiny";
   p.model.type = "mlp";
-  p.model.hidden = {8};
+  p.model.set("hidden", {8});
   p.data.train.type = "synthetic";
-  p.data.train.numSamples = 64;
+  p.data.train.set("num_samples", 64);
   p.data.batchSize = 8;
   p.stepsPerEpoch = 3;
   p.maxEpoch = 2;
-  p.callbacks = {};
-  p.callbacks.emplace_back();
-  p.callbacks.back().type = "model_saver";
-  p.monitors.tensorboard = false;
+  p.callbacks = {ComponentSpec::of("callback", "model_saver")};
+  p.monitors["tensorboard"] = false;
   p.runRoot = runRoot;
   return p;
 }
@@ -113,8 +111,8 @@ class TestRunPreparation : public QObject {
     QTemporaryDir root;
     Project project = smallProject(root.path().toStdString());
     project.data.train.type = "idx";
-    project.data.train.images = root.path().toStdString() + "/missing-images.gz";
-    project.data.train.labels = root.path().toStdString() + "/missing-labels.gz";
+    project.data.train.set("images", root.path().toStdString() + "/missing-images.gz");
+    project.data.train.set("labels", root.path().toStdString() + "/missing-labels.gz");
     const std::string dir = root.path().toStdString() + "/broken";
     QVERIFY_THROWS_EXCEPTION(InputError, prepareRun(requestFor(project, dir)));
     const auto status = readRunStatus(dir);

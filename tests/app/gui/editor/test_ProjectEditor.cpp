@@ -27,6 +27,7 @@
 #include <QtTest>
 #include <memory>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/JsonText.h"
 #include "app/gui/editor/ProjectEditor.h"
@@ -92,6 +93,7 @@ bridge::ProjectIssueViews fakeValidate(const QString& text) {
 
 bridge::ProjectServices fakeServices() {
   bridge::ProjectServices services;
+  services.catalog = bridge::componentCatalog();  // the engine's registry: the form's fields
   services.validate = fakeValidate;
   // The engine writes every default; this one writes run_root, enough to see it was used.
   services.canonicalize = [](const QString& text, QString* error) {

@@ -1,0 +1,293 @@
+#pragma once
+// The component registry: one description per model, data source, optimizer, callback,
+// monitor and strategy type (Note [One description per component]).
+//
+// Torch-free: validation (ProjectJson.cpp), the JSON writer, the CLI's `types` listing, the
+// generated key reference (docs/PROJECT-FORMAT.md) and, through app/bridge, the window's form
+// read it. Factories are kept type-erased here; ComponentFactories.h registers them with their
+// real (LibTorch) signatures.
+//
+// Note [One description per component]
+// A component type is described once: its name, a one-line summary, its keys (type, default,
+// constraints, label, help, choices) and its factory. Everything that knows about types reads
+// that description instead of a table of its own:
+//   - ProjectJson.cpp validates each key by its description and writes the type's keys only;
+//   - ProjectBuilder.cpp builds with the factory, reading resolved Settings;
+//   - the form (app/gui/editor) makes one field per key, with its default, tooltip and choices;
+//   - `towerbench-cli types` lists them and `towerbench-cli types --markdown` writes the key
+//     reference of docs/PROJECT-FORMAT.md (test_Registry fails when the page is out of date).
+// Keys every type of a kind has ("limit" of a data source, "learning_rate" of an optimizer) are
+// the kind's leading or trailing keys. The fixed parts of the file ("data.batch_size",
+// "max_epoch") are described the same way (projectObjects()), with their defaults taken from
+// Project{} so that each default is written once, in Project.h.
+
+#include <any>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace tbench {
+
+struct Project;
+
+/// What a key holds; each maps to one reader in ProjectJson.cpp and one field in the form.
+enum class ValueType {
+  Integer,  ///< int64 with optional bounds
+  Seed,     ///< an integer >= 0 up to 2^64-1
+  Number,   ///< a finite double with optional bounds
+  Boolean,
+  String,       ///< free text (suggestions may be offered)
+  File,         ///< a file path
+  Directory,    ///< a directory path
+  Choice,       ///< one of `choices`
+  IntegerList,  ///< an array of integers, each within the bounds
+  StringList,   ///< an array of non-empty strings
+  Device,       ///< one device ("cpu", "cuda:0") that is available
+  DeviceList,   ///< at least one available device
+  PointList,    ///< [position, value] pairs (a schedule's points; read by its own code)
+};
+/// "integer", "seed", ..., as the CLI and the bridge name them.
+std::string toString(ValueType type);
+
+/// One key of a component or of a fixed object of the file. Built fluently:
+///   key::integer("kernel_size", 5).label("Kernel size").help("...").atLeast(1)
+struct KeyDescription {
+  std::string name;
+  ValueType type = ValueType::String;
+  nlohmann::json defaultValue;  ///< what an absent key means
+  std::string labelText;        ///< the form's label ("Kernel size")
+  std::string helpText;         ///< one line; constraints and default are added by fullHelp()
+  double minimum = -std::numeric_limits<double>::infinity();
+  bool minimumInclusive = true;
+  double maximum = std::numeric_limits<double>::infinity();
+  bool maximumInclusive = true;
+  bool requiredKey = false;  ///< must be present
+  bool nonEmpty = false;     ///< strings: must not be empty
+  std::vector<std::string> choiceList;
+  std::string zeroText;    ///< what 0 means, shown by the form ("all cores")
+  std::string fileFilter;  ///< File: the file dialog's filter
+  std::string placeholderText;
+  std::vector<std::string> suggestionList;  ///< String: values offered as the user types
+
+  KeyDescription& label(std::string text);
+  KeyDescription& help(std::string text);
+  KeyDescription& atLeast(double value);
+  KeyDescription& greaterThan(double value);
+  KeyDescription& below(double value);
+  KeyDescription& atMost(double value);
+  KeyDescription& required();
+  KeyDescription& notEmpty();
+  KeyDescription& zeroMeans(std::string text);
+  KeyDescription& filter(std::string text);
+  KeyDescription& placeholder(std::string text);
+  KeyDescription& suggestions(std::vector<std::string> values);
+
+  /// ">= 1", "in [0, 1)", "one of: min, max"; empty when unconstrained.
+  std::string constraintText() const;
+  /// The default as written in the file: `128`, `"train"`, `[256, 128]`; "(none)" when the
+  /// key is required.
+  std::string defaultText() const;
+  /// help + constraints + default, for tooltips and the CLI.
+  std::string fullHelp() const;
+};
+
+namespace key {
+KeyDescription integer(std::string name, int64_t fallback);
+KeyDescription seed(std::string name, uint64_t fallback);
+KeyDescription number(std::string name, double fallback);
+KeyDescription boolean(std::string name, bool fallback);
+KeyDescription string(std::string name, std::string fallback = "");
+KeyDescription file(std::string name, std::string fallback = "");
+KeyDescription directory(std::string name, std::string fallback = "");
+KeyDescription choice(std::string name, std::string fallback, std::vector<std::string> choices);
+KeyDescription integers(std::string name, std::vector<int64_t> fallback);
+KeyDescription strings(std::string name, std::vector<std::string> fallback);
+KeyDescription device(std::string name, std::string fallback);
+KeyDescription devices(std::string name, std::vector<std::string> fallback);
+KeyDescription points(std::string name);
+}  // namespace key
+
+/// The resolved settings of one component: every key of its type, defaults filled in by
+/// validation. Accessors of a key the settings lack throw CheckError (a programming error).
+class Settings {
+ public:
+  Settings() : values_(nlohmann::json::object()) {}
+  explicit Settings(nlohmann::json values);
+
+  bool has(const std::string& name) const { return values_.contains(name); }
+  const nlohmann::json& at(const std::string& name) const;
+  int64_t integer(const std::string& name) const;
+  uint64_t seed(const std::string& name) const;
+  double number(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  std::string string(const std::string& name) const;
+  std::vector<int64_t> integers(const std::string& name) const;
+  std::vector<std::string> strings(const std::string& name) const;
+
+  void set(const std::string& name, nlohmann::json value) { values_[name] = std::move(value); }
+  const nlohmann::json& values() const { return values_; }
+
+ private:
+  nlohmann::json values_;
+};
+
+/// One component of a project: its kind ("model"), its type ("convnet") and its settings.
+/// Settings missing from `settings` read as the type's defaults, so code may set only the keys
+/// it cares about: `auto m = ComponentSpec::of("model", "mlp"); m.set("hidden", {8});`.
+struct ComponentSpec {
+  std::string kind;
+  std::string type;
+  Settings settings;
+
+  /// `type` of `kind` with every default (throws CheckError for an unregistered type).
+  static ComponentSpec of(const std::string& kind, const std::string& type);
+  /// The default type of `kind` with its defaults.
+  static ComponentSpec defaultOf(const std::string& kind);
+
+  /// The value of `name`: the setting, else the type's default. CheckError when the type has
+  /// no such key.
+  nlohmann::json at(const std::string& name) const;
+  int64_t integer(const std::string& name) const;
+  uint64_t seed(const std::string& name) const;
+  double number(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  std::string string(const std::string& name) const;
+  std::vector<int64_t> integers(const std::string& name) const;
+  std::vector<std::string> strings(const std::string& name) const;
+  ComponentSpec& set(const std::string& name, nlohmann::json value);
+  /// Every key of the type with its value (settings over defaults), as the writer emits it.
+  Settings resolved() const;
+};
+
+/// Reports a problem with a component's settings during validation: `key` is one of its keys
+/// (empty: the component itself).
+struct CheckContext {
+  const Project& project;  ///< what has been read so far (the model and data before callbacks)
+  std::function<void(const std::string& key, const std::string& message)> report;
+  /// Keys whose value was rejected (they hold their default): judge others against them only
+  /// when they are valid.
+  std::vector<std::string> invalidKeys;
+  bool invalid(const std::string& key) const {
+    for (const auto& k : invalidKeys) {
+      if (k == key) return true;
+    }
+    return false;
+  }
+};
+
+/// One registered type.
+struct ComponentType {
+  std::string kind;     ///< "model", "data", "optimizer", "callback", "monitor", "strategy"
+  std::string name;     ///< the value of the kind's type key: "convnet"
+  std::string summary;  ///< one line: what it is
+  std::vector<KeyDescription> keys;  ///< its own keys, in the order they are written
+  /// Constraints between keys or with the rest of the project (a convnet's odd kernel, an
+  /// inference callback's validation data); reports through the context.
+  std::function<void(const Settings&, CheckContext&)> check;
+  /// A new instance in the form starts with these settings (a progress bar shows "cost").
+  nlohmann::json starter = nlohmann::json::object();
+  /// Monitors only: on when the project's "monitors" object does not name it.
+  bool onByDefault = true;
+  /// The factory, with the kind's signature (ComponentFactories.h).
+  std::any factory;
+  /// "built-in", or who registered it (a test, a plugin's path), for the listing.
+  std::string origin = "built-in";
+};
+
+/// A kind of component and where it appears in the file.
+struct ComponentKind {
+  std::string name;         ///< "model"
+  std::string noun;         ///< "model type", for messages ("not a setting of model type ...")
+  std::string title;        ///< "Models", for listings
+  std::string typeKey;      ///< "type" ("strategy" for the trainer object)
+  std::string defaultType;  ///< the type when the type key is absent; empty: required
+  std::string where;        ///< "$.model", for listings
+  std::string summary;
+  /// Keys every type has, written before and after the type's own keys.
+  std::vector<KeyDescription> leadingKeys;
+  std::vector<KeyDescription> trailingKeys;
+};
+
+/// A place in the file that holds a component: "model", "data.train", "callbacks[]".
+struct ComponentSlot {
+  std::string path;  ///< without "$"; "[]" marks the elements of a list
+  std::string kind;
+  /// Defaults that differ here ("split" of a validation source is "test").
+  nlohmann::json defaultOverrides = nlohmann::json::object();
+};
+
+/// A fixed object of the file ("" for the top level, "data", "init", ...) and its own keys.
+struct ObjectDescription {
+  std::string path;
+  std::string title;
+  std::vector<KeyDescription> keys;
+};
+
+class ComponentRegistry {
+ public:
+  /// The registry every reader uses, with the built-in types registered on first use.
+  static ComponentRegistry& global();
+
+  /// Adds a kind (built-in kinds only; the registry fixes the file's structure).
+  void addKind(ComponentKind kind);
+  /// Registers a type. Throws InputError naming the type when the kind is unknown, the name
+  /// is taken, a key repeats a key of the kind or itself, a default breaks its own constraints,
+  /// or the factory is missing.
+  void add(ComponentType type);
+
+  const ComponentKind& kind(const std::string& name) const;  ///< CheckError when unknown
+  bool hasKind(const std::string& name) const;
+  std::vector<std::string> kindNames() const;
+  const ComponentType* find(const std::string& kind, const std::string& name) const;
+  /// CheckError naming the kind and the registered types when absent.
+  const ComponentType& get(const std::string& kind, const std::string& name) const;
+  /// In registration order.
+  std::vector<const ComponentType*> types(const std::string& kind) const;
+  std::vector<std::string> typeNames(const std::string& kind) const;
+  /// Leading keys, the type's keys, trailing keys.
+  std::vector<KeyDescription> keysOf(const std::string& kind, const std::string& type) const;
+  /// Every key some type of `kind` has, in writing order (type key first).
+  std::vector<std::string> allKeys(const std::string& kind) const;
+  /// The defaults of a type (its keys only).
+  Settings defaults(const std::string& kind, const std::string& type) const;
+
+  /// The monitor types as the boolean keys of "monitors".
+  std::vector<KeyDescription> monitorKeys() const;
+
+ private:
+  ComponentRegistry() = default;
+  mutable std::recursive_mutex mutex_;
+  std::vector<ComponentKind> kinds_;
+  std::deque<ComponentType> types_;  // stable addresses
+};
+
+/// Where components sit in the file, in document order.
+const std::vector<ComponentSlot>& componentSlots();
+/// The slot of `path` ("data.validation", "callbacks[2]"), or nullptr.
+const ComponentSlot* slotAt(const std::string& path);
+/// The fixed objects of the file with their keys ("", "data", "schedule.learning_rate",
+/// "monitors", "init"); defaults come from Project{}.
+const std::vector<ObjectDescription>& projectObjects();
+/// The keys of the fixed object at `path`, or nullptr.
+const ObjectDescription* objectAt(const std::string& path);
+/// The callbacks of a project without a "callbacks" key, as JSON.
+nlohmann::json defaultCallbacksJson();
+/// Scalars the engine puts, offered where a key names one.
+std::vector<std::string> knownScalars();
+
+/// The key reference: every kind, type and key, as the Markdown of docs/PROJECT-FORMAT.md
+/// between its "generated" markers.
+std::string keyReferenceMarkdown();
+/// The listing of `towerbench-cli types [KIND]`: every type with its keys, defaults and help.
+std::string typeListingText(const std::string& kind = "");
+
+/// Registers the built-in kinds and types (builtin/*.cpp). Called once by global().
+void registerBuiltinComponents(ComponentRegistry& registry);
+
+}  // namespace tbench

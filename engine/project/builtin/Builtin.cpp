@@ -1,0 +1,92 @@
+// The kinds of component, the keys every type of a kind has, and the built-in types.
+
+#include "engine/project/builtin/Builtin.h"
+
+#include "engine/project/ComponentFactories.h"
+
+namespace tbench {
+
+void registerBuiltinComponents(ComponentRegistry& registry) {
+  ComponentKind model{"model",
+                      "model type",
+                      "Models",
+                      "type",
+                      "convnet",
+                      "$.model",
+                      "The network each tower builds; its last layer has one output per class."};
+  model.trailingKeys = {key::number("dropout", 0.0)
+                            .label("Dropout")
+                            .help("Dropout before the last layer")
+                            .atLeast(0)
+                            .below(1)};
+  registry.addKind(model);
+
+  ComponentKind data{"data",
+                     "source type",
+                     "Data sources",
+                     "type",
+                     "fashion-mnist",
+                     "$.data.train, $.data.validation",
+                     "Labelled images; a validation source's split defaults to \"test\"."};
+  data.trailingKeys = {key::integer("limit", 0)
+                           .label("Limit")
+                           .help("Use only the first `limit` samples")
+                           .atLeast(0)
+                           .zeroMeans("all samples")};
+  registry.addKind(data);
+
+  ComponentKind optimizer{"optimizer",
+                          "optimizer type",
+                          "Optimizers",
+                          "type",
+                          "adam",
+                          "$.optimizer",
+                          "Updates the variables from the gradients of the cost."};
+  optimizer.leadingKeys = {key::number("learning_rate", 1e-3)
+                               .label("Learning rate")
+                               .help("Learning rate, e.g. 1e-3")
+                               .greaterThan(0)};
+  optimizer.trailingKeys = {
+      key::number("weight_decay", 0.0).label("Weight decay").help("Weight decay").atLeast(0),
+      key::number("clip_global_norm", 0.0)
+          .label("Clip global norm")
+          .help("Scale the gradients so that their global L2 norm is at most this")
+          .atLeast(0)
+          .zeroMeans("off"),
+      key::number("clip_value", 0.0)
+          .label("Clip value")
+          .help("Clamp every gradient element to [-v, v]")
+          .atLeast(0)
+          .zeroMeans("off"),
+      key::boolean("report_grad_norm", true)
+          .label("Report gradient norm")
+          .help("Put grad_norm (global gradient L2 norm) every step; costs ~4% of a CPU MLP "
+                "step")};
+  registry.addKind(optimizer);
+
+  registry.addKind({"callback", "callback type", "Callbacks", "type", "", "$.callbacks[]",
+                    "Run in order at the loop's hooks (tensorpack's callbacks)."});
+  registry.addKind({"monitor", "monitor", "Monitors", "", "", "$.monitors",
+                    "Where the scalars go; each is a boolean key of \"monitors\"."});
+
+  ComponentKind strategy{"strategy",
+                         "strategy",
+                         "Trainer strategies",
+                         "strategy",
+                         "queue_input",
+                         "$.trainer",
+                         "How towers share the work (tensorpack's trainers)."};
+  strategy.leadingKeys = {key::devices("devices", {"cpu"})
+                              .label("Devices")
+                              .help("One tower per device; \"cpu\" may repeat")};
+  registry.addKind(strategy);
+
+  registerBuiltinModels(registry);
+  registerBuiltinData(registry);
+  registerBuiltinOptimizers(registry);
+  registerBuiltinCallbacks(registry);
+  registerBuiltinMonitors(registry);
+  registerBuiltinStrategies(registry);
+}
+
+}  // namespace tbench

@@ -1,0 +1,31 @@
+#pragma once
+// The built-in components, one file per kind (Builtin*.cpp): each registers its types with
+// their descriptions and factories. Not a public header: code outside the engine registers
+// through ComponentFactories.h.
+
+#include <string>
+#include <vector>
+
+#include "engine/core/Check.h"
+#include "engine/project/ComponentRegistry.h"
+
+namespace tbench {
+
+/// A type's name, summary and own keys; kind and factory are set by the register* functions.
+inline ComponentType describe(std::string name, std::string summary,
+                              std::vector<KeyDescription> keys = {}) {
+  ComponentType type;
+  type.name = std::move(name);
+  type.summary = std::move(summary);
+  type.keys = std::move(keys);
+  return type;
+}
+
+void registerBuiltinModels(ComponentRegistry& registry);
+void registerBuiltinData(ComponentRegistry& registry);
+void registerBuiltinOptimizers(ComponentRegistry& registry);
+void registerBuiltinCallbacks(ComponentRegistry& registry);
+void registerBuiltinMonitors(ComponentRegistry& registry);
+void registerBuiltinStrategies(ComponentRegistry& registry);
+
+}  // namespace tbench

@@ -1,0 +1,200 @@
+// The built-in callbacks: description and factory of each.
+
+#include <algorithm>
+
+#include "engine/callbacks/CheckNumerics.h"
+#include "engine/callbacks/EstimatedTimeLeft.h"
+#include "engine/callbacks/GpuUtilizationTracker.h"
+#include "engine/callbacks/PeriodicTrigger.h"
+#include "engine/callbacks/ProgressBar.h"
+#include "engine/callbacks/StatMonitorParamSetter.h"
+#include "engine/callbacks/ThroughputTracker.h"
+#include "engine/project/ComponentFactories.h"
+#include "engine/project/ProjectBuilder.h"
+#include "engine/project/builtin/Builtin.h"
+#include "engine/savers/MinMaxSaver.h"
+#include "engine/savers/ModelSaver.h"
+
+namespace tbench {
+
+namespace {
+
+KeyDescription everyKEpochs() {
+  return key::integer("every_k_epochs", 1)
+      .label("Every k epochs")
+      .help("Run every k epochs")
+      .atLeast(1);
+}
+
+KeyDescription statKey() {
+  return key::string("stat")
+      .label("Statistic")
+      .help("The scalar to watch, e.g. validation_error")
+      .required()
+      .notEmpty()
+      .suggestions(knownScalars());
+}
+
+/// Runs `callback` every k epochs (k > 1) through tensorpack's PeriodicTrigger.
+CallbackPtr everyK(CallbackPtr callback, int64_t k) {
+  if (k <= 1) return callback;
+  return std::make_shared<PeriodicTrigger>(callback, PeriodicTriggerOptions().epochs(k));
+}
+
+/// The CUDA devices a run uses (every device key of its strategy): what a gpu_tracker watches.
+std::vector<int> cudaIndicesOf(const ComponentSpec& trainer) {
+  std::vector<int> indices;
+  for (const KeyDescription& k : ComponentRegistry::global().keysOf(trainer.kind, trainer.type)) {
+    std::vector<std::string> devices;
+    if (k.type == ValueType::Device) devices = {trainer.string(k.name)};
+    if (k.type == ValueType::DeviceList) devices = trainer.strings(k.name);
+    for (const auto& text : devices) {
+      const Device device = Device::parse(text);
+      if (device.isCuda()) indices.push_back(device.index);
+    }
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return indices;
+}
+
+}  // namespace
+
+void registerBuiltinCallbacks(ComponentRegistry& registry) {
+  ComponentType progress =
+      describe("progress_bar", "A progress bar per epoch on the terminal (tqdm-like)",
+               {key::strings("scalars", {})
+                    .label("Scalars")
+                    .help("Scalars shown on the bar, e.g. \"cost, train_error\"")
+                    .suggestions(knownScalars())});
+  progress.starter = {{"scalars", {"cost"}}};
+  registerCallback(registry, progress, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+    return std::make_shared<ProgressBar>(s.strings("scalars"));
+  });
+  registerCallback(registry,
+                   describe("estimated_time_left", "Logs the estimated time left after each epoch"),
+                   [](const Settings&, CallbackBuildContext&) -> CallbackPtr {
+                     return std::make_shared<EstimatedTimeLeft>();
+                   });
+  registerCallback(registry,
+                   describe("throughput", "Puts steps/s and samples/s (ThroughputTracker)"),
+                   [](const Settings&, CallbackBuildContext&) -> CallbackPtr {
+                     return std::make_shared<ThroughputTracker>();
+                   });
+
+  const ModelSaver::Options saver;
+  registerCallback(
+      registry,
+      describe("model_saver", "Saves checkpoints to the run directory and keeps the newest",
+               {key::integer("max_to_keep", saver.maxToKeep())
+                    .label("Keep")
+                    .help("How many of the newest checkpoints to keep")
+                    .atLeast(1),
+                key::number("keep_every_hours", saver.keepCheckpointEveryNHours())
+                    .label("Keep one every (hours)")
+                    .help("Also keep one checkpoint per this many hours for good")
+                    .atLeast(0)
+                    .zeroMeans("none"),
+                everyKEpochs()}),
+      [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
+        auto modelSaver = std::make_shared<ModelSaver>(
+            ModelSaver::Options()
+                .maxToKeep(s.integer("max_to_keep"))
+                .keepCheckpointEveryNHours(s.number("keep_every_hours")));
+        if (!context.modelSaver) context.modelSaver = modelSaver;
+        return everyK(modelSaver, s.integer("every_k_epochs"));
+      });
+
+  ComponentType minSaver = describe(
+      "min_saver", "Keeps the checkpoint with the lowest value of a scalar (min-<stat>.pt)",
+      {statKey()});
+  // A max saver gets no starter stat: no scalar the engine puts is better when larger.
+  minSaver.starter = {{"stat", "validation_error"}};
+  registerCallback(registry, minSaver, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+    return std::make_shared<MinSaver>(s.string("stat"));
+  });
+  registerCallback(
+      registry,
+      describe("max_saver",
+               "Keeps the checkpoint with the highest value of a scalar (max-<stat>.pt)",
+               {statKey()}),
+      [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+        return std::make_shared<MaxSaver>(s.string("stat"));
+      });
+
+  ComponentType inference =
+      describe("inference", "Runs the validation data: puts validation_cost and validation_error",
+               {everyKEpochs()});
+  inference.check = [](const Settings&, CheckContext& context) {
+    if (!context.project.data.hasValidation) {
+      context.report("", "an \"inference\" callback needs validation data ($.data.validation)");
+    }
+  };
+  registerCallback(
+      registry, inference, [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
+        return everyK(buildInferenceRunner(context.project), s.integer("every_k_epochs"));
+      });
+
+  registerCallback(
+      registry,
+      describe("check_numerics", "Stops the run when the cost or a parameter is NaN or infinite",
+               {key::integer("every_k_steps", 0)
+                    .label("Every k steps")
+                    .help("Check the parameters every k steps")
+                    .atLeast(0)
+                    .zeroMeans("every epoch")}),
+      [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+        return std::make_shared<CheckNumerics>(s.integer("every_k_steps"));
+      });
+
+  const StatMonitorParamSetter::Options plateau;
+  ComponentType lrOnPlateau =
+      describe("lr_on_plateau",
+               "Multiplies the learning rate by a factor when a scalar stops improving "
+               "(StatMonitorParamSetter)",
+               {statKey(),
+                key::number("factor", plateau.factor_)
+                    .label("Factor")
+                    .help("The learning rate is multiplied by this; not 1")
+                    .greaterThan(0),
+                key::integer("patience", plateau.patience_)
+                    .label("Patience (epochs)")
+                    .help("Epochs without improvement before a change")
+                    .atLeast(1),
+                key::number("threshold", plateau.threshold_)
+                    .label("Threshold")
+                    .help("Smaller improvements do not count")
+                    .atLeast(0),
+                key::choice("mode", plateau.maximize_ ? "max" : "min", {"min", "max"})
+                    .label("Better when")
+                    .help("min: lower is better (an error); max: higher is better (an accuracy)"),
+                key::number("min_value", plateau.minValue_)
+                    .label("Minimum rate")
+                    .help("The learning rate never goes below this")
+                    .atLeast(0)});
+  lrOnPlateau.starter = {{"stat", "validation_error"}};
+  lrOnPlateau.check = [](const Settings& s, CheckContext& context) {
+    if (!context.invalid("factor") && s.number("factor") == 1.0) {
+      context.report("factor", "must not be 1 (< 1 lowers the rate, > 1 raises it)");
+    }
+  };
+  registerCallback(
+      registry, lrOnPlateau, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+        return std::make_shared<StatMonitorParamSetter>("learning_rate", s.string("stat"),
+                                                        StatMonitorParamSetter::Options()
+                                                            .factor(s.number("factor"))
+                                                            .patience(s.integer("patience"))
+                                                            .threshold(s.number("threshold"))
+                                                            .maximize(s.string("mode") == "max")
+                                                            .minValue(s.number("min_value")));
+      });
+
+  registerCallback(
+      registry,
+      describe("gpu_tracker", "Puts the utilization and memory of the run's CUDA devices (NVML)"),
+      [](const Settings&, CallbackBuildContext& context) -> CallbackPtr {
+        return std::make_shared<GpuUtilizationTracker>(cudaIndicesOf(context.project.trainer));
+      });
+}
+
+}  // namespace tbench

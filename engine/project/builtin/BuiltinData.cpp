@@ -1,0 +1,116 @@
+// The built-in data sources: description and factory of each.
+
+#include <fstream>
+
+#include "engine/data/FashionMnist.h"
+#include "engine/data/SyntheticData.h"
+#include "engine/project/ComponentFactories.h"
+#include "engine/project/builtin/Builtin.h"
+
+namespace tbench {
+
+namespace {
+
+OpenedSource openIdx(std::shared_ptr<IdxClassificationData> flow) {
+  const auto shape = flow->imageShape();
+  return {flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+}
+
+IdxClassificationData::Options idxOptions(const Settings& s, bool shuffle, uint64_t seed) {
+  return IdxClassificationData::Options().limit(s.integer("limit")).shuffle(shuffle).seed(seed);
+}
+
+/// The sample count in an IDX label file's header (plain files only); 0 when unknown.
+int64_t idxLabelCount(const std::string& path) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) return 0;
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[8] = {};
+  if (!in.read(reinterpret_cast<char*>(header), 8)) return 0;
+  return (int64_t(header[4]) << 24) | (header[5] << 16) | (header[6] << 8) | header[7];
+}
+
+}  // namespace
+
+void registerBuiltinData(ComponentRegistry& registry) {
+  registerDataSource(
+      registry,
+      describe("fashion-mnist", "Fashion-MNIST from the dataset-fashion-mnist package (IDX files)",
+               {key::choice("split", "train", {"train", "test"})
+                    .label("Split")
+                    .help("The training (60000) or test (10000) images"),
+                key::directory("dir")
+                    .label("Directory")
+                    .help("Directory of the Fashion-MNIST files; empty: the package's")
+                    .placeholder(FashionMnist::kDefaultDir)}),
+      {[](const Settings& s, bool shuffle, uint64_t seed) {
+         return openIdx(std::make_shared<FashionMnist>(s.string("split"), s.string("dir"),
+                                                       idxOptions(s, shuffle, seed)));
+       },
+       [](const Settings& s) -> int64_t { return s.string("split") == "test" ? 10000 : 60000; }});
+
+  const std::string idxFilter = "IDX files (*-ubyte *-ubyte.gz *.idx *.gz);;All files (*)";
+  registerDataSource(registry,
+                     describe("idx", "Any image classification set in IDX files (MNIST's format)",
+                              {key::file("images")
+                                   .label("Images")
+                                   .help("Path of an IDX image file, plain or .gz")
+                                   .required()
+                                   .notEmpty()
+                                   .filter(idxFilter),
+                               key::file("labels")
+                                   .label("Labels")
+                                   .help("Path of an IDX label file, plain or .gz")
+                                   .required()
+                                   .notEmpty()
+                                   .filter(idxFilter)}),
+                     {[](const Settings& s, bool shuffle, uint64_t seed) {
+                        return openIdx(std::make_shared<IdxClassificationData>(
+                            s.string("images"), s.string("labels"), idxOptions(s, shuffle, seed)));
+                      },
+                      [](const Settings& s) { return idxLabelCount(s.string("labels")); }});
+
+  const SyntheticData::Options synthetic;
+  registerDataSource(
+      registry,
+      describe("synthetic", "Class-dependent patterns plus noise; trains in seconds",
+               {key::integer("num_samples", synthetic.numSamples())
+                    .label("Samples")
+                    .help("Number of samples")
+                    .atLeast(1),
+                key::integer("image_size", synthetic.imageSize())
+                    .label("Image size")
+                    .help("Side of the square images")
+                    .atLeast(4)
+                    .atMost(4096),
+                key::integer("num_classes", synthetic.numClasses())
+                    .label("Classes")
+                    .help("Number of classes")
+                    .atLeast(2),
+                key::number("noise", synthetic.noise())
+                    .label("Noise")
+                    .help("Noise added to the class patterns")
+                    .atLeast(0),
+                key::seed("seed", synthetic.dataSeed())
+                    .label("Pattern seed")
+                    .help("Seed of the class patterns"),
+                key::seed("sample_seed", synthetic.sampleSeed())
+                    .label("Sample seed")
+                    .help("0: samples follow the patterns' generator; else their own generator")}),
+      {[](const Settings& s, bool shuffle, uint64_t seed) {
+         auto flow = std::make_shared<SyntheticData>(SyntheticData::Options()
+                                                         .numSamples(s.integer("num_samples"))
+                                                         .imageSize(s.integer("image_size"))
+                                                         .numClasses(s.integer("num_classes"))
+                                                         .noise(s.number("noise"))
+                                                         .dataSeed(s.seed("seed"))
+                                                         .sampleSeed(s.seed("sample_seed"))
+                                                         .shuffle(shuffle)
+                                                         .seed(seed)
+                                                         .limit(s.integer("limit")));
+         const int64_t size = s.integer("image_size");
+         return OpenedSource{flow, ImageShape{1, size, size}, s.integer("num_classes")};
+       },
+       [](const Settings& s) { return s.integer("num_samples"); }});
+}
+
+}  // namespace tbench

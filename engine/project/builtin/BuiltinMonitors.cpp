@@ -1,0 +1,25 @@
+// The built-in monitors: each is a boolean key of "monitors". ScalarHistory is not one: the
+// engine always keeps it (MonitorSink's values).
+
+#include "engine/monitors/JSONWriter.h"
+#include "engine/monitors/ScalarPrinter.h"
+#include "engine/monitors/TensorBoardWriter.h"
+#include "engine/project/ComponentFactories.h"
+#include "engine/project/builtin/Builtin.h"
+
+namespace tbench {
+
+void registerBuiltinMonitors(ComponentRegistry& registry) {
+  registerMonitor(registry, describe("json", "Write stats.json in the run directory"),
+                  [](bool withFiles) -> TrainingMonitorPtr {
+                    return withFiles ? std::make_shared<JSONWriter>() : nullptr;
+                  });
+  registerMonitor(registry, describe("scalar_printer", "Log the scalars at the end of every epoch"),
+                  [](bool) -> TrainingMonitorPtr { return std::make_shared<ScalarPrinter>(); });
+  registerMonitor(registry, describe("tensorboard", "Write TensorBoard event files"),
+                  [](bool withFiles) -> TrainingMonitorPtr {
+                    return withFiles ? std::make_shared<TensorBoardWriter>() : nullptr;
+                  });
+}
+
+}  // namespace tbench

@@ -1,0 +1,85 @@
+// The built-in optimizers: description and factory of each. The learning rate, weight decay
+// and gradient processing are keys every optimizer has (Builtin.cpp).
+
+#include "engine/project/ComponentFactories.h"
+#include "engine/project/builtin/Builtin.h"
+
+namespace tbench {
+
+namespace {
+
+namespace optim = torch::optim;
+
+KeyDescription momentumKey() {
+  return key::number("momentum", 0.0).label("Momentum").help("Momentum").atLeast(0);
+}
+KeyDescription beta1Key() {
+  return key::number("beta1", 0.9)
+      .label("Beta 1")
+      .help("Decay of the first moment")
+      .atLeast(0)
+      .below(1);
+}
+KeyDescription beta2Key() {
+  return key::number("beta2", 0.999)
+      .label("Beta 2")
+      .help("Decay of the second moment")
+      .atLeast(0)
+      .below(1);
+}
+KeyDescription epsKey() {
+  return key::number("eps", 1e-8).label("Epsilon").help("Added to the denominator").greaterThan(0);
+}
+
+}  // namespace
+
+void registerBuiltinOptimizers(ComponentRegistry& registry) {
+  ComponentType sgd =
+      describe("sgd", "Stochastic gradient descent (torch.optim.SGD)",
+               {momentumKey(), key::boolean("nesterov", false)
+                                   .label("Nesterov momentum")
+                                   .help("Nesterov momentum; requires momentum > 0")});
+  sgd.check = [](const Settings& s, CheckContext& context) {
+    // A bad momentum is reported already; nesterov is judged against a valid one only.
+    if (s.boolean("nesterov") && !context.invalid("momentum") && s.number("momentum") <= 0) {
+      context.report("nesterov", "requires momentum > 0");
+    }
+  };
+  registerOptimizer(registry, sgd, [](std::vector<torch::Tensor> params, const Settings& s) {
+    return std::make_unique<optim::SGD>(params, optim::SGDOptions(s.number("learning_rate"))
+                                                    .momentum(s.number("momentum"))
+                                                    .nesterov(s.boolean("nesterov"))
+                                                    .weight_decay(s.number("weight_decay")));
+  });
+  registerOptimizer(registry,
+                    describe("adam", "Adam (torch.optim.Adam; weight decay added to the gradient)",
+                             {beta1Key(), beta2Key(), epsKey()}),
+                    [](std::vector<torch::Tensor> params, const Settings& s) {
+                      return std::make_unique<optim::Adam>(
+                          params, optim::AdamOptions(s.number("learning_rate"))
+                                      .betas({s.number("beta1"), s.number("beta2")})
+                                      .eps(s.number("eps"))
+                                      .weight_decay(s.number("weight_decay")));
+                    });
+  registerOptimizer(registry,
+                    describe("adamw", "AdamW (torch.optim.AdamW; decoupled weight decay)",
+                             {beta1Key(), beta2Key(), epsKey()}),
+                    [](std::vector<torch::Tensor> params, const Settings& s) {
+                      return std::make_unique<optim::AdamW>(
+                          params, optim::AdamWOptions(s.number("learning_rate"))
+                                      .betas({s.number("beta1"), s.number("beta2")})
+                                      .eps(s.number("eps"))
+                                      .weight_decay(s.number("weight_decay")));
+                    });
+  registerOptimizer(registry,
+                    describe("rmsprop", "RMSprop (torch.optim.RMSprop)", {momentumKey(), epsKey()}),
+                    [](std::vector<torch::Tensor> params, const Settings& s) {
+                      return std::make_unique<optim::RMSprop>(
+                          params, optim::RMSpropOptions(s.number("learning_rate"))
+                                      .momentum(s.number("momentum"))
+                                      .eps(s.number("eps"))
+                                      .weight_decay(s.number("weight_decay")));
+                    });
+}
+
+}  // namespace tbench

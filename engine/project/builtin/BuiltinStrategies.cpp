@@ -1,0 +1,115 @@
+// The built-in trainer strategies: description and factory of each. "devices" is a key every
+// strategy has (one tower per device; Builtin.cpp).
+
+#include "engine/input/FeedInput.h"
+#include "engine/input/QueueInput.h"
+#include "engine/project/ComponentFactories.h"
+#include "engine/project/builtin/Builtin.h"
+#include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/strategies/SyncParameterServerTrainer.h"
+#include "engine/strategies/SyncReplicatedTrainer.h"
+
+namespace tbench {
+
+namespace {
+
+KeyDescription queueSizeKey() {
+  return key::integer("queue_size", QueueInput::kDefaultCapacity)
+      .label("Queue size")
+      .help("Capacity of the batch queue filled by a background thread")
+      .atLeast(1);
+}
+
+KeyDescription psDeviceKey() {
+  return key::device("ps_device", "cpu")
+      .label("Parameter device")
+      .help("Where the master copy of the variables lives");
+}
+
+/// The check of the single-tower strategies.
+std::function<void(const Settings&, CheckContext&)> oneDevice(const std::string& strategy) {
+  return [strategy](const Settings& s, CheckContext& context) {
+    const auto devices = s.strings("devices");
+    if (!context.invalid("devices") && devices.size() != 1) {
+      context.report("devices", str("strategy \"", strategy, "\" takes exactly one device, got ",
+                                    devices.size()));
+    }
+  };
+}
+
+std::unique_ptr<SingleCostTrainer> simpleTrainer(const Settings&,
+                                                 const std::vector<Device>& devices) {
+  TB_CHECK(devices.size() == 1, "a single-tower strategy takes one device, got ", devices.size());
+  return std::make_unique<SimpleTrainer>(devices.front());
+}
+
+InputSourcePtr queueInput(DataFlowPtr batches, const Settings& s) {
+  return std::make_shared<QueueInput>(batches, s.integer("queue_size"));
+}
+
+}  // namespace
+
+void registerBuiltinStrategies(ComponentRegistry& registry) {
+  ComponentType simple =
+      describe("simple", "One tower; batches are read on the training thread (FeedInput)");
+  simple.check = oneDevice("simple");
+  registerStrategy(registry, simple,
+                   {simpleTrainer, [](DataFlowPtr batches, const Settings&) -> InputSourcePtr {
+                      return std::make_shared<FeedInput>(batches);
+                    }});
+
+  ComponentType queue = describe(
+      "queue_input", "One tower; a background thread fills a queue of batches (QueueInput)",
+      {queueSizeKey()});
+  queue.check = oneDevice("queue_input");
+  registerStrategy(registry, queue, {simpleTrainer, queueInput});
+
+  registerStrategy(
+      registry,
+      describe("sync_parameter_server",
+               "One tower per device; gradients averaged on the parameter device, which "
+               "updates and sends the variables back",
+               {queueSizeKey(), psDeviceKey()}),
+      {[](const Settings& s,
+          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+         return std::make_unique<SyncParameterServerTrainer>(devices,
+                                                             Device::parse(s.string("ps_device")));
+       },
+       queueInput});
+
+  registerStrategy(
+      registry,
+      describe("sync_replicated",
+               "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
+               "updates itself",
+               {queueSizeKey(),
+                key::boolean("average", true)
+                    .label("Average gradients")
+                    .help("Average the towers' gradients (on) or sum them (off)"),
+                key::boolean("check_replicas", false)
+                    .label("Check replicas every epoch")
+                    .help("Debug: verify that every replica equals tower 0 after each epoch")}),
+      {[](const Settings& s,
+          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+         SyncReplicatedOptions options;
+         options.average = s.boolean("average");
+         options.checkReplicas = s.boolean("check_replicas");
+         return std::make_unique<SyncReplicatedTrainer>(devices, options);
+       },
+       queueInput});
+
+  registerStrategy(
+      registry,
+      describe("async",
+               "One tower per device, each applying its own gradients to the master variables "
+               "without waiting (stale gradients)",
+               {queueSizeKey(), psDeviceKey()}),
+      {[](const Settings& s,
+          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+         return std::make_unique<AsyncTrainer>(devices, Device::parse(s.string("ps_device")));
+       },
+       queueInput});
+}
+
+}  // namespace tbench
