@@ -569,7 +569,7 @@ const std::vector<ObjectDescription>& projectObjects() {
                         .help("Intra-op threads")
                         .atLeast(0)
                         .zeroMeans("all cores"),
-                    key::string("run_root", p.runRoot)
+                    key::directory("run_root", p.runRoot)
                         .label("Run root")
                         .help("Runs go to <run_root>/<name>/<run-id>/")
                         .notEmpty()}});
