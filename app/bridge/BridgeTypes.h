@@ -98,6 +98,7 @@ struct ComponentTypeView {
   QJsonObject starter;      ///< the settings a new instance starts with
   bool onByDefault = true;  ///< monitors
   QString origin;           ///< "built-in", or who registered it
+  QJsonObject traits;       ///< e.g. a strategy's "towers": "one" or "many"
 };
 
 /// A kind of component ("model", "data", "optimizer", "callback", "monitor", "strategy").

@@ -153,8 +153,10 @@ ComponentCatalog componentCatalog() {
     kind.leadingKeys = toViews(k.leadingKeys);
     kind.trailingKeys = toViews(k.trailingKeys);
     for (const ComponentType* t : registry.types(kindName)) {
+      QJsonObject traits;
+      for (const auto& [name, value] : t->traits) traits.insert(q(name), q(value));
       kind.types.append({q(t->name), q(t->summary), toViews(t->keys), toQt(t->starter).toObject(),
-                         t->onByDefault, q(t->origin)});
+                         t->onByDefault, q(t->origin), traits});
     }
     catalog.kinds.append(kind);
   }

@@ -11,49 +11,21 @@
 #include <QVBoxLayout>
 
 namespace tbench::gui {
-namespace {
-
-const char* const kStrategies[] = {"simple", "queue_input", "sync_parameter_server",
-                                   "sync_replicated", "async"};
-
-QString titleOf(const QString& strategy) {
-  if (strategy == "simple") return QObject::tr("Simple");
-  if (strategy == "queue_input") return QObject::tr("QueueInput");
-  if (strategy == "sync_parameter_server") return QObject::tr("Synchronous parameter server");
-  if (strategy == "sync_replicated") return QObject::tr("Synchronous replicated (all-reduce)");
-  if (strategy == "async") return QObject::tr("Asynchronous");
-  return strategy;
+QString DeviceStrategyPanel::describe(const QString& s) const {
+  const bridge::ComponentTypeView* type = strategies_.type(s);
+  return type != nullptr ? type->summary + QLatin1Char('.') : tr("Unknown strategy.");
 }
 
-bool multiTower(const QString& strategy) {
-  return strategy == "sync_parameter_server" || strategy == "sync_replicated" ||
-         strategy == "async";
-}
-
-}  // namespace
-
-QString DeviceStrategyPanel::describe(const QString& s) {
-  if (s == "simple") return tr("One tower; batches are read on the training thread between steps.");
-  if (s == "queue_input")
-    return tr("One tower; a background thread fills a queue of batches while the model trains.");
-  if (s == "sync_parameter_server")
-    return tr(
-        "One tower per device; gradients are averaged onto one master copy of the "
-        "parameters (on the PS device), one optimizer step, replicas refreshed each step.");
-  if (s == "sync_replicated")
-    return tr(
-        "One tower per device, each with its own replica and optimizer; gradients are "
-        "all-reduced (NCCL on CUDA, in-process on CPU) so every replica takes the same step.");
-  if (s == "async")
-    return tr(
-        "One tower per device; each applies its own gradient (scaled by 1/towers) to the "
-        "shared master as soon as it has it, without waiting for the others.");
-  return tr("Unknown strategy.");
+bool DeviceStrategyPanel::hasKey(const QString& s, const QString& key) const {
+  for (const bridge::KeyView& k : strategies_.keysOf(s)) {
+    if (k.name == key) return true;
+  }
+  return false;
 }
 
 DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QString& note,
-                                         QWidget* parent)
-    : QWidget(parent), devices_(std::move(devices)) {
+                                         bridge::ComponentKindView strategies, QWidget* parent)
+    : QWidget(parent), devices_(std::move(devices)), strategies_(std::move(strategies)) {
   setObjectName("deviceStrategyPanel");
   auto* layout = new QVBoxLayout(this);
 
@@ -79,7 +51,10 @@ DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QS
 
   strategy_ = new QComboBox(this);
   strategy_->setObjectName("strategyCombo");
-  for (const char* s : kStrategies) strategy_->addItem(titleOf(s), QString(s));
+  for (const bridge::ComponentTypeView& type : strategies_.types) {
+    strategy_->addItem(type.name, type.name);
+    strategy_->setItemData(strategy_->count() - 1, type.summary, Qt::ToolTipRole);
+  }
   form->addRow(tr("Strategy:"), strategy_);
   strategyHelp_ = new QLabel(this);
   strategyHelp_->setObjectName("strategyHelp");
@@ -155,7 +130,7 @@ void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSiz
     item->setCheckState(Qt::Checked);
   }
   cpuTowers_->setValue(int(wanted.count("cpu")));
-  const QString strategy = trainer.value("strategy").toString("queue_input");
+  const QString strategy = trainer.value("strategy").toString(strategies_.defaultType);
   int index = strategy_->findData(strategy);
   if (index < 0) {
     strategy_->addItem(strategy, strategy);
@@ -191,11 +166,10 @@ QJsonObject DeviceStrategyPanel::trainer() const {
   auto setOrKeep = [&](const char* key, const QJsonValue& value, bool relevant) {
     if (relevant || t.contains(key)) t[key] = value;
   };
-  setOrKeep("queue_size", queueSize_->value(), s != "simple");
-  setOrKeep("ps_device", psDevice_->currentData().toString(),
-            s == "sync_parameter_server" || s == "async");
-  setOrKeep("average", average_->isChecked(), s == "sync_replicated");
-  setOrKeep("check_replicas", checkReplicas_->isChecked(), s == "sync_replicated");
+  setOrKeep("queue_size", queueSize_->value(), hasKey(s, "queue_size"));
+  setOrKeep("ps_device", psDevice_->currentData().toString(), hasKey(s, "ps_device"));
+  setOrKeep("average", average_->isChecked(), hasKey(s, "average"));
+  setOrKeep("check_replicas", checkReplicas_->isChecked(), hasKey(s, "check_replicas"));
   return t;
 }
 
@@ -211,10 +185,10 @@ void DeviceStrategyPanel::userEdited() {
 void DeviceStrategyPanel::updateDerived() {
   const QString s = strategy_->currentData().toString();
   strategyHelp_->setText(describe(s));
-  queueSize_->setEnabled(s != "simple");
-  psDevice_->setEnabled(s == "sync_parameter_server" || s == "async");
-  average_->setEnabled(s == "sync_replicated");
-  checkReplicas_->setEnabled(s == "sync_replicated");
+  queueSize_->setEnabled(hasKey(s, "queue_size"));
+  psDevice_->setEnabled(hasKey(s, "ps_device"));
+  average_->setEnabled(hasKey(s, "average"));
+  checkReplicas_->setEnabled(hasKey(s, "check_replicas"));
   const qint64 towers = towerDevices().size();
   QString text = tr("<b>Total batch:</b> %1 per tower × %2 tower(s) = <b>%3 samples per step</b>. "
                     "steps_per_epoch counts steps, so an epoch sees %2× the samples it would "
@@ -223,10 +197,13 @@ void DeviceStrategyPanel::updateDerived() {
                      .arg(towers)
                      .arg(batchSize_ * towers);
   if (towers == 0) text = tr("<b>No tower:</b> choose at least one device.");
-  if (towers > 1 && !multiTower(s)) {
+  const bridge::ComponentTypeView* type = strategies_.type(s);
+  const bool oneTower =
+      type != nullptr && type->traits.value("towers").toString() == QLatin1String("one");
+  if (towers > 1 && oneTower) {
     text += tr("<br><span style='color:%2'>%1 trains one tower: choose a multi-tower "
                "strategy or one device.</span>")
-                .arg(titleOf(s), ui::Palette::hex(ui::Palette::error()));
+                .arg(s, ui::Palette::hex(ui::Palette::error()));
   }
   totalBatch_->setText(text);
 }

@@ -29,9 +29,11 @@ class DeviceStrategyPanel : public QWidget {
   Q_OBJECT
 
  public:
-  /// `devices` as found by the bridge; `note` explains a missing GPU (may be empty).
+  /// `devices` as found by the bridge; `note` explains a missing GPU (may be empty);
+  /// `strategies` the registry's strategy kind (its types fill the strategy picker, their
+  /// keys say which settings apply, their "towers" trait which take several devices).
   DeviceStrategyPanel(bridge::DeviceEntries devices, const QString& note,
-                      QWidget* parent = nullptr);
+                      bridge::ComponentKindView strategies, QWidget* parent = nullptr);
 
   /// Shows `trainer` (the project's "trainer" object; empty: the defaults) and the per-tower
   /// batch. Emits nothing.
@@ -42,8 +44,8 @@ class DeviceStrategyPanel : public QWidget {
   QStringList towerDevices() const;
   QString totalBatchText() const;
   qint64 batchSize() const { return batchSize_; }
-  /// One line on what `strategy` does.
-  static QString describe(const QString& strategy);
+  /// One line on what `strategy` does (its registered summary).
+  QString describe(const QString& strategy) const;
 
  signals:
   /// The user changed something; `trainer` is trainer().
@@ -52,8 +54,11 @@ class DeviceStrategyPanel : public QWidget {
  private:
   void userEdited();
   void updateDerived();
+  /// Whether strategy `s` has the setting `key` (the registry's keys of its type).
+  bool hasKey(const QString& s, const QString& key) const;
 
   bridge::DeviceEntries devices_;
+  bridge::ComponentKindView strategies_;
   QJsonObject trainer_;  // as last set, to keep keys the panel does not edit
   QStringList missing_;  // devices of the project this machine lacks
   qint64 batchSize_ = 128;

@@ -108,7 +108,9 @@ void MainWindow::createPanels() {
 
   QString note;
   const bridge::DeviceEntries devices = bridge::discoverDevices(&note);
-  devices_ = new DeviceStrategyPanel(devices, note, this);
+  const bridge::ComponentKindView* strategies = services_.catalog.kind("strategy");
+  devices_ = new DeviceStrategyPanel(
+      devices, note, strategies != nullptr ? *strategies : bridge::ComponentKindView(), this);
   connect(devices_, &DeviceStrategyPanel::trainerChanged, this,
           [this](const QJsonObject& trainer) { editor_->setTrainerSection(trainer); });
   auto* devicesDock = dock(tr("Devices and Strategy"), "devicesDock", devices_, this);

@@ -26,6 +26,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -194,6 +195,9 @@ struct ComponentType {
   nlohmann::json starter = nlohmann::json::object();
   /// Monitors only: on when the project's "monitors" object does not name it.
   bool onByDefault = true;
+  /// Facts other readers need beyond the keys, e.g. a strategy's "towers": "one" or "many"
+  /// (the devices panel warns when several devices go to a one-tower strategy).
+  std::map<std::string, std::string> traits;
   /// The factory, with the kind's signature (ComponentFactories.h).
   std::any factory;
   /// "built-in", or who registered it (a test, a plugin's path), for the listing.

@@ -45,11 +45,9 @@ ComponentType epochNoteType() {
   ComponentType type;
   type.name = "epoch_note";
   type.summary = "Notes every k-th epoch (registered by test_ComponentRegistration)";
-  type.keys = {key::string("text", "epoch done").label("Text").help("What the note says"),
-               key::integer("every", 2)
-                   .label("Every k epochs")
-                   .help("Notes every k-th epoch")
-                   .atLeast(1)};
+  type.keys = {
+      key::string("text", "epoch done").label("Text").help("What the note says"),
+      key::integer("every", 2).label("Every k epochs").help("Notes every k-th epoch").atLeast(1)};
   type.origin = "test_ComponentRegistration";
   return type;
 }
@@ -112,8 +110,8 @@ class TestComponentRegistration : public QObject {
   void appearsInTheForm() {
     bridge::ProjectServices services = bridge::makeProjectServices();
     gui::ProjectEditor editor(services);
-    QVERIFY(editor.setDocument(
-        QString::fromStdString(tinyProject({{{"type", "epoch_note"}}}).dump())));
+    QVERIFY(
+        editor.setDocument(QString::fromStdString(tinyProject({{{"type", "epoch_note"}}}).dump())));
     QAction* add = editor.findChild<QAction*>("callbacks.add.epoch_note");
     QVERIFY(add != nullptr);
     QVERIFY(add->toolTip().contains("Notes every k-th epoch"));

@@ -27,6 +27,12 @@ KeyDescription psDeviceKey() {
       .help("Where the master copy of the variables lives");
 }
 
+/// A strategy with one tower per device.
+ComponentType manyTowers(ComponentType type) {
+  type.traits = {{"towers", "many"}};
+  return type;
+}
+
 /// The check of the single-tower strategies.
 std::function<void(const Settings&, CheckContext&)> oneDevice(const std::string& strategy) {
   return [strategy](const Settings& s, CheckContext& context) {
@@ -54,6 +60,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
   ComponentType simple =
       describe("simple", "One tower; batches are read on the training thread (FeedInput)");
   simple.check = oneDevice("simple");
+  simple.traits = {{"towers", "one"}};
   registerStrategy(registry, simple,
                    {simpleTrainer, [](DataFlowPtr batches, const Settings&) -> InputSourcePtr {
                       return std::make_shared<FeedInput>(batches);
@@ -63,14 +70,15 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
       "queue_input", "One tower; a background thread fills a queue of batches (QueueInput)",
       {queueSizeKey()});
   queue.check = oneDevice("queue_input");
+  queue.traits = {{"towers", "one"}};
   registerStrategy(registry, queue, {simpleTrainer, queueInput});
 
   registerStrategy(
       registry,
-      describe("sync_parameter_server",
-               "One tower per device; gradients averaged on the parameter device, which "
-               "updates and sends the variables back",
-               {queueSizeKey(), psDeviceKey()}),
+      manyTowers(describe("sync_parameter_server",
+                          "One tower per device; gradients averaged on the parameter device, which "
+                          "updates and sends the variables back",
+                          {queueSizeKey(), psDeviceKey()})),
       {[](const Settings& s,
           const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
          return std::make_unique<SyncParameterServerTrainer>(devices,
@@ -80,16 +88,17 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
 
   registerStrategy(
       registry,
-      describe("sync_replicated",
-               "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
-               "updates itself",
-               {queueSizeKey(),
-                key::boolean("average", true)
-                    .label("Average gradients")
-                    .help("Average the towers' gradients (on) or sum them (off)"),
-                key::boolean("check_replicas", false)
-                    .label("Check replicas every epoch")
-                    .help("Debug: verify that every replica equals tower 0 after each epoch")}),
+      manyTowers(describe(
+          "sync_replicated",
+          "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
+          "updates itself",
+          {queueSizeKey(),
+           key::boolean("average", true)
+               .label("Average gradients")
+               .help("Average the towers' gradients (on) or sum them (off)"),
+           key::boolean("check_replicas", false)
+               .label("Check replicas every epoch")
+               .help("Debug: verify that every replica equals tower 0 after each epoch")})),
       {[](const Settings& s,
           const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
          SyncReplicatedOptions options;
@@ -101,10 +110,11 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
 
   registerStrategy(
       registry,
-      describe("async",
-               "One tower per device, each applying its own gradients to the master variables "
-               "without waiting (stale gradients)",
-               {queueSizeKey(), psDeviceKey()}),
+      manyTowers(
+          describe("async",
+                   "One tower per device, each applying its own gradients to the master variables "
+                   "without waiting (stale gradients)",
+                   {queueSizeKey(), psDeviceKey()})),
       {[](const Settings& s,
           const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
          return std::make_unique<AsyncTrainer>(devices, Device::parse(s.string("ps_device")));

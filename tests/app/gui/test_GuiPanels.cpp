@@ -12,6 +12,7 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
 #include "app/gui/RunControls.h"
@@ -21,6 +22,9 @@ using namespace tbench;
 using namespace tbench::gui;
 
 namespace {
+/// The engine registry's strategies: the panel's picker and settings come from them.
+bridge::ComponentKindView strategies() { return *bridge::componentCatalog().kind("strategy"); }
+
 bridge::DeviceEntries cpuAndOneGpu() {
   return {{"cpu", "CPU (2 cores)", ""}, {"cuda:0", "NVIDIA Test GPU", "16 GiB"}};
 }
@@ -31,7 +35,7 @@ class TestGuiPanels : public QObject {
 
  private slots:
   void devicePanelShowsAndEditsTheTrainer() {
-    DeviceStrategyPanel panel(cpuAndOneGpu(), QString());
+    DeviceStrategyPanel panel(cpuAndOneGpu(), QString(), strategies());
     QSignalSpy changed(&panel, &DeviceStrategyPanel::trainerChanged);
     QJsonObject trainer{{"strategy", "sync_parameter_server"},
                         {"devices", QJsonArray{"cpu", "cuda:0", "cuda:3"}},
@@ -55,7 +59,7 @@ class TestGuiPanels : public QObject {
   }
 
   void devicePanelWarnsAboutOneTowerStrategies() {
-    DeviceStrategyPanel panel(cpuAndOneGpu(), "no CUDA");
+    DeviceStrategyPanel panel(cpuAndOneGpu(), "no CUDA", strategies());
     panel.setTrainer({{"strategy", "simple"}, {"devices", QJsonArray{"cpu"}}}, 64);
     auto* towers = panel.findChild<QSpinBox*>("cpuTowers");
     towers->setValue(2);

@@ -104,8 +104,8 @@ class TestRegistry : public QObject {
       }
       return false;
     };
-    const std::vector<std::string> containers = {"model", "data", "optimizer", "schedule",
-                                                 "callbacks", "monitors", "init", "trainer"};
+    const std::vector<std::string> containers = {"model",     "data",     "optimizer", "schedule",
+                                                 "callbacks", "monitors", "init",      "trainer"};
     for (const auto& item : doc.items()) {
       const bool container =
           std::find(containers.begin(), containers.end(), item.key()) != containers.end();
@@ -130,9 +130,10 @@ class TestRegistry : public QObject {
     const auto kernel = std::find_if(keys.begin(), keys.end(),
                                      [](const auto& k) { return k.name == "kernel_size"; });
     QVERIFY(kernel != keys.end());
-    QCOMPARE(kernel->fullHelp(), std::string("Convolution kernel size, odd (in [1, 99]); default 5"));
-    const auto dropout = std::find_if(keys.begin(), keys.end(),
-                                      [](const auto& k) { return k.name == "dropout"; });
+    QCOMPARE(kernel->fullHelp(),
+             std::string("Convolution kernel size, odd (in [1, 99]); default 5"));
+    const auto dropout =
+        std::find_if(keys.begin(), keys.end(), [](const auto& k) { return k.name == "dropout"; });
     QCOMPARE(dropout->constraintText(), std::string("in [0, 1)"));
   }
 };
