@@ -164,6 +164,24 @@ struct ProjectServices {
   ComponentCatalog catalog;
 };
 
+/// A run's checkpoint index (the `checkpoint` file) as the engine's own reader reads it
+/// (engine/checkpoint/CheckpointIndex.h): the window never parses the format itself.
+struct CheckpointIndexView {
+  bool present = false;  ///< the run directory has an index file
+  QString error;         ///< present but unusable: why (names the file)
+  QString latest;        ///< empty before the first save
+  QStringList all;       ///< every model-<step>.pt kept, oldest first
+  QStringList kept;      ///< kept for good
+  struct Best {
+    QString stat;  ///< the stat, or the file stem for a second saver of the same stat
+    QString file;
+    double value = 0;
+    qint64 globalStep = -1;
+  };
+  QList<Best> best;
+};
+using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& runDir)>;
+
 /// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns
 /// true and a confirmation in `*message`, or false and the reason (naming the file).
 using CheckpointExporter = std::function<bool(const QString& checkpoint, const QString& format,

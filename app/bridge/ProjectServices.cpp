@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/checkpoint/WeightsExport.h"
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
@@ -207,6 +208,25 @@ ProjectServices makeProjectServices() {
   };
   services.catalog = componentCatalog();
   return services;
+}
+
+CheckpointIndexView readCheckpointIndex(const QString& runDir) {
+  CheckpointIndexView view;
+  try {
+    const std::optional<CheckpointIndex> index = CheckpointIndex::read(runDir.toStdString());
+    if (!index) return view;
+    view.present = true;
+    view.latest = q(index->latest);
+    view.all = toQt(index->all);
+    view.kept = toQt(index->kept);
+    for (const auto& [stat, best] : index->best) {
+      view.best.append({q(stat), q(best.file), best.value, best.globalStep});
+    }
+  } catch (const std::exception& e) {
+    view.present = true;
+    view.error = q(e.what());
+  }
+  return view;
 }
 
 CheckpointExporter makeCheckpointExporter() {

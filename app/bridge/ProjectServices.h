@@ -15,6 +15,10 @@ ProjectServices makeProjectServices();
 /// The engine's component registry as it is now (ComponentRegistry::global()), in Qt types.
 ComponentCatalog componentCatalog();
 
+/// The checkpoint index of `runDir` read by the engine (CheckpointIndex::read). Never throws:
+/// a corrupt index comes back with `error` set.
+CheckpointIndexView readCheckpointIndex(const QString& runDir);
+
 /// Exports with the engine's exportWeights (the CLI's `export`): "pt" loads with torch.load,
 /// "safetensors" with safetensors.
 CheckpointExporter makeCheckpointExporter();

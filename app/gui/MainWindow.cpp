@@ -25,6 +25,7 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
+#include "app/gui/history/RunCheckpoints.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -120,6 +121,7 @@ void MainWindow::createPanels() {
 
   log_ = new LogView(this);
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", log_, this));
+  setCheckpointIndexReader(bridge::readCheckpointIndex);  // the engine reads the index
   history_ = new RunHistoryPanel(this);
   connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
   connect(history_, &RunHistoryPanel::exportRequested, this,

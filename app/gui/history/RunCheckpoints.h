@@ -1,19 +1,15 @@
 #pragma once
-// The checkpoints of a run directory, read with Qt only from the engine's `checkpoint` index
-// (engine/checkpoint/CheckpointIndex.h):
-//
-//   {"latest": "model-1200.pt",                      null before the first save
-//    "all": ["model-600.pt", "model-1200.pt"],       every model-<step>.pt kept, oldest first
-//    "kept": ["model-600.pt"],                       kept for good (keep_checkpoint_every_n_hours)
-//    "best": {"validation_error": {"file": "min-validation_error.pt", "value": 0.08,
-//                                  "global_step": 1200}}}
-//
-// File names are relative to the run directory and never contain a '/'. A run without an index
-// (or with an unreadable one) falls back to the model-<step>.pt files on disk, as the engine's
-// loadLatestCheckpoint does.
+// The checkpoints of a run directory. The `checkpoint` index is read by the engine's own reader
+// (engine/checkpoint/CheckpointIndex.h), installed once through setCheckpointIndexReader (the
+// window installs bridge::readCheckpointIndex): the panel never parses the index format. What
+// is added here is the view: which files exist, their steps, which are kept for good. A run
+// without an index (or with an unreadable one) falls back to the model-<step>.pt files on disk,
+// as the engine's loadLatestCheckpoint does.
 
 #include <QString>
 #include <QVector>
+
+#include "app/bridge/BridgeTypes.h"
 
 namespace tbench::gui {
 
@@ -46,6 +42,10 @@ struct RunCheckpoints {
   /// Distinct checkpoint files (model-<step>.pt and best files) that exist on disk.
   int existingCount() const;
 };
+
+/// Installs the index reader readRunCheckpoints uses (bridge::readCheckpointIndex). Without one,
+/// runs list their model-<step>.pt files and say that no reader is installed.
+void setCheckpointIndexReader(bridge::CheckpointIndexReader reader);
 
 /// Reads the checkpoints of `runDir`. Never throws; a corrupt index is reported in `error` and
 /// the directory listing is used instead.

@@ -9,7 +9,10 @@
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QtTest>
+
 #include <stdexcept>
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/history/RunCheckpoints.h"
 
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "tests/app/gui/history/RunDirFixture.h"
@@ -75,6 +78,7 @@ class ExportCheckpointDialogTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() { setCheckpointIndexReader(tbench::bridge::readCheckpointIndex); }
   void init() {
     QVERIFY(out_.isValid());
     ExportCheckpointDialog::setLastDirectory(out_.path());

@@ -10,6 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/history/RunCheckpoints.h"
+
 #include <QSysInfo>
 
 #include <sys/wait.h>
@@ -60,6 +63,7 @@ class RunHistoryTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() { setCheckpointIndexReader(tbench::bridge::readCheckpointIndex); }
   void readsAFinishedRun() {
     QTemporaryDir root;
     const FakeRun run = finishedRun(root.path(), "20250314-093152", kStart);
