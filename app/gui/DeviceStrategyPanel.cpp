@@ -92,7 +92,7 @@ DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QS
   connect(average_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
   connect(checkReplicas_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
   connect(deviceList_, &QListWidget::itemChanged, this, &DeviceStrategyPanel::userEdited);
-  setTrainer({}, 128);
+  setTrainer({}, 0);  // the window sets the project's trainer and batch size
 }
 
 void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSize) {

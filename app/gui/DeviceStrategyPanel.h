@@ -59,9 +59,9 @@ class DeviceStrategyPanel : public QWidget {
 
   bridge::DeviceEntries devices_;
   bridge::ComponentKindView strategies_;
-  QJsonObject trainer_;  // as last set, to keep keys the panel does not edit
-  QStringList missing_;  // devices of the project this machine lacks
-  qint64 batchSize_ = 128;
+  QJsonObject trainer_;   // as last set, to keep keys the panel does not edit
+  QStringList missing_;   // devices of the project this machine lacks
+  qint64 batchSize_ = 0;  // per tower, as set by setTrainer
   bool loading_ = false;
 
   QListWidget* deviceList_;

@@ -328,15 +328,34 @@ QString MainWindow::projectName() const {
   return editor_ ? editor_->object().value("name").toString("untitled") : QString("untitled");
 }
 
+namespace {
+/// The registry's default of the key at `path` ("data.batch_size").
+QJsonValue defaultOf(const bridge::ComponentCatalog& catalog, const QString& object,
+                     const QString& key) {
+  if (const bridge::ObjectView* view = catalog.objectAt(object)) {
+    for (const bridge::KeyView& k : view->keys) {
+      if (k.name == key) return k.fallback;
+    }
+  }
+  return {};
+}
+}  // namespace
+
 QString MainWindow::runRootPath() const {
   return QDir::current().absoluteFilePath(
-      editor_->object().value("run_root").toString("train_log"));
+      editor_->object()
+          .value("run_root")
+          .toString(defaultOf(services_.catalog, QString(), "run_root").toString()));
 }
 
 void MainWindow::documentChanged() {
   const QJsonObject root = editor_->object();
   const QJsonObject trainer = editor_->trainerSection();
-  const qint64 batch = root.value("data").toObject().value("batch_size").toInteger(128);
+  const qint64 batch =
+      root.value("data")
+          .toObject()
+          .value("batch_size")
+          .toInteger(defaultOf(services_.catalog, "data", "batch_size").toInteger());
   if (trainer != devices_->trainer() || batch != devices_->batchSize()) {
     devices_->setTrainer(trainer, batch);
   }
