@@ -16,6 +16,15 @@ QString DeviceStrategyPanel::describe(const QString& s) const {
   return type != nullptr ? type->summary + QLatin1Char('.') : tr("Unknown strategy.");
 }
 
+QJsonValue DeviceStrategyPanel::defaultOf(const QString& key) const {
+  for (const bridge::ComponentTypeView& type : strategies_.types) {
+    for (const bridge::KeyView& k : strategies_.keysOf(type.name)) {
+      if (k.name == key) return k.fallback;
+    }
+  }
+  return {};
+}
+
 bool DeviceStrategyPanel::hasKey(const QString& s, const QString& key) const {
   for (const bridge::KeyView& k : strategies_.keysOf(s)) {
     if (k.name == key) return true;
@@ -137,12 +146,13 @@ void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSiz
     index = strategy_->count() - 1;
   }
   strategy_->setCurrentIndex(index);
-  queueSize_->setValue(trainer.value("queue_size").toInt(50));
-  const QString ps = trainer.value("ps_device").toString("cpu");
+  queueSize_->setValue(trainer.value("queue_size").toInt(defaultOf("queue_size").toInt(1)));
+  const QString ps = trainer.value("ps_device").toString(defaultOf("ps_device").toString("cpu"));
   if (psDevice_->findData(ps) < 0) psDevice_->addItem(ps, ps);
   psDevice_->setCurrentIndex(psDevice_->findData(ps));
-  average_->setChecked(trainer.value("average").toBool(true));
-  checkReplicas_->setChecked(trainer.value("check_replicas").toBool(false));
+  average_->setChecked(trainer.value("average").toBool(defaultOf("average").toBool()));
+  checkReplicas_->setChecked(
+      trainer.value("check_replicas").toBool(defaultOf("check_replicas").toBool()));
   loading_ = false;
   updateDerived();
 }

@@ -56,6 +56,8 @@ class DeviceStrategyPanel : public QWidget {
   void updateDerived();
   /// Whether strategy `s` has the setting `key` (the registry's keys of its type).
   bool hasKey(const QString& s, const QString& key) const;
+  /// The registered default of a strategy setting (the first type that has `key`).
+  QJsonValue defaultOf(const QString& key) const;
 
   bridge::DeviceEntries devices_;
   bridge::ComponentKindView strategies_;

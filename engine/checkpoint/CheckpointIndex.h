@@ -25,7 +25,7 @@ namespace tbench {
 struct BestCheckpoint {
   std::string file;
   double value = 0;
-  int64_t globalStep = 0;
+  int64_t globalStep = -1;  ///< -1 when the index does not say
 };
 
 struct CheckpointIndex {

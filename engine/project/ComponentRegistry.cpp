@@ -531,7 +531,11 @@ const ComponentSlot* slotAt(const std::string& path) {
   return nullptr;
 }
 
-const std::vector<ObjectDescription>& projectObjects() {
+namespace {
+
+/// The fixed objects; "monitors" gets its keys from the registry on every call (monitors may be
+/// registered after the first read).
+const std::vector<ObjectDescription>& fixedObjects() {
   static const std::vector<ObjectDescription> objects = [] {
     const Project p;
     std::vector<ObjectDescription> out;
@@ -594,12 +598,12 @@ const std::vector<ObjectDescription>& projectObjects() {
                         .label("Interpolation")
                         .help("piecewise: hold the last value; linear: interpolate between points"),
                     // Read by its own code (pairs); described here for the reference and the form.
-                    key::string("points")
+                    key::points("points")
                         .label("Points")
                         .help("[epoch or step (integer >= 0), learning rate (> 0)] pairs, strictly "
                               "increasing; at least one")
                         .required()}});
-    out.push_back({"monitors", "Monitors", ComponentRegistry::global().monitorKeys()});
+    out.push_back({"monitors", "Monitors", {}});
     out.push_back({"init",
                    "Initial weights",
                    {key::file("checkpoint", p.init.checkpoint)
@@ -616,12 +620,22 @@ const std::vector<ObjectDescription>& projectObjects() {
   return objects;
 }
 
-const ObjectDescription* objectAt(const std::string& path) {
-  const std::string pattern = path.rfind("$.", 0) == 0 ? path.substr(2) : path == "$" ? "" : path;
-  for (const ObjectDescription& object : projectObjects()) {
-    if (object.path == pattern) return &object;
+}  // namespace
+
+std::vector<ObjectDescription> projectObjects() {
+  std::vector<ObjectDescription> objects = fixedObjects();
+  for (ObjectDescription& object : objects) {
+    if (object.path == "monitors") object.keys = ComponentRegistry::global().monitorKeys();
   }
-  return nullptr;
+  return objects;
+}
+
+std::optional<ObjectDescription> objectAt(const std::string& path) {
+  const std::string pattern = path.rfind("$.", 0) == 0 ? path.substr(2) : path == "$" ? "" : path;
+  for (ObjectDescription& object : projectObjects()) {
+    if (object.path == pattern) return std::move(object);
+  }
+  return std::nullopt;
 }
 
 json defaultCallbacksJson() {
@@ -685,7 +699,7 @@ std::string keyReferenceMarkdown() {
     if (kindName == "monitor") continue;  // the keys of "monitors" above
     const ComponentKind& k = registry.kind(kindName);
     out << "### " << k.title << " (`" << k.where << "`)\n\n"
-        << k.summary << " The `" << k.typeKey << "` key picks the type"
+        << markdownCell(k.summary) << " The `" << k.typeKey << "` key picks the type"
         << (k.defaultType.empty() ? " and is required" : " (default `" + k.defaultType + "`)")
         << ".\n\n";
     if (!k.leadingKeys.empty() || !k.trailingKeys.empty()) {
@@ -696,7 +710,7 @@ std::string keyReferenceMarkdown() {
       out << "\n";
     }
     for (const ComponentType* t : registry.types(kindName)) {
-      out << "#### `" << t->name << "`\n\n" << t->summary << "\n\n";
+      out << "#### `" << t->name << "`\n\n" << markdownCell(t->summary) << "\n\n";
       if (t->keys.empty()) {
         out << "No settings of its own.\n\n";
       } else {

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -267,7 +268,7 @@ class ComponentRegistry {
  private:
   ComponentRegistry() = default;
   mutable std::recursive_mutex mutex_;
-  std::vector<ComponentKind> kinds_;
+  std::deque<ComponentKind> kinds_;  // stable addresses: kind() returns references
   std::deque<ComponentType> types_;  // stable addresses
 };
 
@@ -276,10 +277,11 @@ const std::vector<ComponentSlot>& componentSlots();
 /// The slot of `path` ("data.validation", "callbacks[2]"), or nullptr.
 const ComponentSlot* slotAt(const std::string& path);
 /// The fixed objects of the file with their keys ("", "data", "schedule.learning_rate",
-/// "monitors", "init"); defaults come from Project{}.
-const std::vector<ObjectDescription>& projectObjects();
-/// The keys of the fixed object at `path`, or nullptr.
-const ObjectDescription* objectAt(const std::string& path);
+/// "monitors", "init"); defaults come from Project{}; the keys of "monitors" are the monitors
+/// registered now.
+std::vector<ObjectDescription> projectObjects();
+/// The fixed object at `path` ("data", "$.init"), or nullopt.
+std::optional<ObjectDescription> objectAt(const std::string& path);
 /// The callbacks of a project without a "callbacks" key, as JSON.
 nlohmann::json defaultCallbacksJson();
 /// Scalars the engine puts, offered where a key names one.

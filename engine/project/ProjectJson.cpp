@@ -207,7 +207,9 @@ std::vector<std::string> readFixedKeys(JsonReader& r, ObjectReader& obj,
                                        const std::string& objectPath, Settings& settings,
                                        const std::vector<std::string>& skip = {}) {
   std::vector<std::string> invalid;
-  for (const KeyDescription& k : objectAt(objectPath)->keys) {
+  const std::optional<ObjectDescription> object = objectAt(objectPath);
+  TB_CHECK(object.has_value(), "no fixed object at ", objectPath);
+  for (const KeyDescription& k : object->keys) {
     if (std::find(skip.begin(), skip.end(), k.name) != skip.end()) continue;
     if (!settings.has(k.name)) settings.set(k.name, k.defaultValue);
     if (!readKey(r, obj, k, settings)) invalid.push_back(k.name);
@@ -299,6 +301,10 @@ void readCallbacks(JsonReader& r, const json& node, Project& project) {
   if (!r.isArray(node, "$.callbacks")) return;
   project.callbacks.clear();
   for (size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].is_object()) {
+      r.isObject(node[i], indexPath("$.callbacks", i));  // reports it
+      continue;
+    }
     ComponentSpec callback;
     readComponent(r, node[i], indexPath("$.callbacks", i), slotOf("callbacks[]"), project,
                   callback);

@@ -147,6 +147,31 @@ class TestComponentRegistration : public QObject {
     QVERIFY(err.str().find("unknown kind \"gadget\"") != std::string::npos);
   }
 
+  void aMonitorRegisteredLaterIsAKeyOfMonitors() {
+    ComponentType type;
+    type.name = "late_monitor";
+    type.summary = "Registered after projects were read";
+    type.onByDefault = false;
+    type.origin = "test_ComponentRegistration";
+    registerMonitor(ComponentRegistry::global(), type,
+                    [](bool) -> TrainingMonitorPtr { return nullptr; });
+    Project p = projectFromJson(tinyProject(nlohmann::json::array()));
+    QVERIFY(!p.monitorOn("late_monitor"));
+    p.monitors["late_monitor"] = true;
+    const nlohmann::json written = projectToJson(p);
+    QCOMPARE(written["monitors"]["late_monitor"], nlohmann::json(true));
+    const auto issues = validateProjectJson(written);
+    QVERIFY2(issues.empty(), issues.empty() ? "" : issues[0].toString().c_str());
+    QVERIFY(projectFromJson(written).monitorOn("late_monitor"));
+  }
+
+  void aCallbackThatIsNotAnObjectIsReported() {
+    const auto issues = validateProjectJson(tinyProject({42, {{"type", "throughput"}}}));
+    QCOMPARE(issues.size(), size_t{1});
+    QCOMPARE(issues[0].toString(),
+             std::string("$.callbacks[0]: expected an object, found number 42"));
+  }
+
   void registrationRefusesClashesAndBadDescriptions() {
     auto factory = [](const Settings&, CallbackBuildContext&) -> CallbackPtr { return nullptr; };
     ComponentType clash = epochNoteType();

@@ -251,19 +251,25 @@ QWidget* FormSection::addKey(const bridge::KeyView& key) {
   QWidget* widget = nullptr;
   if (type == QLatin1String("integer")) {
     // QSpinBox holds an int: wider bounds are clamped (the engine checks the real ones).
-    auto bound = [](double value, bool inclusive, int direction) {
-      if (!std::isfinite(value)) {
-        return direction < 0 ? std::numeric_limits<int>::min() : std::numeric_limits<int>::max();
-      }
-      const double v = inclusive ? value : value - direction;
-      return int(qBound<double>(std::numeric_limits<int>::min(),
-                                direction < 0 ? std::ceil(v) : std::floor(v),
-                                std::numeric_limits<int>::max()));
+    // The engine's integer bounds (ProjectJson.cpp): an exclusive end moves to the next
+    // integer inside.
+    auto clampInt = [](double v) {
+      return int(
+          qBound<double>(std::numeric_limits<int>::min(), v, std::numeric_limits<int>::max()));
     };
-    const int minimum = bound(key.minimum, key.minimumInclusive, -1);
-    const int maximum = bound(key.maximum, key.maximumInclusive, +1);
+    auto lower = [&](double v, bool inclusive) {
+      if (!std::isfinite(v)) return std::numeric_limits<int>::min();
+      return clampInt(inclusive ? std::ceil(v) : std::floor(v) + 1);
+    };
+    auto upper = [&](double v, bool inclusive) {
+      if (!std::isfinite(v)) return std::numeric_limits<int>::max();
+      return clampInt(inclusive ? std::floor(v) : std::ceil(v) - 1);
+    };
+    const int minimum = lower(key.minimum, key.minimumInclusive);
+    const int maximum = upper(key.maximum, key.maximumInclusive);
     auto* spin = addInteger(key.name, label, minimum, maximum, int(key.fallback.toInteger()));
-    if (!key.zeroText.isEmpty() && minimum <= 0) spin->setSpecialValueText(key.zeroText);
+    // A spin box shows its special text at its minimum: only right when that is 0.
+    if (!key.zeroText.isEmpty() && minimum == 0) spin->setSpecialValueText(key.zeroText);
     widget = spin;
   } else if (type == QLatin1String("number")) {
     widget = addNumber(key.name, label, key.fallback.toDouble());
@@ -278,7 +284,7 @@ QWidget* FormSection::addKey(const bridge::KeyView& key) {
                               type == QLatin1String("file") ? PathKind::File : PathKind::Directory,
                               key.fileFilter.isEmpty() ? tr("All files (*)") : key.fileFilter);
     edit->setPlaceholderText(key.placeholder);
-    setFallback(key.name, key.fallback);
+    fields_.last().fallback = key.fallback;
     widget = edit;
   } else if (type == QLatin1String("integer list")) {
     widget = addIntegerList(key.name, label, key.fallback.toArray());
@@ -325,9 +331,16 @@ void FormSection::applyTypeDefaults() {
   for (Field& field : fields_) {
     const bridge::KeyView* key = schema::keyAt(joinPath(base_, field.key), type);
     if (key == nullptr) continue;
-    field.fallback = fallbackOverrides_.contains(field.key) ? fallbackOverrides_.value(field.key)
-                                                            : key->fallback;
-    field.widget->setToolTip(key->help);
+    const bool overridden = fallbackOverrides_.contains(field.key);
+    field.fallback = overridden ? fallbackOverrides_.value(field.key) : key->fallback;
+    QString help = key->help;
+    if (overridden) {
+      // The slot's own default (a validation source's split) over the type's.
+      const QJsonValue here = field.fallback;
+      help += tr("; here the default is %1")
+                  .arg(here.isString() ? here.toString() : here.toVariant().toString());
+    }
+    field.widget->setToolTip(help);
   }
 }
 

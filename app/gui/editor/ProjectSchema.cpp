@@ -70,27 +70,33 @@ QPair<QString, QString> splitLast(const QString& path) {
 
 }  // namespace
 
+VariantKeys variantFrom(const bridge::ComponentCatalog& catalog, const QString& kindName) {
+  VariantKeys variant;
+  if (const bridge::ComponentKindView* kind = catalog.kind(kindName)) {
+    variant.typeKey = kind->typeKey;
+    variant.defaultType = kind->defaultType;
+    for (const bridge::ComponentTypeView& type : kind->types) {
+      QStringList keys;
+      for (const bridge::KeyView& k : type.keys) keys.append(k.name);
+      variant.keysByType.append({type.name, keys});
+    }
+  }
+  return variant;
+}
+
 void setCatalog(const bridge::ComponentCatalog& catalog) {
   state().catalog = catalog;
-  state().variants.clear();
+  // Updated in place: the sections of a form built earlier keep pointers to them.
+  for (auto it = state().variants.begin(); it != state().variants.end(); ++it) {
+    *it.value() = variantFrom(catalog, it.key());
+  }
 }
 
 const bridge::ComponentCatalog& catalog() { return state().catalog; }
 
 const VariantKeys& variantOf(const QString& kindName) {
   std::shared_ptr<VariantKeys>& variant = state().variants[kindName];
-  if (!variant) {
-    variant = std::make_shared<VariantKeys>();
-    if (const bridge::ComponentKindView* kind = catalog().kind(kindName)) {
-      variant->typeKey = kind->typeKey;
-      variant->defaultType = kind->defaultType;
-      for (const bridge::ComponentTypeView& type : kind->types) {
-        QStringList keys;
-        for (const bridge::KeyView& k : type.keys) keys.append(k.name);
-        variant->keysByType.append({type.name, keys});
-      }
-    }
-  }
+  if (!variant) variant = std::make_shared<VariantKeys>(variantFrom(catalog(), kindName));
   return *variant;
 }
 

@@ -80,8 +80,7 @@ void registerBuiltinData(ComponentRegistry& registry) {
                 key::integer("image_size", synthetic.imageSize())
                     .label("Image size")
                     .help("Side of the square images")
-                    .atLeast(4)
-                    .atMost(4096),
+                    .atLeast(4),
                 key::integer("num_classes", synthetic.numClasses())
                     .label("Classes")
                     .help("Number of classes")

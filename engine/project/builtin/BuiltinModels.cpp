@@ -35,8 +35,7 @@ void registerBuiltinModels(ComponentRegistry& registry) {
        key::integer("kernel_size", conv.kernelSize)
            .label("Kernel size")
            .help("Convolution kernel size, odd")
-           .atLeast(1)
-           .atMost(99),
+           .atLeast(1),
        key::integer("fc_width", conv.fcWidth)
            .label("FC width")
            .help("Width of the fully connected layer")

@@ -93,7 +93,7 @@ class TestRegistry : public QObject {
     project.schedule.points = {{0, 0.1}};
     const json doc = projectToJson(project);
     auto describedIn = [](const std::string& path, const std::string& key) {
-      if (const ObjectDescription* object = objectAt(path)) {
+      if (const auto object = objectAt(path)) {
         for (const auto& k : object->keys) {
           if (k.name == key) return true;
         }
@@ -131,7 +131,7 @@ class TestRegistry : public QObject {
                                      [](const auto& k) { return k.name == "kernel_size"; });
     QVERIFY(kernel != keys.end());
     QCOMPARE(kernel->fullHelp(),
-             std::string("Convolution kernel size, odd (in [1, 99]); default 5"));
+             std::string("Convolution kernel size, odd (>= 1); default 5"));
     const auto dropout =
         std::find_if(keys.begin(), keys.end(), [](const auto& k) { return k.name == "dropout"; });
     QCOMPARE(dropout->constraintText(), std::string("in [0, 1)"));
