@@ -3,6 +3,8 @@
 #include <fstream>
 
 #include "engine/data/FashionMnist.h"
+#include "engine/data/NpyFile.h"
+#include "engine/data/NumpyData.h"
 #include "engine/data/SyntheticData.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
@@ -110,6 +112,42 @@ void registerBuiltinData(ComponentRegistry& registry) {
          return OpenedSource{flow, ImageShape{1, size, size}, s.integer("num_classes")};
        },
        [](const Settings& s) { return s.integer("num_samples"); }});
+
+  const std::string npyFilter = "NumPy arrays (*.npy);;All files (*)";
+  registerDataSource(
+      registry,
+      describe("numpy", "Features and integer class labels in two .npy files (np.save)",
+               {key::file("features")
+                    .label("Features")
+                    .help("A .npy array [N, D], [N, H, W] or [N, C, H, W]: little-endian "
+                          "float32, float64, int64 or uint8 (scaled to [0, 1]), C order")
+                    .required()
+                    .notEmpty()
+                    .filter(npyFilter),
+                key::file("labels")
+                    .label("Labels")
+                    .help("A .npy array [N] of int64 or uint8 class labels >= 0")
+                    .required()
+                    .notEmpty()
+                    .filter(npyFilter)}),
+      {[](const Settings& s, bool shuffle, uint64_t seed) {
+         auto flow =
+             std::make_shared<NumpyClassificationData>(s.string("features"), s.string("labels"),
+                                                       NumpyClassificationData::Options()
+                                                           .limit(s.integer("limit"))
+                                                           .shuffle(shuffle)
+                                                           .seed(seed));
+         const auto shape = flow->sampleShape();
+         return OpenedSource{flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+       },
+       [](const Settings& s) -> int64_t {
+         try {
+           const NpyHeader header = readNpyHeader(s.string("labels"));
+           return header.shape.empty() ? 0 : header.shape[0];
+         } catch (const InputError&) {
+           return 0;  // a preview; validation of the run reports the file
+         }
+       }});
 }
 
 }  // namespace tbench
