@@ -1,0 +1,155 @@
+// The structure of the project file around its components: where components sit (slots), the
+// fixed objects and their keys (defaults from Project{}), the default callbacks.
+
+#include "engine/project/ComponentRegistry.h"
+#include "engine/project/Project.h"
+
+namespace tbench {
+
+using nlohmann::json;
+
+// ---- The file's structure
+
+const std::vector<ComponentSlot>& componentSlots() {
+  static const std::vector<ComponentSlot> slots = {
+      {"model", "model"},
+      {"data.train", "data"},
+      // A validation source validates on the test split unless told otherwise.
+      {"data.validation", "data", json{{"split", "test"}}},
+      {"optimizer", "optimizer"},
+      {"callbacks[]", "callback"},
+      {"trainer", "strategy"}};
+  return slots;
+}
+
+const ComponentSlot* slotAt(const std::string& path) {
+  std::string pattern = path.rfind("$.", 0) == 0 ? path.substr(2) : path;
+  // "callbacks[2]" -> "callbacks[]"
+  if (const auto open = pattern.find('['); open != std::string::npos) {
+    const auto close = pattern.find(']', open);
+    if (close != std::string::npos) pattern.erase(open + 1, close - open - 1);
+  }
+  for (const ComponentSlot& slot : componentSlots()) {
+    if (slot.path == pattern) return &slot;
+  }
+  return nullptr;
+}
+
+namespace {
+
+/// The fixed objects; "monitors" gets its keys from the registry on every call (monitors may be
+/// registered after the first read).
+const std::vector<ObjectDescription>& fixedObjects() {
+  static const std::vector<ObjectDescription> objects = [] {
+    const Project p;
+    std::vector<ObjectDescription> out;
+    out.push_back({"",
+                   "Top level",
+                   {key::integer("format", p.format)
+                        .label("Format")
+                        .help("Project file format; this Towerbench reads format 1")
+                        .atLeast(1)
+                        .required(),
+                    key::string("name", p.name)
+                        .label("Name")
+                        .help("Letters, digits, '.', '_' and '-'; runs go to <run_root>/<name>/")
+                        .notEmpty()
+                        .required(),
+                    key::string("description", p.description)
+                        .label("Description")
+                        .help("Free text, shown in the run history"),
+                    key::integer("steps_per_epoch", p.stepsPerEpoch)
+                        .label("Steps per epoch")
+                        .help("Steps per epoch")
+                        .atLeast(0)
+                        .zeroMeans("one pass over the training data"),
+                    key::integer("max_epoch", p.maxEpoch)
+                        .label("Max epoch")
+                        .help("Train up to this epoch")
+                        .atLeast(1),
+                    key::integer("starting_epoch", p.startingEpoch)
+                        .label("Starting epoch")
+                        .help("First epoch to run, at most max_epoch")
+                        .atLeast(1),
+                    key::seed("seed", p.seed).label("Seed").help("Random seed of the run"),
+                    key::integer("num_threads", p.numThreads)
+                        .label("Threads")
+                        .help("Intra-op threads")
+                        .atLeast(0)
+                        .zeroMeans("all cores"),
+                    key::directory("run_root", p.runRoot)
+                        .label("Run root")
+                        .help("Runs go to <run_root>/<name>/<run-id>/")
+                        .notEmpty()}});
+    out.push_back({"data",
+                   "Data",
+                   {key::integer("batch_size", p.data.batchSize)
+                        .label("Batch size")
+                        .help("Samples per batch and tower")
+                        .atLeast(1),
+                    key::boolean("shuffle", p.data.shuffle)
+                        .label("Shuffle every epoch")
+                        .help("Shuffle the training set every epoch"),
+                    key::boolean("remainder", p.data.remainder)
+                        .label("Keep the last, smaller batch")
+                        .help("Keep the last, smaller training batch of a pass")}});
+    out.push_back({"schedule.learning_rate",
+                   "Learning-rate schedule",
+                   {key::choice("unit", p.schedule.unit, {"epoch", "step"})
+                        .label("Unit")
+                        .help("Whether points are at epochs or global steps"),
+                    key::choice("interpolation", p.schedule.interpolation, {"piecewise", "linear"})
+                        .label("Interpolation")
+                        .help("piecewise: hold the last value; linear: interpolate between points"),
+                    // Read by its own code (pairs); described here for the reference and the form.
+                    key::points("points")
+                        .label("Points")
+                        .help("[epoch or step (integer >= 0), learning rate (> 0)] pairs, strictly "
+                              "increasing; at least one")
+                        .required()}});
+    out.push_back({"monitors", "Monitors", {}});
+    out.push_back({"init",
+                   "Initial weights",
+                   {key::file("checkpoint", p.init.checkpoint)
+                        .label("Checkpoint")
+                        .help("Start from the weights of this checkpoint")
+                        .notEmpty()
+                        .required()
+                        .filter("Checkpoints (*.pt);;All files (*)"),
+                    key::strings("ignore", p.init.ignore)
+                        .label("Do not restore")
+                        .help("Parameter names (or prefixes ending in '.') not restored")}});
+    return out;
+  }();
+  return objects;
+}
+
+}  // namespace
+
+std::vector<ObjectDescription> projectObjects() {
+  std::vector<ObjectDescription> objects = fixedObjects();
+  for (ObjectDescription& object : objects) {
+    if (object.path == "monitors") object.keys = ComponentRegistry::global().monitorKeys();
+  }
+  return objects;
+}
+
+std::optional<ObjectDescription> objectAt(const std::string& path) {
+  const std::string pattern = path.rfind("$.", 0) == 0 ? path.substr(2) : path == "$" ? "" : path;
+  for (ObjectDescription& object : projectObjects()) {
+    if (object.path == pattern) return std::move(object);
+  }
+  return std::nullopt;
+}
+
+json defaultCallbacksJson() {
+  return json::array({{{"type", "progress_bar"}, {"scalars", {"cost"}}},
+                      {{"type", "estimated_time_left"}},
+                      {{"type", "throughput"}}});
+}
+
+std::vector<std::string> knownScalars() {
+  return {"cost", "train_error", "validation_cost", "validation_error", "learning_rate"};
+}
+
+}  // namespace tbench
