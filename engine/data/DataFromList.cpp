@@ -6,22 +6,14 @@
 namespace tbench {
 
 DataFromList::DataFromList(std::vector<Datapoint> points, bool shuffle, uint64_t seed)
-    : points_(std::move(points)), shuffle_(shuffle), seed_(seed) {}
+    : points_(std::move(points)), order_(shuffle, seed) {}
 
-void DataFromList::startPass() {
-  order_.resize(points_.size());
-  std::iota(order_.begin(), order_.end(), size_t{0});
-  if (shuffle_) {
-    Rng rng(mixSeed(seed_, passIndex_));
-    std::shuffle(order_.begin(), order_.end(), rng);
-  }
-  ++passIndex_;
-  cursor_ = 0;
-}
+void DataFromList::startPass() { order_.start(points_.size()); }
 
 bool DataFromList::nextPoint(Datapoint& out) {
-  if (cursor_ >= order_.size()) return false;
-  out = points_[order_[cursor_++]];
+  int64_t i = 0;
+  if (!order_.next(i)) return false;
+  out = points_[static_cast<size_t>(i)];
   return true;
 }
 

@@ -2,7 +2,7 @@
 // DataFromList: datapoints held in memory, optionally shuffled every pass.
 
 #include "engine/data/DataFlow.h"
-#include "engine/data/SeededRng.h"
+#include "engine/data/PassOrder.h"
 
 namespace tbench {
 
@@ -18,11 +18,7 @@ class DataFromList : public DataFlow {
 
  private:
   std::vector<Datapoint> points_;
-  bool shuffle_;
-  uint64_t seed_;
-  uint64_t passIndex_ = 0;
-  std::vector<size_t> order_;
-  size_t cursor_ = 0;
+  PassOrder order_;
 };
 
 }  // namespace tbench

@@ -31,7 +31,10 @@ IdxClassificationData::IdxClassificationData(std::string imagesPath, std::string
 
 IdxClassificationData::IdxClassificationData(std::string imagesPath, std::string labelsPath,
                                              Options options)
-    : imagesPath_(std::move(imagesPath)), labelsPath_(std::move(labelsPath)), options_(options) {
+    : imagesPath_(std::move(imagesPath)),
+      labelsPath_(std::move(labelsPath)),
+      options_(options),
+      order_(options.shuffle(), options.seed()) {
   if (options_.limit() < 0) {
     throw InputError(
         str(imagesPath_, ": limit must be 0 (all samples) or positive, got ", options_.limit()));
@@ -109,20 +112,11 @@ void IdxClassificationData::onResetState() {
   images_ = array.data.narrow(0, 0, numSamples_).unsqueeze(1).to(torch::kFloat32).div_(255.0f);
 }
 
-void IdxClassificationData::startPass() {
-  order_.resize(static_cast<size_t>(numSamples_));
-  std::iota(order_.begin(), order_.end(), int64_t{0});
-  if (options_.shuffle()) {
-    Rng rng(mixSeed(options_.seed(), passIndex_));
-    std::shuffle(order_.begin(), order_.end(), rng);
-  }
-  ++passIndex_;
-  cursor_ = 0;
-}
+void IdxClassificationData::startPass() { order_.start(static_cast<size_t>(numSamples_)); }
 
 bool IdxClassificationData::nextPoint(Datapoint& out) {
-  if (cursor_ >= order_.size()) return false;
-  const int64_t i = order_[cursor_++];
+  int64_t i = 0;
+  if (!order_.next(i)) return false;
   out.resize(2);
   out[0] = images_[i];
   out[1] = labels_[i];

@@ -22,6 +22,7 @@
 
 #include "engine/data/DataFlow.h"
 #include "engine/data/IdxFile.h"
+#include "engine/data/PassOrder.h"
 
 namespace tbench {
 
@@ -70,9 +71,7 @@ class IdxClassificationData : public DataFlow {
   int64_t numClasses_ = 0;
   torch::Tensor labels_;
   torch::Tensor images_;
-  uint64_t passIndex_ = 0;
-  std::vector<int64_t> order_;
-  size_t cursor_ = 0;
+  PassOrder order_;
 };
 
 /// Fashion-MNIST (60000 training and 10000 test images of 28x28, 10 classes).

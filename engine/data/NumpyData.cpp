@@ -23,7 +23,7 @@ std::string shapeText(const torch::Tensor& t) {
 
 NumpyClassificationData::NumpyClassificationData(std::string featuresPath, std::string labelsPath,
                                                  Options options)
-    : options_(options) {
+    : options_(options), order_(options.shuffle(), options.seed()) {
   torch::Tensor features = readNpyFile(featuresPath);
   torch::Tensor labels = readNpyFile(labelsPath);
   if (features.dim() < 2 || features.dim() > 4) {
@@ -67,20 +67,11 @@ std::vector<int64_t> NumpyClassificationData::sampleShape() const {
   return {features_.size(1), features_.size(2), features_.size(3)};
 }
 
-void NumpyClassificationData::startPass() {
-  order_.resize(static_cast<size_t>(features_.size(0)));
-  std::iota(order_.begin(), order_.end(), int64_t{0});
-  if (options_.shuffle()) {
-    Rng rng(mixSeed(options_.seed(), passIndex_));
-    std::shuffle(order_.begin(), order_.end(), rng);
-  }
-  ++passIndex_;
-  cursor_ = 0;
-}
+void NumpyClassificationData::startPass() { order_.start(static_cast<size_t>(features_.size(0))); }
 
 bool NumpyClassificationData::nextPoint(Datapoint& out) {
-  if (cursor_ >= order_.size()) return false;
-  const int64_t i = order_[cursor_++];
+  int64_t i = 0;
+  if (!order_.next(i)) return false;
   out.resize(2);
   out[0] = features_[i];
   out[1] = labels_[i];

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
+#include "engine/data/PassOrder.h"
 
 namespace tbench {
 
@@ -44,9 +45,7 @@ class NumpyClassificationData : public DataFlow {
   torch::Tensor features_;  // float32 [N, C, H, W]
   torch::Tensor labels_;    // int64 [N]
   int64_t numClasses_ = 0;
-  uint64_t passIndex_ = 0;
-  std::vector<int64_t> order_;
-  size_t cursor_ = 0;
+  PassOrder order_;
 };
 
 }  // namespace tbench

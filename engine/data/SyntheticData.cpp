@@ -16,7 +16,8 @@ namespace tbench {
 
 SyntheticData::SyntheticData() : SyntheticData(Options()) {}
 
-SyntheticData::SyntheticData(Options options) : options_(options) {
+SyntheticData::SyntheticData(Options options)
+    : options_(options), order_(options.shuffle(), options.seed()) {
   const auto fail = [](const std::string& message) {
     throw InputError("synthetic data: " + message);
   };
@@ -77,20 +78,11 @@ void SyntheticData::onResetState() {
   images_ = patterns_.index_select(0, labels_).add_(noise.narrow(0, 0, numSamples_));
 }
 
-void SyntheticData::startPass() {
-  order_.resize(static_cast<size_t>(numSamples_));
-  std::iota(order_.begin(), order_.end(), int64_t{0});
-  if (options_.shuffle()) {
-    Rng rng(mixSeed(options_.seed(), passIndex_));
-    std::shuffle(order_.begin(), order_.end(), rng);
-  }
-  ++passIndex_;
-  cursor_ = 0;
-}
+void SyntheticData::startPass() { order_.start(static_cast<size_t>(numSamples_)); }
 
 bool SyntheticData::nextPoint(Datapoint& out) {
-  if (cursor_ >= order_.size()) return false;
-  const int64_t i = order_[cursor_++];
+  int64_t i = 0;
+  if (!order_.next(i)) return false;
   out.resize(2);
   out[0] = images_[i];
   out[1] = labels_[i];

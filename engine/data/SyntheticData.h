@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
+#include "engine/data/PassOrder.h"
 
 namespace tbench {
 
@@ -70,9 +71,7 @@ class SyntheticData : public DataFlow {
   torch::Tensor patterns_;
   torch::Tensor images_;
   torch::Tensor labels_;
-  uint64_t passIndex_ = 0;
-  std::vector<int64_t> order_;
-  size_t cursor_ = 0;
+  PassOrder order_;
 };
 
 }  // namespace tbench
