@@ -97,8 +97,10 @@ struct ComponentType {
   nlohmann::json starter = nlohmann::json::object();
   /// Monitors only: on when the project's "monitors" object does not name it.
   bool onByDefault = true;
-  /// Facts other readers need beyond the keys, e.g. a strategy's "towers": "one" or "many"
-  /// (the devices panel warns when several devices go to a one-tower strategy).
+  /// Facts other readers need beyond the keys: a strategy's "towers": "one" or "many" (the
+  /// devices panel warns when several devices go to a one-tower strategy); a data source's
+  /// "held_out_by": the seed key that makes a copy of it draw other samples (the form's
+  /// "Validate on" bumps it when it copies the training source).
   std::map<std::string, std::string> traits;
   /// The factory, with the kind's signature (ComponentFactories.h).
   std::any factory;

@@ -51,6 +51,33 @@ void DataSection::load(const QJsonObject& root) {
   batching_->load(root);
 }
 
+QJsonObject DataSection::validationFromTraining(QJsonObject source) {
+  // A copy of the training source with what the registry says differs for validation: the
+  // validation slot's own defaults (a split: "test") and, for a source whose type names a
+  // "held_out_by" seed, another value of that seed (the same task, other samples).
+  const bridge::ComponentCatalog& catalog = schema::catalog();
+  const bridge::ComponentKindView* kind = catalog.kind(QStringLiteral("data"));
+  if (kind == nullptr) return source;
+  const QString typeName = source.value(kind->typeKey).toString(kind->defaultType);
+  const QStringList keys = [&] {
+    QStringList names;
+    for (const bridge::KeyView& k : kind->keysOf(typeName)) names.append(k.name);
+    return names;
+  }();
+  if (const bridge::ComponentSlotView* slot = catalog.slotAt(QStringLiteral("data.validation"))) {
+    for (auto it = slot->defaultOverrides.begin(); it != slot->defaultOverrides.end(); ++it) {
+      if (keys.contains(it.key())) source.insert(it.key(), it.value());
+    }
+  }
+  const bridge::ComponentTypeView* type = kind->type(typeName);
+  const QString seedKey =
+      type != nullptr ? type->traits.value("held_out_by").toString() : QString();
+  if (!seedKey.isEmpty() && keys.contains(seedKey)) {
+    source.insert(seedKey, qMax<qint64>(source.value(seedKey).toInteger() + 1, 2));
+  }
+  return source;
+}
+
 void DataSection::toggleValidation(bool on) {
   if (!on) {
     removedValidation_ = data_.value("validation").toObject();
@@ -58,14 +85,7 @@ void DataSection::toggleValidation(bool on) {
     return;
   }
   QJsonObject source = removedValidation_;
-  if (source.isEmpty()) {
-    source = data_.value("train").toObject();
-    const QString type = source.value("type").toString("fashion-mnist");
-    if (type == QLatin1String("fashion-mnist")) source.insert("split", "test");
-    if (type == QLatin1String("synthetic")) {
-      source.insert("sample_seed", qMax<qint64>(source.value("sample_seed").toInteger() + 1, 2));
-    }
-  }
+  if (source.isEmpty()) source = validationFromTraining(data_.value("train").toObject());
   emit edited({{"data.validation", source}});
 }
 

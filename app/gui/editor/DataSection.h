@@ -27,6 +27,9 @@ class DataSection : public ProjectSection {
 
  private:
   void toggleValidation(bool on);
+  /// The validation source a user gets from "Validate on": the training source adapted by the
+  /// registry (the validation slot's defaults, the type's "held_out_by" seed).
+  static QJsonObject validationFromTraining(QJsonObject source);
 
   FormSection* train_;
   QCheckBox* validateOn_;

@@ -72,8 +72,7 @@ void registerBuiltinData(ComponentRegistry& registry) {
                       [](const Settings& s) { return idxLabelCount(s.string("labels")); }});
 
   const SyntheticData::Options synthetic;
-  registerDataSource(
-      registry,
+  ComponentType syntheticType =
       describe("synthetic", "Class-dependent patterns plus noise; trains in seconds",
                {key::integer("num_samples", synthetic.numSamples())
                     .label("Samples")
@@ -96,7 +95,11 @@ void registerBuiltinData(ComponentRegistry& registry) {
                     .help("Seed of the class patterns"),
                 key::seed("sample_seed", synthetic.sampleSeed())
                     .label("Sample seed")
-                    .help("0: samples follow the patterns' generator; else their own generator")}),
+                    .help("0: samples follow the patterns' generator; else their own generator")});
+  // A validation copy of a synthetic source shares its patterns and draws other samples.
+  syntheticType.traits = {{"held_out_by", "sample_seed"}};
+  registerDataSource(
+      registry, syntheticType,
       {[](const Settings& s, bool shuffle, uint64_t seed) {
          auto flow = std::make_shared<SyntheticData>(SyntheticData::Options()
                                                          .numSamples(s.integer("num_samples"))

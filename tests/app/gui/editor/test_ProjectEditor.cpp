@@ -131,6 +131,27 @@ class ProjectEditorTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void validateOnCopiesTheTrainingSourceAsTheRegistrySays() {
+    ProjectEditor editor(fakeServices());
+    QVERIFY(editor.setDocument(
+        R"({"format": 1, "name": "v", "model": {"type": "mlp"},
+            "data": {"train": {"type": "fashion-mnist", "limit": 100}}})"));
+    field<QCheckBox>(editor, "data.validation")->click();
+    QJsonObject root = QJsonDocument::fromJson(editor.document().toUtf8()).object();
+    // The validation slot's own default: the held-out split.
+    QCOMPARE(valueAt(root, "data.validation.split").toString(), QStringLiteral("test"));
+    QCOMPARE(valueAt(root, "data.validation.limit").toInt(), 100);
+
+    QVERIFY(editor.setDocument(
+        R"({"format": 1, "name": "v", "model": {"type": "mlp"},
+            "data": {"train": {"type": "synthetic", "sample_seed": 5}}})"));
+    field<QCheckBox>(editor, "data.validation")->click();
+    root = QJsonDocument::fromJson(editor.document().toUtf8()).object();
+    // The type's "held_out_by" seed: the same patterns, other samples. No split key.
+    QCOMPARE(valueAt(root, "data.validation.sample_seed").toInt(), 6);
+    QVERIFY(!root.value("data").toObject().value("validation").toObject().contains("split"));
+  }
+
   void pathsReadAndWriteNestedValues() {
     QJsonObject root{{"callbacks", QJsonArray{QJsonObject{{"type", "throughput"}}}}};
     root = applyEdit(root, {"data.train.num_samples", 512});
