@@ -32,20 +32,6 @@ json ComponentSpec::at(const std::string& name) const {
   return nullptr;  // not reached
 }
 
-int64_t ComponentSpec::integer(const std::string& name) const { return at(name).get<int64_t>(); }
-uint64_t ComponentSpec::seed(const std::string& name) const { return at(name).get<uint64_t>(); }
-double ComponentSpec::number(const std::string& name) const { return at(name).get<double>(); }
-bool ComponentSpec::boolean(const std::string& name) const { return at(name).get<bool>(); }
-std::string ComponentSpec::string(const std::string& name) const {
-  return at(name).get<std::string>();
-}
-std::vector<int64_t> ComponentSpec::integers(const std::string& name) const {
-  return at(name).get<std::vector<int64_t>>();
-}
-std::vector<std::string> ComponentSpec::strings(const std::string& name) const {
-  return at(name).get<std::vector<std::string>>();
-}
-
 ComponentSpec& ComponentSpec::set(const std::string& name, json value) {
   // Stored as the reader would store it, so that a project built in code writes what reads
   // back identically (0 for a number is written 0.0).

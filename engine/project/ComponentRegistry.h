@@ -43,7 +43,7 @@ struct Project;
 /// One component of a project: its kind ("model"), its type ("convnet") and its settings.
 /// Settings missing from `settings` read as the type's defaults, so code may set only the keys
 /// it cares about: `auto m = ComponentSpec::of("model", "mlp"); m.set("hidden", {8});`.
-struct ComponentSpec {
+struct ComponentSpec : TypedValues<ComponentSpec> {
   std::string kind;
   std::string type;
   Settings settings;
@@ -56,13 +56,6 @@ struct ComponentSpec {
   /// The value of `name`: the setting, else the type's default. CheckError when the type has
   /// no such key.
   nlohmann::json at(const std::string& name) const;
-  int64_t integer(const std::string& name) const;
-  uint64_t seed(const std::string& name) const;
-  double number(const std::string& name) const;
-  bool boolean(const std::string& name) const;
-  std::string string(const std::string& name) const;
-  std::vector<int64_t> integers(const std::string& name) const;
-  std::vector<std::string> strings(const std::string& name) const;
   ComponentSpec& set(const std::string& name, nlohmann::json value);
   /// Every key of the type with its value (settings over defaults), as the writer emits it.
   Settings resolved() const;

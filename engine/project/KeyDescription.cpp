@@ -300,16 +300,4 @@ const json& Settings::at(const std::string& name) const {
   return *it;
 }
 
-int64_t Settings::integer(const std::string& name) const { return at(name).get<int64_t>(); }
-uint64_t Settings::seed(const std::string& name) const { return at(name).get<uint64_t>(); }
-double Settings::number(const std::string& name) const { return at(name).get<double>(); }
-bool Settings::boolean(const std::string& name) const { return at(name).get<bool>(); }
-std::string Settings::string(const std::string& name) const { return at(name).get<std::string>(); }
-std::vector<int64_t> Settings::integers(const std::string& name) const {
-  return at(name).get<std::vector<int64_t>>();
-}
-std::vector<std::string> Settings::strings(const std::string& name) const {
-  return at(name).get<std::vector<std::string>>();
-}
-
 }  // namespace tbench

@@ -92,21 +92,39 @@ KeyDescription points(std::string name);
 }  // namespace key
 
 /// The resolved settings of one component: every key of its type, defaults filled in by
+/// The typed reads of a key's value, for Settings and ComponentSpec: each only says what `at`
+/// means for it.
+template <typename Derived>
+class TypedValues {
+ public:
+  int64_t integer(const std::string& name) const { return value(name).template get<int64_t>(); }
+  uint64_t seed(const std::string& name) const { return value(name).template get<uint64_t>(); }
+  double number(const std::string& name) const { return value(name).template get<double>(); }
+  bool boolean(const std::string& name) const { return value(name).template get<bool>(); }
+  std::string string(const std::string& name) const {
+    return value(name).template get<std::string>();
+  }
+  std::vector<int64_t> integers(const std::string& name) const {
+    return value(name).template get<std::vector<int64_t>>();
+  }
+  std::vector<std::string> strings(const std::string& name) const {
+    return value(name).template get<std::vector<std::string>>();
+  }
+
+ private:
+  nlohmann::json value(const std::string& name) const {
+    return static_cast<const Derived&>(*this).at(name);
+  }
+};
+
 /// validation. Accessors of a key the settings lack throw CheckError (a programming error).
-class Settings {
+class Settings : public TypedValues<Settings> {
  public:
   Settings() : values_(nlohmann::json::object()) {}
   explicit Settings(nlohmann::json values);
 
   bool has(const std::string& name) const { return values_.contains(name); }
   const nlohmann::json& at(const std::string& name) const;
-  int64_t integer(const std::string& name) const;
-  uint64_t seed(const std::string& name) const;
-  double number(const std::string& name) const;
-  bool boolean(const std::string& name) const;
-  std::string string(const std::string& name) const;
-  std::vector<int64_t> integers(const std::string& name) const;
-  std::vector<std::string> strings(const std::string& name) const;
 
   void set(const std::string& name, nlohmann::json value) { values_[name] = std::move(value); }
   const nlohmann::json& values() const { return values_; }
