@@ -121,7 +121,7 @@ int runEval(const CliArgs& args) {
       throw InputError(str(args.checkpoint, ": does not fit the model of ", args.project, "\n",
                            report.toString()));
     }
-    auto runner = buildInferenceRunner(project);
+    auto runner = buildInferenceRunner(project, run.dataFacts, *run.config.model);
     const auto results = runner->evaluate(*run.trainer);
     std::cout << args.checkpoint << " (global step " << state.globalStep << ", epoch "
               << state.epochNum << ")\n";
@@ -156,10 +156,13 @@ int runExport(const CliArgs& args) {
 int runValidate(const CliArgs& args) {
   try {
     const Project project = loadWithOverrides(args);
-    const OpenedSource train = openDataSource(project.data.train, false, project.seed);
+    OpenRequest request;
+    request.seed = project.seed;
+    const OpenedSource train = openDataSource(project.data.train, request);
     std::string validation;
     if (project.data.hasValidation) {
-      const OpenedSource v = openDataSource(project.data.validation, false, project.seed);
+      request.training = &train.facts;
+      const OpenedSource v = openDataSource(project.data.validation, request);
       validation = str(", validation ", v.flow->size().value_or(0), " samples");
     }
     const int64_t samples = train.flow->size().value_or(0);

@@ -26,6 +26,7 @@ class ClassificationModel : public ModelDesc {
   /// {"cost": mean cross-entropy, "wrong": float [N], 1 where the top-1 class is wrong}.
   std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower, torch::nn::Module& net,
                                                         const Batch& batch) override;
+  std::vector<std::string> inferenceOutputNames() const override { return {"cost", "wrong"}; }
 
   /// Logits of `net` (a replica built by buildTower) for `images`.
   static torch::Tensor logits(torch::nn::Module& net, const torch::Tensor& images);

@@ -14,6 +14,7 @@
 // It then validates, builds, appears in the window's form and in `towerbench-cli types`.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,16 +36,40 @@ namespace tbench {
 using ModelMaker =
     std::function<ClassificationModel::NetFactory(const Settings&, ImageShape, int64_t)>;
 
+/// What a data source learned from the training data: its validation copy is opened with it
+/// (so both see the same class names and the same standardisation), and checkpoints keep it
+/// (the "data" entry, Checkpoint.h).
+struct DataFacts {
+  /// Class k's name (folder names, a CSV's class column); empty: the classes are numbered.
+  std::vector<std::string> classNames;
+  /// Per-feature statistics computed on the training data, by name ("feature_mean",
+  /// "feature_std"): what a source subtracts and divides by. Empty when it standardises nothing.
+  std::map<std::string, std::vector<double>> statistics;
+};
+
 /// A data source opened for reading, with what the model needs to know about it.
 struct OpenedSource {
-  DataFlowPtr flow;  ///< one datapoint per sample: {image [C,H,W], label}
+  /// One datapoint per sample: {input float32 [C, H, W] (a table row is [1, 1, D]), then either
+  /// label int64 0-dim (classification) or target float32 [T] (regression)}.
+  DataFlowPtr flow;
   ImageShape image;
-  int64_t numClasses = 0;
+  int64_t numClasses = 0;  ///< > 0: classification into that many classes
+  int64_t numTargets = 0;  ///< > 0: regression onto that many float targets
+  DataFacts facts;
+};
+
+/// How a source is opened.
+struct OpenRequest {
+  bool shuffle = false;
+  uint64_t seed = 0;
+  /// When opening validation data: what the training source learned (class names to follow,
+  /// statistics to apply instead of computing its own). Null for the training source.
+  const DataFacts* training = nullptr;
 };
 
 /// "data": opens a source (reads headers and labels, so bad files fail here with their path).
 struct DataSourceMaker {
-  std::function<OpenedSource(const Settings&, bool shuffle, uint64_t seed)> open;
+  std::function<OpenedSource(const Settings&, const OpenRequest&)> open;
   /// The number of samples without reading the data, for previews; 0 when unknown. Optional.
   std::function<int64_t(const Settings&)> count;
 };
@@ -58,6 +83,10 @@ struct CallbackBuildContext {
   const Project& project;
   /// The first model_saver built: resume and the "save now" action use it.
   std::shared_ptr<ModelSaver> modelSaver;
+  /// What the training source learned (validation data is opened with it).
+  const DataFacts* trainingFacts = nullptr;
+  /// The run's model (what its validation outputs are).
+  std::shared_ptr<ModelDesc> model;
 };
 /// "callback": the callback of one entry of "callbacks".
 using CallbackMaker = std::function<CallbackPtr(const Settings&, CallbackBuildContext&)>;

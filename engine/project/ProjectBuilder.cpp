@@ -15,8 +15,8 @@
 
 namespace tbench {
 
-OpenedSource openDataSource(const ComponentSpec& spec, bool shuffle, uint64_t seed) {
-  return dataSourceMaker(spec.type).open(spec.resolved(), shuffle, seed);
+OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request) {
+  return dataSourceMaker(spec.type).open(spec.resolved(), request);
 }
 
 ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec) {
@@ -34,21 +34,28 @@ std::shared_ptr<ClassificationModel> buildModel(const ComponentSpec& spec, Image
   return std::make_shared<ClassificationModel>(image, net, optimizerFactory(optimizer));
 }
 
-std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project) {
+std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
+                                                      const DataFacts& trainingFacts,
+                                                      const ModelDesc& model) {
   TB_CHECK(project.data.hasValidation, "the project has no validation data");
-  OpenedSource validation = openDataSource(project.data.validation, false, project.seed);
+  OpenRequest request;
+  request.seed = project.seed;
+  request.training = &trainingFacts;
+  OpenedSource validation = openDataSource(project.data.validation, request);
   // Validation sees every sample once: the last, smaller batch is kept.
   auto batches = std::make_shared<BatchData>(validation.flow, project.data.batchSize,
                                              /*remainder=*/true);
-  return std::make_shared<InferenceRunner>(
-      batches, std::vector<InferencerPtr>{std::make_shared<ScalarStats>(),
-                                          std::make_shared<ClassificationError>()});
+  std::vector<InferencerPtr> inferencers{std::make_shared<ScalarStats>()};
+  const std::vector<std::string> outputs = model.inferenceOutputNames();
+  if (std::find(outputs.begin(), outputs.end(), "wrong") != outputs.end()) {
+    inferencers.push_back(std::make_shared<ClassificationError>());
+  }
+  return std::make_shared<InferenceRunner>(batches, std::move(inferencers));
 }
 
 namespace {
 
-std::vector<CallbackPtr> buildCallbacks(const Project& project,
-                                        std::shared_ptr<ModelSaver>* modelSaver) {
+std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run) {
   std::vector<CallbackPtr> callbacks;
   const ScheduleSpec& schedule = project.schedule;
   if (schedule.enabled) {
@@ -58,13 +65,13 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project,
         schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
                                            : ScheduledHyperParamSetter::Interpolation::Piecewise));
   }
-  CallbackBuildContext context{project, nullptr};
+  CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model};
   for (const ComponentSpec& spec : project.callbacks) {
     if (CallbackPtr callback = callbackMaker(spec.type)(spec.resolved(), context)) {
       callbacks.push_back(callback);
     }
   }
-  *modelSaver = context.modelSaver;
+  run.modelSaver = context.modelSaver;
   return callbacks;
 }
 
@@ -92,17 +99,21 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   std::vector<Device> devices;
   for (const auto& d : deviceNames) devices.push_back(Device::parse(d));
 
-  OpenedSource train = openDataSource(project.data.train, project.data.shuffle, project.seed);
+  OpenRequest request;
+  request.shuffle = project.data.shuffle;
+  request.seed = project.seed;
+  OpenedSource train = openDataSource(project.data.train, request);
   auto batched =
       std::make_shared<BatchData>(train.flow, project.data.batchSize, project.data.remainder);
 
   BuiltRun run;
+  run.dataFacts = train.facts;
   TrainConfig& config = run.config;
   config.model = buildModel(project.model, train.image, train.numClasses, project.optimizer);
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
   config.input = strategy.input(batched, project.trainer.resolved());
   run.trainer = strategy.trainer(project.trainer.resolved(), devices);
-  config.extraCallbacks = buildCallbacks(project, &run.modelSaver);
+  config.extraCallbacks = buildCallbacks(project, run);
   config.monitors = buildMonitors(project, !runDir.empty());
   config.gradients = GradientProcessing()
                          .clipGlobalNorm(project.optimizer.number("clip_global_norm"))

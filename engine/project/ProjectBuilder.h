@@ -16,7 +16,7 @@
 namespace tbench {
 
 /// Opens a data source (reads headers and labels, so bad files fail here with their path).
-OpenedSource openDataSource(const ComponentSpec& spec, bool shuffle, uint64_t seed);
+OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request = {});
 
 /// The optimizer factory of `spec` (an optimizer ComponentSpec).
 ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
@@ -25,9 +25,12 @@ ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec
 std::shared_ptr<ClassificationModel> buildModel(const ComponentSpec& spec, ImageShape image,
                                                 int64_t numClasses, const ComponentSpec& optimizer);
 
-/// The InferenceRunner of the project's validation data (ScalarStats for validation_cost,
-/// ClassificationError for validation_error). CheckError when there is no validation data.
-std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project);
+/// The InferenceRunner of the project's validation data, opened with what the training source
+/// learned: ScalarStats for validation_cost, and ClassificationError for validation_error when
+/// `model` outputs "wrong". CheckError when there is no validation data.
+std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
+                                                      const DataFacts& trainingFacts,
+                                                      const ModelDesc& model);
 
 /// The trainer of a strategy (the project's "trainer") over `devices` (one tower per device).
 std::unique_ptr<SingleCostTrainer> buildTrainer(const ComponentSpec& strategy,
@@ -39,6 +42,8 @@ struct BuiltRun {
   std::unique_ptr<SingleCostTrainer> trainer;
   /// The project's model_saver (also somewhere in config.callbacks), or null when it has none.
   std::shared_ptr<ModelSaver> modelSaver;
+  /// What the training source learned (validation and eval open their data with it).
+  DataFacts dataFacts;
 };
 
 /// Builds the config and trainer of `project`, writing into `runDir` (empty: no files).

@@ -16,6 +16,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/input/Batch.h"
@@ -36,6 +37,8 @@ class ModelDesc {
                                                                 const Batch& batch) {
     return {{"cost", cost(tower, net, batch)}};
   }
+  /// The names inferenceOutputs returns (validation picks its inferencers by them).
+  virtual std::vector<std::string> inferenceOutputNames() const { return {"cost"}; }
 };
 
 using ModelDescPtr = std::shared_ptr<ModelDesc>;

@@ -9,6 +9,7 @@
 #include "engine/callbacks/ProgressBar.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
+#include "engine/core/Check.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/builtin/Builtin.h"
@@ -132,7 +133,10 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
   };
   registerCallback(
       registry, inference, [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
-        return everyK(buildInferenceRunner(context.project), s.integer("every_k_epochs"));
+        TB_CHECK(context.trainingFacts && context.model,
+                 "an inference callback is built by buildRun, after the model");
+        return everyK(buildInferenceRunner(context.project, *context.trainingFacts, *context.model),
+                      s.integer("every_k_epochs"));
       });
 
   registerCallback(

@@ -18,8 +18,11 @@ OpenedSource openIdx(std::shared_ptr<IdxClassificationData> flow) {
   return {flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
 }
 
-IdxClassificationData::Options idxOptions(const Settings& s, bool shuffle, uint64_t seed) {
-  return IdxClassificationData::Options().limit(s.integer("limit")).shuffle(shuffle).seed(seed);
+IdxClassificationData::Options idxOptions(const Settings& s, const OpenRequest& request) {
+  return IdxClassificationData::Options()
+      .limit(s.integer("limit"))
+      .shuffle(request.shuffle)
+      .seed(request.seed);
 }
 
 /// The sample count in an IDX label file's header (plain files only); 0 when unknown.
@@ -44,9 +47,9 @@ void registerBuiltinData(ComponentRegistry& registry) {
                     .label("Directory")
                     .help("Directory of the Fashion-MNIST files; empty: the package's")
                     .placeholder(FashionMnist::kDefaultDir)}),
-      {[](const Settings& s, bool shuffle, uint64_t seed) {
+      {[](const Settings& s, const OpenRequest& request) {
          return openIdx(std::make_shared<FashionMnist>(s.string("split"), s.string("dir"),
-                                                       idxOptions(s, shuffle, seed)));
+                                                       idxOptions(s, request)));
        },
        [](const Settings& s) -> int64_t { return s.string("split") == "test" ? 10000 : 60000; }});
 
@@ -65,9 +68,9 @@ void registerBuiltinData(ComponentRegistry& registry) {
                                    .required()
                                    .notEmpty()
                                    .filter(idxFilter)}),
-                     {[](const Settings& s, bool shuffle, uint64_t seed) {
+                     {[](const Settings& s, const OpenRequest& request) {
                         return openIdx(std::make_shared<IdxClassificationData>(
-                            s.string("images"), s.string("labels"), idxOptions(s, shuffle, seed)));
+                            s.string("images"), s.string("labels"), idxOptions(s, request)));
                       },
                       [](const Settings& s) { return idxLabelCount(s.string("labels")); }});
 
@@ -100,7 +103,7 @@ void registerBuiltinData(ComponentRegistry& registry) {
   syntheticType.traits = {{"held_out_by", "sample_seed"}};
   registerDataSource(
       registry, syntheticType,
-      {[](const Settings& s, bool shuffle, uint64_t seed) {
+      {[](const Settings& s, const OpenRequest& request) {
          auto flow = std::make_shared<SyntheticData>(SyntheticData::Options()
                                                          .numSamples(s.integer("num_samples"))
                                                          .imageSize(s.integer("image_size"))
@@ -108,8 +111,8 @@ void registerBuiltinData(ComponentRegistry& registry) {
                                                          .noise(s.number("noise"))
                                                          .dataSeed(s.seed("seed"))
                                                          .sampleSeed(s.seed("sample_seed"))
-                                                         .shuffle(shuffle)
-                                                         .seed(seed)
+                                                         .shuffle(request.shuffle)
+                                                         .seed(request.seed)
                                                          .limit(s.integer("limit")));
          const int64_t size = s.integer("image_size");
          return OpenedSource{flow, ImageShape{1, size, size}, s.integer("num_classes")};
@@ -133,13 +136,13 @@ void registerBuiltinData(ComponentRegistry& registry) {
                     .required()
                     .notEmpty()
                     .filter(npyFilter)}),
-      {[](const Settings& s, bool shuffle, uint64_t seed) {
+      {[](const Settings& s, const OpenRequest& request) {
          auto flow =
              std::make_shared<NumpyClassificationData>(s.string("features"), s.string("labels"),
                                                        NumpyClassificationData::Options()
                                                            .limit(s.integer("limit"))
-                                                           .shuffle(shuffle)
-                                                           .seed(seed));
+                                                           .shuffle(request.shuffle)
+                                                           .seed(request.seed));
          const auto shape = flow->sampleShape();
          return OpenedSource{flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
        },
