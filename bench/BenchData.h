@@ -31,8 +31,11 @@ inline std::vector<Datapoint> preloadBatches(int64_t count, int64_t batchSize) {
 
 /// The zoo model `type` ("mlp", "convnet") with its default settings and optimizer, for
 /// Fashion-MNIST images.
-inline std::shared_ptr<ClassificationModel> makeModel(const std::string& type) {
-  return buildModel(ComponentSpec::of("model", type), ImageShape{1, 28, 28}, 10,
+inline ModelDescPtr makeModel(const std::string& type) {
+  ModelContext context;
+  context.input = ImageShape{1, 28, 28};
+  context.numClasses = 10;
+  return buildModel(ComponentSpec::of("model", type), context,
                     ComponentSpec::defaultOf("optimizer"));
 }
 

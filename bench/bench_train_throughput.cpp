@@ -87,7 +87,7 @@ double handWritten(const std::string& type, const std::vector<Datapoint>& batche
     if (i == kWarmup) start = clock.seconds();
     const Datapoint& b = batches[static_cast<size_t>(i) % batches.size()];
     optimizer->zero_grad();
-    auto loss = torch::nn::functional::cross_entropy(ClassificationModel::logits(*net, b[0]), b[1]);
+    auto loss = torch::nn::functional::cross_entropy(SupervisedModel::logits(*net, b[0]), b[1]);
     loss.backward();
     optimizer->step();
   }

@@ -21,9 +21,9 @@ std::string usageText() {
   return "usage:\n"
          "  towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]\n"
          "                               [--set json.path=value]... [--new-run | --resume]\n"
-         "  towerbench-cli validate PROJECT\n"
+         "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
-         "  towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE\n"
+         "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
@@ -36,7 +36,8 @@ std::string usageText() {
          "          --set data.batch_size=64 --set 'trainer.devices=[\"cpu\"]'\n"
          "validate  checks PROJECT and its data files and prints every problem found\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
-         "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors\n"
+         "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
+         "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "types     lists the component types a project may use (models, data sources,\n"
@@ -119,12 +120,13 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
       out.checkpoint = value();
     } else if (exporting && arg == "--format") {
       out.format = value();
-      if (out.format != "pt" && out.format != "safetensors") {
-        throw UsageError(str("--format must be pt or safetensors, got \"", out.format, "\""));
+      if (out.format != "pt" && out.format != "safetensors" && out.format != "torchscript") {
+        throw UsageError(
+            str("--format must be pt, safetensors or torchscript, got \"", out.format, "\""));
       }
     } else if (exporting && arg == "--out") {
       out.out = value();
-    } else if ((train || eval) && arg == "--set") {
+    } else if ((train || eval || out.command == "validate") && arg == "--set") {
       const std::string& assignment = value();
       if (assignment.find('=') == std::string::npos) {
         throw UsageError(str("--set expects path=value, got \"", assignment, "\""));
@@ -148,7 +150,7 @@ CliArgs parseCliArgs(const std::vector<std::string>& args) {
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {
-    throw UsageError("export needs --format pt|safetensors and --out FILE");
+    throw UsageError("export needs --format pt|safetensors|torchscript and --out FILE");
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
+#include "engine/project/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/RunPreparation.h"
@@ -141,7 +142,11 @@ int runEval(const CliArgs& args) {
 
 int runExport(const CliArgs& args) {
   try {
-    exportWeights(args.project, args.format, args.out);
+    if (args.format == "torchscript") {
+      exportTorchScript(args.project, args.out);
+    } else {
+      exportWeights(args.project, args.format, args.out);
+    }
     std::cout << "wrote " << args.out << " (" << args.format << ") from " << args.project << "\n";
     return 0;
   } catch (const InputError& e) {
@@ -158,13 +163,17 @@ int runValidate(const CliArgs& args) {
     const Project project = loadWithOverrides(args);
     OpenRequest request;
     request.seed = project.seed;
-    const OpenedSource train = openDataSource(project.data.train, request);
+    const OpenedSource train = openDataSource(project.data.train, request, project.baseDir);
     std::string validation;
     if (project.data.hasValidation) {
       request.training = &train.facts;
-      const OpenedSource v = openDataSource(project.data.validation, request);
+      const OpenedSource v = openDataSource(project.data.validation, request, project.baseDir);
       validation = str(", validation ", v.flow->size().value_or(0), " samples");
     }
+    // The model is built against the data: a TorchScript module that does not fit is refused.
+    buildModel(project.model,
+               modelContext(train, str("data.train (", project.data.train.type, ")")),
+               project.optimizer, project.baseDir);
     const int64_t samples = train.flow->size().value_or(0);
     const int64_t steps = project.stepsPerEpoch > 0
                               ? project.stepsPerEpoch
@@ -175,8 +184,10 @@ int runValidate(const CliArgs& args) {
               << "  model " << project.model.type << ", optimizer " << project.optimizer.type
               << " (lr " << project.optimizer.number("learning_rate") << ")\n"
               << "  data: train " << samples << " samples of " << train.image.channels << "x"
-              << train.image.height << "x" << train.image.width << ", " << train.numClasses
-              << " classes" << validation << "\n"
+              << train.image.height << "x" << train.image.width << ", "
+              << (train.numClasses > 0 ? str(train.numClasses, " classes")
+                                       : str(train.numTargets, " regression target(s)"))
+              << validation << "\n"
               << "  " << project.maxEpoch << " epochs x " << steps << " steps of batch "
               << project.data.batchSize << " x " << project.devices().size()
               << " tower(s) = " << project.data.batchSize * project.devices().size()

@@ -230,6 +230,9 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
   state.epochNum = requireInt(path, dict, "epoch_num");
   state.rngState = requireBytes(path, dict, "rng_state");
   state.project = requireString(path, dict, "project");
+  if (dict.find(c10::IValue(std::string("data"))) != dict.end()) {
+    state.data = requireString(path, dict, "data");
+  }
   // Older checkpoints have no "epoch_step": resuming then derives it (see TrainConfig.cpp).
   if (dict.find(c10::IValue(std::string("epoch_step"))) != dict.end()) {
     state.epochStep = requireInt(path, dict, "epoch_step");
@@ -318,6 +321,7 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
                 state.rngState.defined() ? state.rngState : torch::empty({0}, torch::kUInt8));
     dict.insert("project", state.project);
     dict.insert("epoch_step", state.epochStep);
+    if (!state.data.empty()) dict.insert("data", state.data);
     // 0-dim float64 tensors, not Python floats: torch 1.13's weights_only unpickler has no
     // BINFLOAT opcode (newer ones do), and a tensor reads the same everywhere.
     c10::Dict<std::string, torch::Tensor> hyperParams;

@@ -17,7 +17,12 @@
 //    "hyper_params": {name: 0-dim float64 tensor},  the values in force ("learning_rate"),
 //                                    which LibTorch's optimizer archive does not keep
 //    "callbacks": {name: str},       callbacks' own state (Callback::checkpointState)
-//    "project": str}              the project JSON the run was started with ("" if none)
+//    "project": str,              the project JSON the run was started with ("" if none)
+//    "data": str}                 what the model was built for, as JSON (absent in older files):
+//                                 {"input_shape": [C, H, W], "num_classes": K,
+//                                  "num_targets": T, "class_names": [..],
+//                                  "statistics": {"feature_mean": [..], ..},
+//                                  "base_dir": the project file's directory}
 // Files are written atomically (temp file, flush, rename): a kill at any moment leaves the
 // previous file intact.
 
@@ -46,6 +51,8 @@ struct TrainingState {
   std::map<std::string, double> hyperParams;
   std::map<std::string, std::string> callbackStates;
   std::string project;
+  /// The "data" entry (JSON text; empty when the file has none).
+  std::string data;
   /// The file it was read from, for messages; empty when captured in memory.
   std::string path;
 };

@@ -30,6 +30,7 @@ class ConvNet : public ClassifierNet {
  public:
   explicit ConvNet(const ConvNetOptions& options);
   torch::Tensor forward(torch::Tensor images) override;
+  std::string scriptForward() const override;
 
  private:
   torch::nn::Conv2d conv1_{nullptr};
@@ -39,6 +40,7 @@ class ConvNet : public ClassifierNet {
   torch::nn::Linear fc1_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
   torch::nn::Linear fc2_{nullptr};
+  int64_t padding_ = 0;
 };
 
 }  // namespace tbench

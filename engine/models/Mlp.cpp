@@ -7,8 +7,7 @@
 namespace tbench {
 
 Mlp::Mlp(const MlpOptions& options) {
-  TB_CHECK(options.numClasses >= 2, "an MLP classifier needs 2 or more classes, got ",
-           options.numClasses);
+  TB_CHECK(options.numClasses >= 1, "an MLP needs 1 or more outputs, got ", options.numClasses);
   int64_t width = options.image.numel();
   for (int64_t h : options.hidden) {
     TB_CHECK(h > 0, "hidden widths must be positive, got ", h);
@@ -22,5 +21,19 @@ Mlp::Mlp(const MlpOptions& options) {
 }
 
 torch::Tensor Mlp::forward(torch::Tensor images) { return layers_->forward(images.flatten(1)); }
+
+std::string Mlp::scriptForward() const {
+  std::string code = "def forward(self, x: Tensor) -> Tensor:\n    x = x.flatten(1)\n";
+  const auto children = layers_->named_children();
+  for (const auto& child : children) {
+    const std::string layer = str("getattr(self.layers, \"", child.key(), "\")");
+    if (child.value()->as<torch::nn::Linear>() != nullptr) {
+      code += str("    x = torch.linear(x, ", layer, ".weight, ", layer, ".bias)\n");
+    } else if (child.value()->as<torch::nn::ReLU>() != nullptr) {
+      code += "    x = torch.relu(x)\n";
+    }  // Dropout is the identity in eval mode.
+  }
+  return code + "    return x\n";
+}
 
 }  // namespace tbench

@@ -19,6 +19,7 @@ class Mlp : public ClassifierNet {
  public:
   explicit Mlp(const MlpOptions& options);
   torch::Tensor forward(torch::Tensor images) override;
+  std::string scriptForward() const override;
 
  private:
   torch::nn::Sequential layers_;

@@ -23,18 +23,30 @@
 #include "engine/core/Device.h"
 #include "engine/data/DataFlow.h"
 #include "engine/input/InputSource.h"
-#include "engine/models/ClassificationModel.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/monitors/TrainingMonitor.h"
 #include "engine/project/ComponentRegistry.h"
 #include "engine/project/Project.h"
 #include "engine/savers/ModelSaver.h"
+#include "engine/train/ModelDesc.h"
 #include "engine/train/SingleCostTrainer.h"
 
 namespace tbench {
 
-/// "model": the network of each tower for images of `image` and `numClasses` classes.
-using ModelMaker =
-    std::function<ClassificationModel::NetFactory(const Settings&, ImageShape, int64_t)>;
+/// What a model is built for: the training data's samples and task, and the optimizer.
+struct ModelContext {
+  ImageShape input;        ///< one sample; [1, 1, D] is a feature vector (a table row)
+  int64_t numClasses = 0;  ///< > 0: classification
+  int64_t numTargets = 0;  ///< > 0: regression
+  SupervisedModel::OptimizerFactory optimizer;
+  std::string dataName = "the data";  ///< for messages: "data.train (csv)"
+  /// The outputs a network needs: one per class or per target.
+  int64_t outputs() const { return numClasses > 0 ? numClasses : numTargets; }
+};
+
+/// "model": the ModelDesc of a project, one replica per tower. Throws InputError when the model
+/// cannot fit the data (a TorchScript module whose inputs or outputs do not match).
+using ModelMaker = std::function<ModelDescPtr(const Settings&, const ModelContext&)>;
 
 /// What a data source learned from the training data: its validation copy is opened with it
 /// (so both see the same class names and the same standardisation), and checkpoints keep it

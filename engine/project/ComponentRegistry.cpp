@@ -1,5 +1,7 @@
 #include "engine/project/ComponentRegistry.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <set>
 
@@ -44,10 +46,17 @@ ComponentSpec& ComponentSpec::set(const std::string& name, json value) {
   return *this;
 }
 
-Settings ComponentSpec::resolved() const {
+Settings ComponentSpec::resolved(const std::string& baseDir) const {
   Settings out;
   for (const KeyDescription& k : ComponentRegistry::global().keysOf(kind, type)) {
-    out.set(k.name, settings.has(k.name) ? settings.at(k.name) : k.defaultValue);
+    nlohmann::json value = settings.has(k.name) ? settings.at(k.name) : k.defaultValue;
+    const bool path = k.type == ValueType::File || k.type == ValueType::Directory;
+    if (path && !baseDir.empty() && value.is_string() && !value.get<std::string>().empty() &&
+        std::filesystem::path(value.get<std::string>()).is_relative()) {
+      value =
+          (std::filesystem::path(baseDir) / value.get<std::string>()).lexically_normal().string();
+    }
+    out.set(k.name, std::move(value));
   }
   return out;
 }

@@ -58,7 +58,9 @@ struct ComponentSpec : TypedValues<ComponentSpec> {
   nlohmann::json at(const std::string& name) const;
   ComponentSpec& set(const std::string& name, nlohmann::json value);
   /// Every key of the type with its value (settings over defaults), as the writer emits it.
-  Settings resolved() const;
+  /// With a `baseDir`, non-empty relative paths of file and directory keys are resolved
+  /// against it (a project's paths are relative to the project file).
+  Settings resolved(const std::string& baseDir = "") const;
 };
 
 /// Reports a problem with a component's settings during validation: `key` is one of its keys

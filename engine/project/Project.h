@@ -68,6 +68,10 @@ struct Project {
   uint64_t seed = 42;
   int64_t numThreads = 0;             ///< intra-op threads; 0 = the cores available
   std::string runRoot = "train_log";  ///< runs go to <run_root>/<name>/<run-id>/
+  /// The directory of the file the project was read from (not written to the file): relative
+  /// file and directory paths of its components (data files, a TorchScript model) are resolved
+  /// against it. Empty: against the working directory.
+  std::string baseDir;
 
   /// Whether monitor `type` is on (its registered default when the project does not say).
   bool monitorOn(const std::string& type) const;

@@ -15,11 +15,12 @@
 
 namespace tbench {
 
-OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request) {
-  return dataSourceMaker(spec.type).open(spec.resolved(), request);
+OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request,
+                            const std::string& baseDir) {
+  return dataSourceMaker(spec.type).open(spec.resolved(baseDir), request);
 }
 
-ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec) {
+SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec) {
   const OptimizerMaker& make = optimizerMaker(spec.type);
   const Settings settings = spec.resolved();
   return [make, settings](std::vector<torch::Tensor> params) {
@@ -27,11 +28,28 @@ ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec
   };
 }
 
-std::shared_ptr<ClassificationModel> buildModel(const ComponentSpec& spec, ImageShape image,
-                                                int64_t numClasses,
-                                                const ComponentSpec& optimizer) {
-  ClassificationModel::NetFactory net = modelMaker(spec.type)(spec.resolved(), image, numClasses);
-  return std::make_shared<ClassificationModel>(image, net, optimizerFactory(optimizer));
+ModelDescPtr buildModel(const ComponentSpec& spec, ModelContext context,
+                        const ComponentSpec& optimizer, const std::string& baseDir) {
+  context.optimizer = optimizerFactory(optimizer);
+  return modelMaker(spec.type)(spec.resolved(baseDir), context);
+}
+
+nlohmann::json dataFactsJson(const OpenedSource& source, const std::string& baseDir) {
+  return {{"input_shape", {source.image.channels, source.image.height, source.image.width}},
+          {"num_classes", source.numClasses},
+          {"num_targets", source.numTargets},
+          {"class_names", source.facts.classNames},
+          {"statistics", source.facts.statistics},
+          {"base_dir", baseDir}};
+}
+
+ModelContext modelContext(const OpenedSource& source, const std::string& dataName) {
+  ModelContext context;
+  context.input = source.image;
+  context.numClasses = source.numClasses;
+  context.numTargets = source.numTargets;
+  context.dataName = dataName;
+  return context;
 }
 
 std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
@@ -41,7 +59,7 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
   OpenRequest request;
   request.seed = project.seed;
   request.training = &trainingFacts;
-  OpenedSource validation = openDataSource(project.data.validation, request);
+  OpenedSource validation = openDataSource(project.data.validation, request, project.baseDir);
   // Validation sees every sample once: the last, smaller batch is kept.
   auto batches = std::make_shared<BatchData>(validation.flow, project.data.batchSize,
                                              /*remainder=*/true);
@@ -102,14 +120,16 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   OpenRequest request;
   request.shuffle = project.data.shuffle;
   request.seed = project.seed;
-  OpenedSource train = openDataSource(project.data.train, request);
+  OpenedSource train = openDataSource(project.data.train, request, project.baseDir);
   auto batched =
       std::make_shared<BatchData>(train.flow, project.data.batchSize, project.data.remainder);
 
   BuiltRun run;
   run.dataFacts = train.facts;
   TrainConfig& config = run.config;
-  config.model = buildModel(project.model, train.image, train.numClasses, project.optimizer);
+  config.model = buildModel(project.model,
+                            modelContext(train, str("data.train (", project.data.train.type, ")")),
+                            project.optimizer, project.baseDir);
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
   config.input = strategy.input(batched, project.trainer.resolved());
   run.trainer = strategy.trainer(project.trainer.resolved(), devices);
@@ -128,6 +148,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   config.initFrom = project.init.checkpoint;
   config.initIgnore = project.init.ignore;
   run.trainer->setProjectText(projectToJson(project).dump());
+  run.trainer->setDataText(dataFactsJson(train, project.baseDir).dump());
   return run;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/inference/InferenceRunner.h"
-#include "engine/models/ClassificationModel.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/Project.h"
 #include "engine/savers/ModelSaver.h"
@@ -16,14 +16,21 @@
 namespace tbench {
 
 /// Opens a data source (reads headers and labels, so bad files fail here with their path).
-OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request = {});
+/// Relative paths of `spec` are resolved against `baseDir` (Project::baseDir).
+OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request = {},
+                            const std::string& baseDir = "");
 
 /// The optimizer factory of `spec` (an optimizer ComponentSpec).
-ClassificationModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
+SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
 
-/// The model of `spec` for images of `image` and `numClasses` classes.
-std::shared_ptr<ClassificationModel> buildModel(const ComponentSpec& spec, ImageShape image,
-                                                int64_t numClasses, const ComponentSpec& optimizer);
+/// The model of `spec` (with the optimizer of `optimizer`) for the data of `context`; context's
+/// optimizer is set here. Throws InputError when the model cannot fit the data.
+ModelDescPtr buildModel(const ComponentSpec& spec, ModelContext context,
+                        const ComponentSpec& optimizer, const std::string& baseDir = "");
+/// The checkpoints' "data" entry for `source` (Checkpoint.h).
+nlohmann::json dataFactsJson(const OpenedSource& source, const std::string& baseDir);
+/// The ModelContext of an opened training source.
+ModelContext modelContext(const OpenedSource& source, const std::string& dataName);
 
 /// The InferenceRunner of the project's validation data, opened with what the training source
 /// learned: ScalarStats for validation_cost, and ClassificationError for validation_error when

@@ -431,6 +431,10 @@ Project projectFromJson(const json& doc, const std::string& source) {
   Project project;
   std::vector<ProjectIssue> issues = collectIssues(doc, project);
   if (!issues.empty()) throw ProjectError(source, std::move(issues));
+  std::error_code error;
+  if (std::filesystem::is_regular_file(source, error)) {
+    project.baseDir = std::filesystem::absolute(source, error).parent_path().string();
+  }
   return project;
 }
 

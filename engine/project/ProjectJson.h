@@ -31,7 +31,8 @@ class ProjectError : public InputError {
 };
 
 /// Validates `doc` and returns the project. Throws ProjectError with every issue found.
-/// `source` names the document in messages (usually its file path).
+/// `source` names the document in messages; when it is the path of a file, relative paths in
+/// the project are resolved against that file's directory (Project::baseDir).
 Project projectFromJson(const nlohmann::json& doc, const std::string& source = "project");
 
 /// Every issue of `doc`, empty when it is a valid project. Never throws.

@@ -41,6 +41,7 @@ void TowerTrainer::saveCheckpoint(const std::string& path) {
   TrainingState state =
       captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(), projectText_);
   state.epochStep = stepsDoneInEpoch();
+  state.data = dataText_;
   state.hyperParams = hyperParamValues();
   state.callbackStates = callbackStates();
   writeCheckpointFile(path, state);

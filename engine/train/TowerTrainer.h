@@ -20,6 +20,8 @@ class TowerTrainer : public Trainer {
   virtual torch::optim::Optimizer* mainOptimizer() = 0;
   /// The project JSON text stored in checkpoints.
   void setProjectText(std::string text) { projectText_ = std::move(text); }
+  /// The checkpoints' "data" entry (Checkpoint.h).
+  void setDataText(std::string text) { dataText_ = std::move(text); }
 
   void saveCheckpoint(const std::string& path) override;
   std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
@@ -47,6 +49,7 @@ class TowerTrainer : public Trainer {
   int64_t samplesPerStep_ = 0;
   std::vector<std::pair<std::string, double>> pendingScalars_;
   std::string projectText_;
+  std::string dataText_;
   // The inference tower, built on first use; its weights are copied from the main tower
   // whenever the global step moved since the last copy.
   std::unique_ptr<TowerContext> inferenceTower_;

@@ -201,13 +201,13 @@ class TestComponentRegistration : public QObject {
                e.what());
     }
     ComponentType common = epochNoteType();
-    common.kind = "model";
+    common.kind = "data";
     common.name = "tiny";
-    common.keys = {key::number("dropout", 0.0)};  // every model has it already
-    QVERIFY_THROWS_EXCEPTION(InputError,
-                             registerModel(ComponentRegistry::global(), common, ModelMaker()));
+    common.keys = {key::integer("limit", 0)};  // every data source has it already
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, registerDataSource(ComponentRegistry::global(), common, DataSourceMaker()));
     QVERIFY(ComponentRegistry::global().find("callback", "epoch_note_2") == nullptr);
-    QVERIFY(ComponentRegistry::global().find("model", "tiny") == nullptr);
+    QVERIFY(ComponentRegistry::global().find("data", "tiny") == nullptr);
   }
 };
 

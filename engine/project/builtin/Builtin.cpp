@@ -13,12 +13,8 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
                       "type",
                       "convnet",
                       "$.model",
-                      "The network each tower builds; its last layer has one output per class."};
-  model.trailingKeys = {key::number("dropout", 0.0)
-                            .label("Dropout")
-                            .help("Dropout before the last layer")
-                            .atLeast(0)
-                            .below(1)};
+                      "The network each tower builds: one output per class (or per regression "
+                      "target)."};
   registry.addKind(model);
 
   ComponentKind data{"data",

@@ -10,8 +10,8 @@
 #include "engine/inference/ClassificationError.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
@@ -20,13 +20,13 @@ using namespace tbench;
 
 namespace {
 
-std::shared_ptr<ClassificationModel> tinyModel() {
+std::shared_ptr<SupervisedModel> tinyModel() {
   MlpOptions o;
   o.image = ImageShape{1, 8, 8};
   o.numClasses = 4;
   o.hidden = {16};
   o.dropout = 0.5;  // inference must run in eval mode: dropout off
-  return std::make_shared<ClassificationModel>(
+  return std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
@@ -106,7 +106,7 @@ class TestInferenceRunner : public QObject {
     QVERIFY(net.is_training());  // inference used its own replica
     net.eval();
     torch::NoGradGuard noGrad;
-    auto logits = ClassificationModel::logits(net, validation->images());
+    auto logits = SupervisedModel::logits(net, validation->images());
     const double wrong =
         (logits.argmax(1) != validation->labels()).to(torch::kFloat64).sum().item<double>();
     QCOMPARE(error[2].value, wrong / 203.0);

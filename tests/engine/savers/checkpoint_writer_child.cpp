@@ -11,8 +11,8 @@
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/data/DataFromList.h"
 #include "engine/input/FeedInput.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   o.numClasses = 4;
   o.hidden = {1024, 512};
   TrainConfig config;
-  config.model = std::make_shared<ClassificationModel>(
+  config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-4));

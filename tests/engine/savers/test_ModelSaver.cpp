@@ -28,8 +28,8 @@
 #include "engine/core/Logging.h"
 #include "engine/data/DataFromList.h"
 #include "engine/input/FeedInput.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/savers/MinMaxSaver.h"
 #include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
@@ -40,12 +40,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::shared_ptr<ClassificationModel> makeModel() {
+std::shared_ptr<SupervisedModel> makeModel() {
   MlpOptions o;
   o.image = ImageShape{1, 8, 8};
   o.numClasses = 4;
   o.hidden = {16};
-  return std::make_shared<ClassificationModel>(
+  return std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));

@@ -10,8 +10,8 @@
 #include "engine/data/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
@@ -28,9 +28,9 @@ MlpOptions smallMlp() {
   return o;
 }
 
-std::shared_ptr<ClassificationModel> makeModel(double lr) {
+std::shared_ptr<SupervisedModel> makeModel(double lr) {
   const MlpOptions o = smallMlp();
-  return std::make_shared<ClassificationModel>(
+  return std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [lr](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(lr).momentum(0.9));

@@ -13,9 +13,9 @@
 #include "engine/data/DataFromList.h"
 #include "engine/data/SyntheticData.h"
 #include "engine/input/FeedInput.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/ConvNet.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/AsyncTrainer.h"
 #include "engine/strategies/SimpleTrainer.h"
@@ -38,9 +38,9 @@ MlpOptions mlpOptions() {
   return o;
 }
 
-std::shared_ptr<ClassificationModel> model(const std::string& optimizer, double lr) {
+std::shared_ptr<SupervisedModel> model(const std::string& optimizer, double lr) {
   const MlpOptions o = mlpOptions();
-  return std::make_shared<ClassificationModel>(
+  return std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [optimizer, lr](std::vector<torch::Tensor> p) -> std::unique_ptr<torch::optim::Optimizer> {
         if (optimizer == "adam") {
@@ -101,12 +101,12 @@ double maxDifference(const std::map<std::string, torch::Tensor>& a,
 const std::vector<Device> kTwoCpuTowers = {Device{}, Device{}};
 
 /// A model whose cost throws on one tower.
-class FailingModel : public ClassificationModel {
+class FailingModel : public SupervisedModel {
  public:
-  FailingModel() : ClassificationModel(*model("sgd", 0.1)) {}
+  FailingModel() : SupervisedModel(*model("sgd", 0.1)) {}
   torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) override {
     if (tower.index() == 1) throw std::runtime_error("tower1 ran out of luck");
-    return ClassificationModel::cost(tower, net, batch);
+    return SupervisedModel::cost(tower, net, batch);
   }
 };
 
@@ -257,7 +257,7 @@ class TestStrategies : public QObject {
     trainers.emplace_back("async", std::make_unique<AsyncTrainer>(kTwoCpuTowers));
     for (auto& [label, trainer] : trainers) {
       TrainConfig config;
-      config.model = std::make_shared<ClassificationModel>(
+      config.model = std::make_shared<SupervisedModel>(
           net.image, [net] { return std::make_shared<ConvNet>(net); },
           [](std::vector<torch::Tensor> p) {
             return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.05));

@@ -12,8 +12,8 @@
 #include "engine/data/BatchData.h"
 #include "engine/data/SyntheticData.h"
 #include "engine/input/FeedInput.h"
-#include "engine/models/ClassificationModel.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
@@ -50,7 +50,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   o.dropout = 0.3;
   auto history = std::make_shared<ScalarHistory>();
   TrainConfig config;
-  config.model = std::make_shared<ClassificationModel>(
+  config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));

@@ -1,4 +1,4 @@
-// ClassificationModel::topOneError against LibTorch's own argmax, on the inputs where a
+// SupervisedModel::topOneError against LibTorch's own argmax, on the inputs where a
 // hand-written pass could differ: ties, NaN, non-contiguous logits, other dtypes.
 
 #include <QtTest>
@@ -7,7 +7,7 @@
 
 #include <limits>
 
-#include "engine/models/ClassificationModel.h"
+#include "engine/models/SupervisedModel.h"
 
 using namespace tbench;
 
@@ -19,13 +19,13 @@ double reference(const torch::Tensor& logits, const torch::Tensor& labels) {
 
 /// topOneError returns float32: equal to the reference within float rounding.
 bool agrees(const torch::Tensor& logits, const torch::Tensor& labels) {
-  return std::abs(ClassificationModel::topOneError(logits, labels).item<double>() -
+  return std::abs(SupervisedModel::topOneError(logits, labels).item<double>() -
                   reference(logits, labels)) < 1e-6;
 }
 
 }  // namespace
 
-class TestClassificationModel : public QObject {
+class TestSupervisedModel : public QObject {
   Q_OBJECT
  private slots:
   void topOneErrorAgreesWithArgmax() {
@@ -35,7 +35,7 @@ class TestClassificationModel : public QObject {
         // Small integers: many rows have tied maxima, where argmax takes the first.
         const auto logits = torch::randint(0, 3, {rows, classes}).to(torch::kFloat32);
         const auto labels = torch::randint(0, classes, {rows}, torch::kInt64);
-        const auto error = ClassificationModel::topOneError(logits, labels);
+        const auto error = SupervisedModel::topOneError(logits, labels);
         QCOMPARE(error.dim(), int64_t{0});
         QCOMPARE(error.scalar_type(), torch::kFloat32);
         QVERIFY2(agrees(logits, labels), qPrintable(QString("%1 x %2").arg(rows).arg(classes)));
@@ -66,9 +66,9 @@ class TestClassificationModel : public QObject {
     const auto doubles = transposed.to(torch::kFloat64);
     QVERIFY(agrees(doubles, labels));
     const auto grad = transposed.detach().clone().requires_grad_(true);
-    QVERIFY(!ClassificationModel::topOneError(grad, labels).requires_grad());
+    QVERIFY(!SupervisedModel::topOneError(grad, labels).requires_grad());
   }
 };
 
-QTEST_GUILESS_MAIN(TestClassificationModel)
-#include "test_ClassificationModel.moc"
+QTEST_GUILESS_MAIN(TestSupervisedModel)
+#include "test_SupervisedModel.moc"

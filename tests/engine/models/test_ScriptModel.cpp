@@ -1,0 +1,296 @@
+// TorchScript models: modules scripted by PyTorch (scripts/make-torchscript-model.py, run with
+// /usr/bin/python3) train under every strategy through the project layer, refuse what would
+// train wrongly (traced BatchNorm, mismatched inputs and outputs), keep the module's names in
+// checkpoints, and export as TorchScript that PyTorch runs with the engine's outputs.
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "engine/checkpoint/Checkpoint.h"
+#include "engine/core/Check.h"
+#include "engine/models/ScriptModel.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/project/ModelExport.h"
+#include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/train/TrainConfig.h"
+
+using namespace tbench;
+using nlohmann::json;
+
+namespace {
+
+QString runPython(const QStringList& args) {
+  QProcess python;
+  python.start("/usr/bin/python3", args);
+  if (!python.waitForFinished(120000) || python.exitCode() != 0) {
+    qWarning("%s", python.readAllStandardError().constData());
+    return QString();
+  }
+  return QString::fromUtf8(python.readAllStandardOutput());
+}
+
+// The input both sides evaluate: 2 images of 1x8x8, a fixed ramp.
+const char* kRunExported = R"(
+import sys, json, torch
+m = torch.jit.load(sys.argv[1])
+x = torch.linspace(-1, 1, 2 * 64).reshape(2, 1, 8, 8)
+with torch.no_grad():
+    y = m(x)
+print(json.dumps({"training": m.training, "out": y.flatten().tolist()}))
+)";
+
+const char* kStateDictNames = R"(
+import sys, json, torch
+m = torch.jit.load(sys.argv[1])
+ck = torch.load(sys.argv[2], weights_only=True)
+m.load_state_dict(ck["model"], strict=True)
+print(json.dumps(sorted(m.state_dict().keys())))
+)";
+
+}  // namespace
+
+class TestScriptModel : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    const QString script = QStringLiteral(TB_SOURCE_DIR "/scripts/make-torchscript-model.py");
+    const QStringList common{"--size", "8", "--classes", "3"};
+    for (const auto& [name, extra] :
+         std::vector<std::pair<QString, QStringList>>{{"cnn.pt", {}},
+                                                      {"plain.pt", {"--plain"}},
+                                                      {"traced.pt", {"--traced"}},
+                                                      {"scalar.pt", {"--scalar-cost"}}}) {
+      QVERIFY2(!runPython(QStringList{script, dir_.filePath(name)} + common + extra).isEmpty(),
+               qPrintable(name));
+    }
+  }
+
+  void trainsUnderEveryStrategy_data() {
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<int>("towers");
+    QTest::newRow("simple") << "simple" << 1;
+    QTest::newRow("queue_input") << "queue_input" << 1;
+    QTest::newRow("sync_parameter_server") << "sync_parameter_server" << 2;
+    QTest::newRow("sync_replicated") << "sync_replicated" << 2;
+    QTest::newRow("async") << "async" << 2;
+  }
+
+  void trainsUnderEveryStrategy() {
+    QFETCH(QString, strategy);
+    QFETCH(int, towers);
+    json doc = project("cnn.pt", strategy.toStdString(), towers, 16);
+    doc["callbacks"] = {{{"type", "inference"}}};
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    auto history = std::make_shared<ScalarHistory>();
+    run.config.monitors->push_back(history);
+    launchTrainWithConfig(run.config, *run.trainer);
+    // An epoch is one pass's worth of steps (96 / 16), whatever the towers (as tensorpack).
+    QCOMPARE(run.trainer->globalStep(), int64_t{2 * 96 / 16});
+    const auto costs = history->get("cost");
+    QVERIFY(!costs.empty() && std::isfinite(costs.back().value));
+    QVERIFY(!history->get("validation_error").empty());  // cross-entropy validates both
+    // The module's own tensors trained: weights moved, BatchNorm statistics followed.
+    torch::jit::Module fresh = loadScriptModule(path("cnn.pt"));
+    torch::nn::Module& trained = run.trainer->mainModule();
+    const auto params = trained.named_parameters();
+    const auto buffers = trained.named_buffers();
+    torch::Tensor initial;
+    for (const auto& p : fresh.named_parameters()) {
+      if (p.name == "conv1.weight") initial = p.value;
+    }
+    QVERIFY(initial.defined());
+    QVERIFY(!torch::allclose(params["conv1.weight"], initial));
+    QVERIFY(buffers.contains("bn1.running_mean"));
+    QVERIFY(buffers["bn1.running_mean"].abs().sum().item<double>() > 0);
+  }
+
+  void oneTowerOn2bIsTwoTowersOnB() {
+    // Without BatchNorm and Dropout, two towers on b samples each average to the gradient of
+    // one tower on 2b: the same weights after the same steps (SGD).
+    auto train = [&](const std::string& strategy, int towers, int batch) {
+      json doc = project("plain.pt", strategy, towers, batch);
+      doc["optimizer"] = {{"type", "sgd"}, {"learning_rate", 0.05}};
+      doc["data"]["shuffle"] = false;
+      doc["steps_per_epoch"] = 3;  // 3 x 32 samples: one pass, split into towers or not
+      BuiltRun run = buildRun(projectFromJson(doc), "");
+      launchTrainWithConfig(run.config, *run.trainer);
+      std::map<std::string, torch::Tensor> out;
+      for (const auto& p : run.trainer->mainModule().named_parameters()) {
+        out[p.key()] = p.value().detach().clone();
+      }
+      return out;
+    };
+    const auto one = train("simple", 1, 32);
+    const auto two = train("sync_replicated", 2, 16);
+    QCOMPARE(one.size(), two.size());
+    double worst = 0;
+    for (const auto& [name, value] : one) {
+      worst = std::max(worst, (value - two.at(name)).abs().max().item<double>());
+    }
+    QVERIFY2(worst < 1e-5, qPrintable(QString("max difference %1").arg(worst)));
+  }
+
+  void checkpointsKeepTheModulesNames() {
+    BuiltRun run = buildRun(projectFromJson(project("cnn.pt", "simple", 1, 32)), "");
+    launchTrainWithConfig(run.config, *run.trainer);
+    const std::string checkpoint = path("cnn-checkpoint.pt");
+    run.trainer->saveCheckpoint(checkpoint);
+    // PyTorch loads the checkpoint with weights_only=True into the original module, strictly.
+    const QString names = runPython(
+        {"-c", kStateDictNames, dir_.filePath("cnn.pt"), QString::fromStdString(checkpoint)});
+    QVERIFY(!names.isEmpty());
+    std::vector<std::string> ours;
+    for (const auto& entry : readCheckpointFile(checkpoint).model) ours.push_back(entry.first);
+    std::sort(ours.begin(), ours.end());
+    QCOMPARE(json::parse(names.toStdString()).get<std::vector<std::string>>(), ours);
+  }
+
+  void exportRunsInPython_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("torchscript") << R"({"type": "torchscript", "path": "cnn.pt"})";
+    QTest::newRow("convnet+bn") << R"({"type": "convnet", "conv1_channels": 4,
+        "conv2_channels": 4, "fc_width": 8, "batch_norm": true, "dropout": 0.5})";
+    QTest::newRow("mlp+dropout") << R"({"type": "mlp", "hidden": [16, 8], "dropout": 0.5})";
+  }
+
+  void exportRunsInPython() {
+    QFETCH(QString, model);
+    json doc = project("cnn.pt", "simple", 1, 32);
+    doc["model"] = json::parse(model.toStdString());
+    if (doc["model"]["type"] == "torchscript") doc["model"]["path"] = path("cnn.pt");
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    launchTrainWithConfig(run.config, *run.trainer);
+    const std::string checkpoint = path("export-checkpoint.pt");
+    const std::string exported = path("exported.pt");
+    run.trainer->saveCheckpoint(checkpoint);
+    exportTorchScript(checkpoint, exported);
+
+    const QString printed = runPython({"-c", kRunExported, QString::fromStdString(exported)});
+    QVERIFY(!printed.isEmpty());
+    const json python = json::parse(printed.toStdString());
+    QCOMPARE(python["training"].get<bool>(), false);
+    const auto theirs = python["out"].get<std::vector<float>>();
+    // The engine's own network, rebuilt from the checkpoint, in eval mode.
+    RestoredNetwork network = restoreNetwork(readCheckpointFile(checkpoint));
+    torch::NoGradGuard noGrad;
+    const torch::Tensor x = torch::linspace(-1, 1, 2 * 64).reshape({2, 1, 8, 8});
+    const torch::Tensor ours = SupervisedModel::logits(*network.net, x).flatten().contiguous();
+    QCOMPARE(int64_t(theirs.size()), ours.numel());
+    QCOMPARE(int64_t(theirs.size()), int64_t{6});
+    for (size_t i = 0; i < theirs.size(); ++i) {
+      QVERIFY2(
+          std::abs(theirs[i] - ours[i].item<float>()) < 1e-5,
+          qPrintable(
+              QString("output %1: %2 vs %3").arg(i).arg(theirs[i]).arg(ours[i].item<float>())));
+    }
+  }
+
+  void scalarCostTrains() {
+    json doc = project("scalar.pt", "simple", 1, 32);
+    doc["model"]["cost"] = "scalar";
+    doc["callbacks"] = {{{"type", "inference"}}};
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    auto history = std::make_shared<ScalarHistory>();
+    run.config.monitors->push_back(history);
+    launchTrainWithConfig(run.config, *run.trainer);
+    QVERIFY(std::isfinite(history->get("cost").back().value));
+    QVERIFY(!history->get("validation_cost").empty());
+    QVERIFY(history->get("validation_error").empty());  // the module's cost only
+  }
+
+  void refusesWhatWouldTrainWrongly_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("traced") << R"({"model": {"path": "traced.pt"}})"
+                            << "traced.pt"
+                            << "torch.jit.script(model)";
+    QTest::newRow("arguments") << R"({"model": {"path": "scalar.pt"}})"
+                               << "scalar.pt"
+                               << "calls it with 1 (input) from data.train";
+    QTest::newRow("classes") << R"({"data": {"train": {"num_classes": 4}}})"
+                             << "cnn.pt"
+                             << "needs logits [2, 4] (data.train (synthetic) has 4";
+    QTest::newRow("input") << R"({"data": {"train": {"image_size": 12}}})"
+                           << "cnn.pt"
+                           << "forward fails on the input of data.train (synthetic)";
+    QTest::newRow("mse on classes") << R"({"model": {"cost": "mse"}})"
+                                    << "$.model.cost"
+                                    << "has class labels";
+    QTest::newRow("missing") << R"({"model": {"path": "nothere.pt"}})"
+                             << "nothere.pt"
+                             << "no such file";
+  }
+
+  void refusesWhatWouldTrainWrongly() {
+    QFETCH(QString, change);
+    QFETCH(QString, file);
+    QFETCH(QString, expected);
+    json doc = project("cnn.pt", "simple", 1, 16);
+    json patch = json::parse(change.toStdString());
+    if (patch.contains("model") && patch["model"].contains("path")) {
+      patch["model"]["path"] = path(QString::fromStdString(patch["model"]["path"]));
+    }
+    doc.merge_patch(patch);
+    try {
+      buildRun(projectFromJson(doc), "");
+      QFAIL("built");
+    } catch (const InputError& e) {
+      const QString message = QString::fromStdString(e.what());
+      QVERIFY2(message.contains(file) && message.contains(expected), qPrintable(message));
+    }
+  }
+
+  void relativePathsFollowTheProjectFile() {
+    json doc = project("cnn.pt", "simple", 1, 16);
+    doc["model"]["path"] = "cnn.pt";  // beside the project file
+    const QString file = dir_.filePath("relative.json");
+    QFile out(file);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(doc.dump()));
+    out.close();
+    const Project project = loadProjectFile(file.toStdString());
+    QCOMPARE(QString::fromStdString(project.baseDir), QFileInfo(dir_.path()).absoluteFilePath());
+    BuiltRun run = buildRun(project, "");  // found, though the working directory differs
+    QVERIFY(run.config.model != nullptr);
+  }
+
+ private:
+  std::string path(const QString& name) const { return dir_.filePath(name).toStdString(); }
+
+  json project(const QString& module, const std::string& strategy, int towers, int batch) const {
+    json devices = json::array();
+    for (int i = 0; i < towers; ++i) devices.push_back("cpu");
+    return {{"format", 1},
+            {"name", "script"},
+            {"model", {{"type", "torchscript"}, {"path", path(module)}}},
+            {"data",
+             {{"train",
+               {{"type", "synthetic"},
+                {"num_samples", 96},
+                {"image_size", 8},
+                {"num_classes", 3},
+                {"noise", 0.3}}},
+              {"validation",
+               {{"type", "synthetic"},
+                {"num_samples", 32},
+                {"image_size", 8},
+                {"num_classes", 3},
+                {"noise", 0.3},
+                {"sample_seed", 2}}},
+              {"batch_size", batch}}},
+            {"optimizer", {{"type", "adam"}, {"learning_rate", 0.01}}},
+            {"max_epoch", 2},
+            {"callbacks", json::array()},
+            {"trainer", {{"strategy", strategy}, {"devices", devices}}}};
+  }
+
+  QTemporaryDir dir_;
+};
+
+QTEST_MAIN(TestScriptModel)
+#include "test_ScriptModel.moc"
