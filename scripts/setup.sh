@@ -1,6 +1,6 @@
-#!/ usr / bin / env bash
-#Installs the Debian packages Towerbench needs.Non - interactive and idempotent; works as root
-# or through sudo.Installs nothing that is already there.
+#!/usr/bin/env bash
+# Installs the Debian packages Towerbench needs. Non-interactive and idempotent; works as root
+# or through sudo. Installs nothing that is already there.
 set -euo pipefail
 
 packages=(
@@ -14,21 +14,27 @@ packages=(
 )
 
 missing=()
-for p in "${packages[@]}";
-do
-  dpkg - query - W - f =
-      '${Status}' "$p" 2 > / dev / null | grep - q 'install ok installed' || missing += ("$p")done
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
 
-      if[$ { #missing[@] } - eq 0];
-then echo "setup: all ${#packages[@]} packages present" exit 0 fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  bash "$(dirname "$0")/make-example-assets.sh"
+  exit 0
+fi
 
-    if["$(id -u)" - eq 0];
-then sudo = () elif command - v sudo > / dev / null 2 > &1;
-then sudo =
-    (sudo) else echo "setup: missing packages (${missing[*]}) and not root, no sudo" > & 2 exit 1 fi
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "setup: missing packages (${missing[*]}) and not root, no sudo" >&2
+  exit 1
+fi
 
-                                                                                           echo
-    "setup: installing ${missing[*]}" export DEBIAN_FRONTEND = noninteractive
-    "${sudo[@]}" env DEBIAN_FRONTEND =
-        noninteractive apt - get update - qq "${sudo[@]}" env DEBIAN_FRONTEND =
-            noninteractive apt - get install - y - qq-- no - install - recommends "${missing[@]}"
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+bash "$(dirname "$0")/make-example-assets.sh"

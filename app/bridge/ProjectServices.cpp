@@ -11,11 +11,11 @@
 
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/checkpoint/CheckpointIndex.h"
-#include "engine/checkpoint/WeightsExport.h"
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/project/ComponentFactories.h"
+#include "engine/project/ModelExport.h"
 #include "engine/project/ProjectJson.h"
 
 namespace tbench::bridge {
@@ -233,7 +233,7 @@ CheckpointExporter makeCheckpointExporter() {
   return
       [](const QString& checkpoint, const QString& format, const QString& out, QString* message) {
         try {
-          exportWeights(checkpoint.toStdString(), format.toStdString(), out.toStdString());
+          exportCheckpoint(checkpoint.toStdString(), format.toStdString(), out.toStdString());
           if (message)
             *message = QStringLiteral("wrote %1 (%2) from %3").arg(out, format, checkpoint);
           return true;

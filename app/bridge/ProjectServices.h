@@ -19,8 +19,8 @@ ComponentCatalog componentCatalog();
 /// a corrupt index comes back with `error` set.
 CheckpointIndexView readCheckpointIndex(const QString& runDir);
 
-/// Exports with the engine's exportWeights (the CLI's `export`): "pt" loads with torch.load,
-/// "safetensors" with safetensors.
+/// Exports with the engine's exportCheckpoint (the CLI's `export`): "pt" loads with torch.load,
+/// "safetensors" with safetensors, "torchscript" with torch.jit.load.
 CheckpointExporter makeCheckpointExporter();
 
 /// The devices found at run time: the CPU (with its cores) and every CUDA device LibTorch can

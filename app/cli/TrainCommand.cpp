@@ -10,7 +10,6 @@
 
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
-#include "engine/checkpoint/WeightsExport.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -142,11 +141,7 @@ int runEval(const CliArgs& args) {
 
 int runExport(const CliArgs& args) {
   try {
-    if (args.format == "torchscript") {
-      exportTorchScript(args.project, args.out);
-    } else {
-      exportWeights(args.project, args.format, args.out);
-    }
+    exportCheckpoint(args.project, args.format, args.out);
     std::cout << "wrote " << args.out << " (" << args.format << ") from " << args.project << "\n";
     return 0;
   } catch (const InputError& e) {

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "engine/checkpoint/WeightsExport.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/models/ScriptModel.h"
@@ -132,6 +133,18 @@ void exportTorchScript(const std::string& checkpointPath, const std::string& out
   std::ostringstream bytes;
   scriptModuleOf(network).save(bytes);
   writeFileAtomically(outPath, bytes.str());
+}
+
+void exportCheckpoint(const std::string& checkpointPath, const std::string& format,
+                      const std::string& outPath) {
+  if (format == "torchscript") {
+    exportTorchScript(checkpointPath, outPath);
+  } else if (format == "pt" || format == "safetensors") {
+    exportWeights(checkpointPath, format, outPath);
+  } else {
+    throw InputError(str("unknown export format \"", format,
+                         "\" (expected \"pt\", \"safetensors\" or \"torchscript\")"));
+  }
 }
 
 }  // namespace tbench

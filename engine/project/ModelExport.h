@@ -48,4 +48,10 @@ torch::jit::Module scriptModuleOf(const RestoredNetwork& network);
 /// `outPath` when it cannot be written.
 void exportTorchScript(const std::string& checkpointPath, const std::string& outPath);
 
+/// Exports the checkpoint in `format`: "pt" and "safetensors" (weights, exportWeights) or
+/// "torchscript" (exportTorchScript). InputError for another format. The CLI's `export` and the
+/// window's export dialog both call this.
+void exportCheckpoint(const std::string& checkpointPath, const std::string& format,
+                      const std::string& outPath);
+
 }  // namespace tbench

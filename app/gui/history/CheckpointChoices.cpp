@@ -64,8 +64,10 @@ QVector<CheckpointChoice> checkpointChoices(const RunDirectoryInfo& run) {
 }
 
 QString exportExtension(const QString& format) {
-  return format == QLatin1String("safetensors") ? QStringLiteral("safetensors")
-                                                : QStringLiteral("pt");
+  if (format == QLatin1String("safetensors")) return QStringLiteral("safetensors");
+  // Not plain ".pt": switching between weights and TorchScript must not reuse one name.
+  if (format == QLatin1String("torchscript")) return QStringLiteral("torchscript.pt");
+  return QStringLiteral("pt");
 }
 
 QString defaultExportFileName(const QString& projectName, const QString& runId, qint64 globalStep,

@@ -61,6 +61,8 @@ ExportCheckpointDialog::ExportCheckpointDialog(bridge::CheckpointExporter export
   formatCombo_->setObjectName("formatCombo");
   formatCombo_->addItem(tr("PyTorch (.pt, torch.load)"), QStringLiteral("pt"));
   formatCombo_->addItem(tr("safetensors"), QStringLiteral("safetensors"));
+  formatCombo_->addItem(tr("TorchScript (torch.jit.load; network and weights, eval mode)"),
+                        QStringLiteral("torchscript"));
   previousFormat_ = format();
 
   destinationEdit_ = new QLineEdit(this);
@@ -250,7 +252,8 @@ void ExportCheckpointDialog::updateDefaultDestination() {
 void ExportCheckpointDialog::browseDestination() {
   const QString filter = format() == QLatin1String("safetensors")
                              ? tr("safetensors (*.safetensors)")
-                             : tr("PyTorch (*.pt)");
+                             : (format() == QLatin1String("torchscript") ? tr("TorchScript (*.pt)")
+                                                                         : tr("PyTorch (*.pt)"));
   // Replacing is confirmed by exportNow, once, whichever way the name was chosen.
   const QString chosen = QFileDialog::getSaveFileName(
       this, tr("Export to"), destination().isEmpty() ? lastDirectory() : destination(), filter,
