@@ -187,6 +187,28 @@ using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& r
 using CheckpointExporter = std::function<bool(const QString& checkpoint, const QString& format,
                                               const QString& out, QString* message)>;
 
+/// What the model will see first: the first samples of the project's training source as the
+/// engine produces them (after augmentation and normalisation), and its classes.
+struct DataPreviewView {
+  QString error;    ///< why there is no preview (names the file or field); the rest is empty
+  QString summary;  ///< "60000 samples of 1x28x28, 10 classes (data.train: fashion-mnist)"
+  /// Images: each sample's pixels, uint8 rows of width x channels (grey or RGB), each sample
+  /// scaled from its own minimum and maximum (normalised inputs are not in [0, 1]).
+  int channels = 0;
+  int height = 0;
+  int width = 0;
+  QList<QByteArray> pixels;
+  /// Tables ([1, 1, D] samples): the features as the model sees them (standardised).
+  QList<QList<double>> rows;
+  QStringList labels;  ///< per sample: the class name (or number), or the target value(s)
+  QStringList classNames;
+  QList<qint64> classCounts;  ///< samples per class in the source; empty when unknown
+};
+/// Reads the first `count` samples of a project document's training source (`projectPath`,
+/// when not empty, is where relative paths start). Never throws.
+using DataPreviewer = std::function<DataPreviewView(const QString& projectText,
+                                                    const QString& projectPath, int count)>;
+
 }  // namespace tbench::bridge
 
 Q_DECLARE_METATYPE(tbench::bridge::MetricSample)

@@ -23,6 +23,10 @@ CheckpointIndexView readCheckpointIndex(const QString& runDir);
 /// "safetensors" with safetensors, "torchscript" with torch.jit.load.
 CheckpointExporter makeCheckpointExporter();
 
+/// The engine's DataPreviewer: opens the training source as a run would (shuffle, seed,
+/// augmentation) and reads its first samples.
+DataPreviewView previewData(const QString& projectText, const QString& projectPath, int count);
+
 /// The devices found at run time: the CPU (with its cores) and every CUDA device LibTorch can
 /// use. `*note` says why there is no CUDA device when there is none.
 DeviceEntries discoverDevices(QString* note);

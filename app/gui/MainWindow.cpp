@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 #include <QAction>
+
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -17,6 +18,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QToolBar>
+#include "app/gui/DataPreviewDialog.h"
 
 #include "app/bridge/ProjectServices.h"
 #include "app/gui/DeviceStrategyPanel.h"
@@ -161,6 +163,8 @@ void MainWindow::createActions() {
   exportAction_ = make(tr("&Export Checkpoint…"), "actionExportCheckpoint",
                        QKeySequence(tr("Ctrl+E")), [this] { exportCheckpoint(); });
   quitAction_ = make(tr("&Quit"), "actionQuit", QKeySequence::Quit, [this] { close(); });
+  previewAction_ = make(tr("Preview &Data…"), "actionPreviewData", QKeySequence(tr("Ctrl+D")),
+                        [this] { previewData(); });
   startAction_ =
       make(tr("&Start"), "actionStart", QKeySequence(Qt::Key_F5), [this] { startRun(); });
   startAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
@@ -203,6 +207,8 @@ void MainWindow::createMenus() {
   file->addAction(quitAction_);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(previewAction_);
+  run->addSeparator();
   for (QAction* a : {startAction_, stopAction_, pauseAction_, saveNowAction_, learningRateAction_})
     run->addAction(a);
 
@@ -363,6 +369,19 @@ void MainWindow::documentChanged() {
     history_->setRunRoot(runRootPath(), projectName());
   }
   updateTitle();
+}
+
+void MainWindow::previewData() {
+  // One preview window, refreshed from the editor's document each time it is asked for.
+  auto* dialog = findChild<DataPreviewDialog*>("dataPreviewDialog");
+  if (dialog == nullptr) {
+    dialog = new DataPreviewDialog(&bridge::previewData, this);
+    dialog->setObjectName("dataPreviewDialog");
+    dialog->setSource([this] { return std::make_pair(editor_->document(), projectPath_); });
+  }
+  dialog->show();
+  dialog->raise();
+  dialog->refresh();
 }
 
 void MainWindow::exportCheckpoint(const QString& preselectedRun) {

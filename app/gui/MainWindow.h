@@ -100,6 +100,7 @@ class MainWindow : public QMainWindow {
   void writeSettings();
   void about();
   void exportCheckpoint(const QString& preselectedRun = QString());
+  void previewData();
   QString runRootPath() const;
   QString projectName() const;
 
@@ -133,6 +134,7 @@ class MainWindow : public QMainWindow {
   QAction* saveAction_ = nullptr;
   QAction* saveAsAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QAction* previewAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* startAction_ = nullptr;
   QAction* stopAction_ = nullptr;

@@ -1,5 +1,7 @@
 #include "engine/project/ComponentFactories.h"
 
+#include <torch/torch.h>
+
 #include "engine/core/Check.h"
 
 namespace tbench {
@@ -66,6 +68,14 @@ const MonitorMaker& monitorMaker(const std::string& type) {
 }
 const StrategyMaker& strategyMaker(const std::string& type) {
   return factoryOf<StrategyMaker>("strategy", type);
+}
+
+std::vector<int64_t> classCountsOf(const torch::Tensor& labels, int64_t numClasses) {
+  if (!labels.defined() || labels.numel() == 0 || numClasses <= 0) return {};
+  const torch::Tensor counts =
+      torch::bincount(labels.flatten().to(torch::kInt64), {}, numClasses).contiguous();
+  return std::vector<int64_t>(counts.data_ptr<int64_t>(),
+                              counts.data_ptr<int64_t>() + counts.numel());
 }
 
 }  // namespace tbench

@@ -57,7 +57,13 @@ struct DataFacts {
   /// Per-feature statistics computed on the training data, by name ("feature_mean",
   /// "feature_std"): what a source subtracts and divides by. Empty when it standardises nothing.
   std::map<std::string, std::vector<double>> statistics;
+  /// Samples per class in this source (after its split and limit), when it knows them without
+  /// decoding its data; empty otherwise. For previews and logs.
+  std::vector<int64_t> classCounts;
 };
+
+/// DataFacts::classCounts of int64 class labels [N] (classes 0..numClasses-1).
+std::vector<int64_t> classCountsOf(const torch::Tensor& labels, int64_t numClasses);
 
 /// A data source opened for reading, with what the model needs to know about it.
 struct OpenedSource {

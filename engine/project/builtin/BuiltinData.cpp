@@ -15,7 +15,9 @@ namespace {
 
 OpenedSource openIdx(std::shared_ptr<IdxClassificationData> flow) {
   const auto shape = flow->imageShape();
-  return {flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+  OpenedSource out{flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+  out.facts.classCounts = classCountsOf(flow->labels(), flow->numClasses());
+  return out;
 }
 
 IdxClassificationData::Options idxOptions(const Settings& s, const OpenRequest& request) {
@@ -48,8 +50,12 @@ void registerBuiltinData(ComponentRegistry& registry) {
                     .help("Directory of the Fashion-MNIST files; empty: the package's")
                     .placeholder(FashionMnist::kDefaultDir)}),
       {[](const Settings& s, const OpenRequest& request) {
-         return openIdx(std::make_shared<FashionMnist>(s.string("split"), s.string("dir"),
-                                                       idxOptions(s, request)));
+         OpenedSource out = openIdx(std::make_shared<FashionMnist>(
+             s.string("split"), s.string("dir"), idxOptions(s, request)));
+         // The dataset's class names (github.com/zalandoresearch/fashion-mnist).
+         out.facts.classNames = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                 "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+         return out;
        },
        [](const Settings& s) -> int64_t { return s.string("split") == "test" ? 10000 : 60000; }});
 
@@ -115,6 +121,7 @@ void registerBuiltinData(ComponentRegistry& registry) {
                                                          .seed(request.seed)
                                                          .limit(s.integer("limit")));
          const int64_t size = s.integer("image_size");
+         // Its labels are drawn by resetState(): no class counts upfront.
          return OpenedSource{flow, ImageShape{1, size, size}, s.integer("num_classes")};
        },
        [](const Settings& s) { return s.integer("num_samples"); }});
@@ -144,7 +151,9 @@ void registerBuiltinData(ComponentRegistry& registry) {
                                                            .shuffle(request.shuffle)
                                                            .seed(request.seed));
          const auto shape = flow->sampleShape();
-         return OpenedSource{flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+         OpenedSource out{flow, ImageShape{shape[0], shape[1], shape[2]}, flow->numClasses()};
+         out.facts.classCounts = classCountsOf(flow->labels(), flow->numClasses());
+         return out;
        },
        [](const Settings& s) -> int64_t {
          try {
