@@ -21,13 +21,14 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
                             .below(1)};
   registry.addKind(model);
 
-  ComponentKind data{"data",
-                     "source type",
-                     "Data sources",
-                     "type",
-                     "fashion-mnist",
-                     "$.data.train, $.data.validation",
-                     "Labelled images; a validation source's split defaults to \"test\"."};
+  ComponentKind data{
+      "data",
+      "source type",
+      "Data sources",
+      "type",
+      "fashion-mnist",
+      "$.data.train, $.data.validation",
+      "Labelled samples (images, table rows); a validation source's split defaults to \"test\"."};
   data.trailingKeys = {key::integer("limit", 0)
                            .label("Limit")
                            .help("Use only the first `limit` samples")
@@ -83,6 +84,7 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
 
   registerBuiltinModels(registry);
   registerBuiltinData(registry);
+  registerBuiltinTableData(registry);
   registerBuiltinOptimizers(registry);
   registerBuiltinCallbacks(registry);
   registerBuiltinMonitors(registry);
