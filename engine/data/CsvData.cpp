@@ -197,7 +197,7 @@ CsvData::CsvData(std::string path, Options options)
     }
     const torch::Tensor mean = torch::tensor(mean_, torch::kFloat64);
     const torch::Tensor deviation = torch::tensor(std_, torch::kFloat64);
-    features = (features - mean) / deviation;
+    features.sub_(mean).div_(deviation);
   }
   features_ = features.to(torch::kFloat32).reshape({count, 1, 1, featureCount}).contiguous();
 

@@ -33,9 +33,10 @@ std::optional<int64_t> parseInteger(const std::string& text) {
 }  // namespace
 
 std::optional<double> parseCsvNumber(const std::string& text) {
-  const std::string t = trimmed(text);
-  const char* begin = t.data();
-  const char* const end = t.data() + t.size();
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  while (begin != end && (*begin == ' ' || *begin == '\t')) ++begin;
+  while (end != begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
   if (begin != end && *begin == '+') ++begin;
   if (begin == end) return std::nullopt;
   double value = 0;
@@ -106,7 +107,11 @@ bool CsvTable::readRecord(std::vector<std::string>& fields) {
   State state = State::FieldStart;
   const char delimiter = format_.delimiter;
   const auto finishField = [&] {
-    fields.push_back(quoted ? field : trimmed(field));
+    // Leading blanks were skipped; an unquoted field loses its trailing ones.
+    while (!quoted && !field.empty() && (field.back() == ' ' || field.back() == '\t')) {
+      field.pop_back();
+    }
+    fields.push_back(std::move(field));
     field.clear();
     quoted = false;
     state = State::FieldStart;
