@@ -1,11 +1,17 @@
 #include "engine/data/NpyFile.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
 #include <regex>
 
 #include "engine/core/Check.h"
+#include "engine/data/ZipArchive.h"
 
 namespace tbench {
 
@@ -37,17 +43,62 @@ const Dtype* findDtype(const std::string& descr) {
   return nullptr;
 }
 
-std::ifstream openFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(str(path, ": cannot be read (", std::strerror(errno), ")"));
-  return in;
+/// The bytes of one .npy: a file, or an .npz member in memory. `name` is what messages call it.
+struct NpyBytes {
+  std::string name;
+  int64_t size = 0;
+  /// Copies `count` bytes from `offset` into `out`; false when they are not all there.
+  std::function<bool(int64_t offset, int64_t count, char* out)> read;
+};
+
+NpyBytes fileBytes(const std::string& path) {
+  auto in = std::make_shared<std::ifstream>(path, std::ios::binary);
+  if (!*in) throw InputError(str(path, ": cannot be read (", std::strerror(errno), ")"));
+  in->seekg(0, std::ios::end);
+  NpyBytes bytes{path, static_cast<int64_t>(in->tellg()), {}};
+  bytes.read = [file = std::move(in)](int64_t offset, int64_t count, char* out) {
+    file->clear();
+    file->seekg(offset);
+    return static_cast<bool>(file->read(out, count));
+  };
+  return bytes;
 }
 
-int64_t fileSize(std::ifstream& in) {
-  in.seekg(0, std::ios::end);
-  const int64_t size = static_cast<int64_t>(in.tellg());
-  in.seekg(0, std::ios::beg);
-  return size;
+NpyBytes memoryBytes(std::string name, std::shared_ptr<const std::string> data, int64_t size) {
+  NpyBytes bytes{std::move(name), size, {}};
+  bytes.read = [data](int64_t offset, int64_t count, char* out) {
+    if (offset < 0 || count < 0 || offset + count > static_cast<int64_t>(data->size())) {
+      return false;
+    }
+    std::memcpy(out, data->data() + offset, static_cast<size_t>(count));
+    return true;
+  };
+  return bytes;
+}
+
+std::string memberList(const ZipArchive& archive) {
+  std::string names;
+  for (const auto& m : archive.members()) {
+    std::string name = m.name;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
+      name.resize(name.size() - 4);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return names.empty() ? "no arrays" : names;
+}
+
+/// The member `location` names, read whole (or its first `limit` bytes, for the header).
+NpyBytes memberBytes(const NpyLocation& location, uint64_t limit) {
+  const ZipArchive archive(location.file);
+  const ZipArchive::Member* member = archive.find(location.member + ".npy");
+  if (member == nullptr) member = archive.find(location.member);
+  if (member == nullptr) {
+    throw InputError(str(location.file, ": no array \"", location.member,
+                         "\" in the archive (it holds ", memberList(archive), ")"));
+  }
+  auto data = std::make_shared<const std::string>(archive.read(*member, limit));
+  return memoryBytes(location.file + ":" + location.member, data,
+                     static_cast<int64_t>(member->size));
 }
 
 /// The value of `key` in the header dict text, or "" when absent.
@@ -58,12 +109,27 @@ std::string dictValue(const std::string& header, const std::string& key) {
   return std::regex_search(header, match, pattern) ? match[1].str() : "";
 }
 
-NpyHeader parseHeader(const std::string& path, std::ifstream& in, int64_t size) {
+NpyHeader parseHeader(const NpyBytes& bytes) {
+  const std::string& path = bytes.name;
+  const int64_t size = bytes.size;
   char start[10] = {};
-  if (size < 10 || !in.read(start, 10)) {
+  if (size < 10 || !bytes.read(0, 10, start)) {
     throw InputError(str(path, ": not a .npy file (", size, " bytes, shorter than its preamble)"));
   }
   if (std::memcmp(start, kMagic, 6) != 0) {
+    if (std::memcmp(start, "PK\x03\x04", 4) == 0) {
+      std::string arrays;
+      try {
+        arrays = memberList(ZipArchive(path));
+      } catch (const InputError&) {
+      }
+      if (!arrays.empty()) {
+        throw InputError(str(path,
+                             ": a zip archive (.npz), not a .npy file: name one of its "
+                             "arrays as \"",
+                             path, ":NAME\" (it holds ", arrays, ")"));
+      }
+    }
     throw InputError(str(path, ": not a .npy file (bytes 0-5 are not \\x93NUMPY)"));
   }
   const int major = static_cast<unsigned char>(start[6]);
@@ -75,7 +141,7 @@ NpyHeader parseHeader(const std::string& path, std::ifstream& in, int64_t size) 
     headerStart = 10;
   } else if (major == 2 || major == 3) {
     char more[2] = {};
-    if (!in.read(more, 2)) throw InputError(str(path, ": truncated in its preamble"));
+    if (!bytes.read(10, 2, more)) throw InputError(str(path, ": truncated in its preamble"));
     const auto* b = reinterpret_cast<const unsigned char*>(start + 8);
     headerLength = int64_t(b[0]) | (int64_t(b[1]) << 8) |
                    (int64_t(static_cast<unsigned char>(more[0])) << 16) |
@@ -90,7 +156,9 @@ NpyHeader parseHeader(const std::string& path, std::ifstream& in, int64_t size) 
                          " at byte 8 does not fit the file (", size, " bytes)"));
   }
   std::string header(static_cast<size_t>(headerLength), '\0');
-  in.read(header.data(), headerLength);
+  if (!bytes.read(headerStart, headerLength, header.data())) {
+    throw InputError(str(path, ": cannot read the header at byte ", headerStart));
+  }
 
   NpyHeader out;
   out.dataOffset = headerStart + headerLength;
@@ -136,40 +204,55 @@ NpyHeader parseHeader(const std::string& path, std::ifstream& in, int64_t size) 
 
 }  // namespace
 
+NpyLocation parseNpyLocation(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const size_t at = lower.rfind(".npz:");
+  if (at == std::string::npos) return {path, ""};
+  return {path.substr(0, at + 4), path.substr(at + 5)};
+}
+
 NpyHeader readNpyHeader(const std::string& path) {
-  std::ifstream in = openFile(path);
-  const int64_t size = fileSize(in);
-  return parseHeader(path, in, size);
+  const NpyLocation location = parseNpyLocation(path);
+  if (!location.member.empty()) {
+    return parseHeader(memberBytes(location, uint64_t{12} + kMaxHeaderBytes));
+  }
+  return parseHeader(fileBytes(path));
 }
 
 torch::Tensor readNpyFile(const std::string& path, NpyHeader* headerOut) {
-  std::ifstream in = openFile(path);
-  const int64_t size = fileSize(in);
-  const NpyHeader header = parseHeader(path, in, size);
+  const NpyLocation location = parseNpyLocation(path);
+  const NpyBytes bytes = location.member.empty()
+                             ? fileBytes(path)
+                             : memberBytes(location, std::numeric_limits<uint64_t>::max());
+  const NpyHeader header = parseHeader(bytes);
+  const std::string& name = bytes.name;
+  const int64_t size = bytes.size;
   int64_t count = 1;
   for (int64_t d : header.shape) {
     if (d != 0 && count > (int64_t{1} << 40) / d) {
-      throw InputError(str(path, ": shape too large"));
+      throw InputError(str(name, ": shape too large"));
     }
     count *= d;
   }
   const int64_t expected = count * header.elementSize;
   const int64_t present = size - header.dataOffset;
   if (present < expected) {
-    throw InputError(str(path, ": truncated: the shape needs ", expected,
+    throw InputError(str(name, ": truncated: the shape needs ", expected,
                          " bytes of data from byte ", header.dataOffset, ", the file has ",
                          present));
   }
   if (present > expected) {
-    throw InputError(str(path, ": ", present - expected,
+    throw InputError(str(name, ": ", present - expected,
                          " bytes after the data, which ends at byte ",
                          header.dataOffset + expected));
   }
   const Dtype* dtype = findDtype(header.descr);
   torch::Tensor data = torch::empty(header.shape, torch::TensorOptions().dtype(dtype->type));
-  in.seekg(header.dataOffset);
-  if (expected > 0 && !in.read(static_cast<char*>(data.data_ptr()), expected)) {
-    throw InputError(str(path, ": read error after byte ", header.dataOffset));
+  if (expected > 0 &&
+      !bytes.read(header.dataOffset, expected, static_cast<char*>(data.data_ptr()))) {
+    throw InputError(str(name, ": read error after byte ", header.dataOffset));
   }
   if (dtype->type == torch::kFloat32 || dtype->type == torch::kFloat64) {
     if (!torch::isfinite(data).all().item<bool>()) {
@@ -177,7 +260,7 @@ torch::Tensor readNpyFile(const std::string& path, NpyHeader* headerOut) {
                                 .nonzero()
                                 .index({0, 0})
                                 .item<int64_t>();
-      throw InputError(str(path, ": element ", index, " (byte ",
+      throw InputError(str(name, ": element ", index, " (byte ",
                            header.dataOffset + index * header.elementSize, ") is NaN or infinite"));
     }
   }

@@ -14,7 +14,12 @@
 // ('|u1'), C order. Anything else (big-endian, other dtypes, Fortran order, object arrays,
 // structured dtypes) throws InputError naming the file and saying how to save the array
 // instead; so do truncated files, trailing bytes and malformed headers, with the byte offset.
-// .npz archives are not read (save each array with np.save).
+//
+// .npz archives (np.savez, np.savez_compressed: a zip of .npy files, stored or deflated) are
+// read one array at a time, named "ARCHIVE.npz:NAME": NAME is the keyword given to np.savez
+// (np.savez('d.npz', x=a) -> "d.npz:x"; positional arrays are arr_0, arr_1, ...). The member
+// is checked against its CRC-32 (ZipArchive.h); messages call it "d.npz:x", byte offsets are
+// within the member. A path to an .npz without ":NAME" is refused with the arrays it holds.
 
 #include <torch/types.h>
 
@@ -32,11 +37,19 @@ struct NpyHeader {
   int64_t elementSize = 0;
 };
 
-/// Reads and validates only the header. Throws InputError.
+/// Where an array is: a .npy file (`member` empty), or member `member` of the .npz `file`.
+struct NpyLocation {
+  std::string file;
+  std::string member;
+};
+/// Splits "ARCHIVE.npz:NAME" at its last ".npz:" (any case); any other path is a .npy file.
+NpyLocation parseNpyLocation(const std::string& path);
+
+/// Reads and validates only the header (of a file, or "ARCHIVE.npz:NAME"). Throws InputError.
 NpyHeader readNpyHeader(const std::string& path);
 
-/// Reads and validates the whole file: a contiguous tensor of the header's shape and dtype
-/// (float32, float64, int64 or uint8). Throws InputError.
+/// Reads and validates the whole array (a file, or "ARCHIVE.npz:NAME"): a contiguous tensor of the
+/// header's shape and dtype (float32, float64, int64 or uint8). Throws InputError.
 torch::Tensor readNpyFile(const std::string& path, NpyHeader* header = nullptr);
 
 }  // namespace tbench

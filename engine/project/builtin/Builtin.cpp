@@ -17,13 +17,14 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
                       "target)."};
   registry.addKind(model);
 
-  ComponentKind data{"data",
-                     "source type",
-                     "Data sources",
-                     "type",
-                     "fashion-mnist",
-                     "$.data.train, $.data.validation",
-                     "Labelled images; a validation source's split defaults to \"test\"."};
+  ComponentKind data{
+      "data",
+      "source type",
+      "Data sources",
+      "type",
+      "fashion-mnist",
+      "$.data.train, $.data.validation",
+      "Labelled samples (images, table rows); a validation source's split defaults to \"test\"."};
   data.trailingKeys = {key::integer("limit", 0)
                            .label("Limit")
                            .help("Use only the first `limit` samples")
@@ -79,6 +80,7 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
 
   registerBuiltinModels(registry);
   registerBuiltinData(registry);
+  registerBuiltinTableData(registry);
   registerBuiltinOptimizers(registry);
   registerBuiltinCallbacks(registry);
   registerBuiltinMonitors(registry);

@@ -23,6 +23,7 @@ inline ComponentType describe(std::string name, std::string summary,
 
 void registerBuiltinModels(ComponentRegistry& registry);
 void registerBuiltinData(ComponentRegistry& registry);
+void registerBuiltinTableData(ComponentRegistry& registry);
 void registerBuiltinOptimizers(ComponentRegistry& registry);
 void registerBuiltinCallbacks(ComponentRegistry& registry);
 void registerBuiltinMonitors(ComponentRegistry& registry);

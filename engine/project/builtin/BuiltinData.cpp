@@ -1,5 +1,6 @@
 // The built-in data sources: description and factory of each.
 
+#include <cctype>
 #include <fstream>
 
 #include "engine/data/FashionMnist.h"
@@ -126,23 +127,41 @@ void registerBuiltinData(ComponentRegistry& registry) {
        },
        [](const Settings& s) { return s.integer("num_samples"); }});
 
-  const std::string npyFilter = "NumPy arrays (*.npy);;All files (*)";
+  const std::string npyFilter = "NumPy arrays (*.npy *.npz);;All files (*)";
+  ComponentType numpy = describe(
+      "numpy",
+      "Features and integer class labels: two .npy files (np.save) or arrays of .npz archives "
+      "(np.savez)",
+      {key::file("features")
+           .label("Features")
+           .help("A .npy file, or an array of an .npz as ARCHIVE.npz:NAME (NAME as given to "
+                 "np.savez; arr_0 for the first positional array): [N, D], [N, H, W] or "
+                 "[N, C, H, W], little-endian float32, float64, int64 or uint8 (scaled to "
+                 "[0, 1]), C order")
+           .required()
+           .notEmpty()
+           .filter(npyFilter),
+       key::file("labels")
+           .label("Labels")
+           .help("A .npy file or ARCHIVE.npz:NAME: an array [N] of int64 or uint8 class "
+                 "labels >= 0")
+           .required()
+           .notEmpty()
+           .filter(npyFilter)});
+  numpy.check = [](const Settings& s, CheckContext& context) {
+    for (const char* key : {"features", "labels"}) {
+      const std::string path = s.string(key);
+      if (context.invalid(key) || path.size() < 4) continue;
+      std::string suffix = path.substr(path.size() - 4);
+      for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (suffix == ".npz") {
+        context.report(key, str("\"", path, "\" is an archive: name one of its arrays as \"", path,
+                                ":NAME\""));
+      }
+    }
+  };
   registerDataSource(
-      registry,
-      describe("numpy", "Features and integer class labels in two .npy files (np.save)",
-               {key::file("features")
-                    .label("Features")
-                    .help("A .npy array [N, D], [N, H, W] or [N, C, H, W]: little-endian "
-                          "float32, float64, int64 or uint8 (scaled to [0, 1]), C order")
-                    .required()
-                    .notEmpty()
-                    .filter(npyFilter),
-                key::file("labels")
-                    .label("Labels")
-                    .help("A .npy array [N] of int64 or uint8 class labels >= 0")
-                    .required()
-                    .notEmpty()
-                    .filter(npyFilter)}),
+      registry, numpy,
       {[](const Settings& s, const OpenRequest& request) {
          auto flow =
              std::make_shared<NumpyClassificationData>(s.string("features"), s.string("labels"),

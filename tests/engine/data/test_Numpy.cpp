@@ -1,5 +1,5 @@
-// .npy reading (NpyFile) and NumpyClassificationData on files written by NumPy itself
-// (/usr/bin/python3), their corrupted copies, and dtypes the reader refuses by name.
+// .npy and .npz reading (NpyFile, ZipArchive) and NumpyClassificationData on files written by
+// NumPy itself (/usr/bin/python3), their corrupted copies, and dtypes the reader refuses by name.
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -35,7 +35,15 @@ np.save(d + '/int32.npy', np.zeros((30, 6), dtype='<i4'))
 np.save(d + '/fortran.npy', np.asfortranarray(rng.standard_normal((30, 6)).astype('<f4')))
 np.save(d + '/float_labels.npy', np.zeros(30, dtype='<f4'))
 nan = f32.copy(); nan[4, 5] = np.nan; np.save(d + '/nan.npy', nan)
-print(repr(float(f32.astype(np.float64).sum())))
+labels = (np.arange(30) % 3).astype('<i8')
+np.savez(d + '/plain.npz', x=f32, y=labels)
+np.savez(d + '/positional.npz', f32, labels)
+large = rng.standard_normal((300000, 4)).astype('<f4')
+np.savez_compressed(d + '/packed.npz', x=f32, y=labels, large=large)
+import zipfile
+with zipfile.ZipFile(d + '/bzip2.npz', 'w', zipfile.ZIP_BZIP2) as z:
+    z.writestr('x.npy', open(d + '/f32.npy', 'rb').read())
+print(repr(float(f32.astype(np.float64).sum())), repr(float(large.astype(np.float64).sum())))
 )";
 
 }  // namespace
@@ -50,7 +58,10 @@ class TestNumpy : public QObject {
     python.start("/usr/bin/python3", {"-c", kPython, dir_.path()});
     QVERIFY(python.waitForFinished(60000));
     QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
-    f32Sum_ = python.readAllStandardOutput().trimmed().toDouble();
+    const QStringList sums = QString(python.readAllStandardOutput()).trimmed().split(' ');
+    QCOMPARE(sums.size(), 2);
+    f32Sum_ = sums[0].toDouble();
+    largeSum_ = sums[1].toDouble();
   }
 
   void readsWhatNumpyWrote() {
@@ -98,6 +109,54 @@ class TestNumpy : public QObject {
     writeFile("shape.npy", badShape);
     expectError([&] { readNpyFile(path("shape.npy")); }, "shape.npy", "cannot read the shape");
     expectError([&] { readNpyFile(path("missing.npy")); }, "missing.npy", "cannot be read");
+  }
+
+  void readsNpzArchives() {
+    // np.savez stores the members, np.savez_compressed deflates them: both read as np.save's.
+    const torch::Tensor f32 = readNpyFile(path("f32.npy"));
+    const torch::Tensor labels = readNpyFile(path("labels.npy"));
+    QVERIFY(torch::equal(readNpyFile(path("plain.npz") + ":x"), f32));
+    QVERIFY(torch::equal(readNpyFile(path("plain.npz") + ":y"), labels));
+    QVERIFY(torch::equal(readNpyFile(path("packed.npz") + ":x"), f32));
+    QVERIFY(torch::equal(readNpyFile(path("packed.npz") + ":y.npy"), labels));
+    QVERIFY(torch::equal(readNpyFile(path("positional.npz") + ":arr_1"), labels));
+    const torch::Tensor large = readNpyFile(path("packed.npz") + ":large");  // several chunks
+    QCOMPARE(large.sizes().vec(), (std::vector<int64_t>{300000, 4}));
+    QVERIFY(std::abs(large.to(torch::kFloat64).sum().item<double>() - largeSum_) < 1e-6);
+    QCOMPARE(readNpyHeader(path("packed.npz") + ":large").shape, (std::vector<int64_t>{300000, 4}));
+    QCOMPARE(parseNpyLocation("/d/a.NPZ:x").file, std::string("/d/a.NPZ"));
+    QCOMPARE(parseNpyLocation("/d/a.npz:x").member, std::string("x"));
+    QCOMPARE(parseNpyLocation("/d/a.npy").member, std::string());
+    NumpyClassificationData data(path("packed.npz") + ":x", path("packed.npz") + ":y", {});
+    QCOMPARE(data.numClasses(), int64_t{3});
+    QVERIFY(torch::equal(data.features().reshape({30, 6}), f32));
+  }
+
+  void refusesDamagedOrUnsupportedArchives() {
+    expectError([&] { readNpyFile(path("plain.npz")); }, "plain.npz:NAME\" (it holds x, y)",
+                "a zip archive (.npz), not a .npy file: name one of its arrays as");
+    expectError([&] { readNpyFile(path("plain.npz") + ":z"); }, "plain.npz",
+                "no array \"z\" in the archive (it holds x, y)");
+    expectError([&] { readNpyFile(path("bzip2.npz") + ":x"); }, "bzip2.npz: member \"x.npy\"",
+                "uses compression method 12");
+    const std::string packed = readAll(path("packed.npz"));
+    writeFile("cut.npz", packed.substr(0, packed.size() - 100));
+    expectError([&] { readNpyFile(path("cut.npz") + ":x"); }, "cut.npz",
+                "no end-of-archive record: not a zip archive, or cut off");
+    writeFile("half.npz", packed.substr(0, packed.size() / 2));
+    expectError([&] { readNpyHeader(path("half.npz") + ":x"); }, "half.npz",
+                "no end-of-archive record");
+    // A flipped bit in the data of a stored member, and in a deflated member.
+    std::string plain = readAll(path("plain.npz"));
+    plain[plain.find("\x93NUMPY") + 200] ^= 0x10;
+    writeFile("flipped.npz", plain);
+    expectError([&] { readNpyFile(path("flipped.npz") + ":x"); }, "flipped.npz: member \"x.npy\"",
+                "CRC-32 mismatch (the archive is damaged)");
+    std::string deflated = packed;
+    deflated[deflated.find("x.npy") + 60] ^= 0x10;
+    writeFile("deflated.npz", deflated);
+    expectError([&] { readNpyFile(path("deflated.npz") + ":x"); }, "deflated.npz: member \"x.npy\"",
+                "damaged");
   }
 
   void classificationDataFromTwoArrays() {
@@ -158,6 +217,15 @@ class TestNumpy : public QObject {
     nlohmann::json wrong = doc;
     wrong["data"]["train"]["features"] = path("int32.npy");
     expectError([&] { buildRun(projectFromJson(wrong), ""); }, "int32.npy", "is not accepted");
+    // Arrays of an archive; an archive without the array's name is refused at validation.
+    nlohmann::json archive = doc;
+    archive["data"]["train"]["features"] = path("packed.npz") + ":x";
+    archive["data"]["train"]["labels"] = path("packed.npz") + ":y";
+    QCOMPARE(buildRun(projectFromJson(archive), "").config.model->inputs().size(), size_t{2});
+    archive["data"]["train"]["labels"] = path("packed.npz");
+    QCOMPARE(validateProjectJson(archive).at(0).toString(),
+             "$.data.train.labels: \"" + path("packed.npz") +
+                 "\" is an archive: name one of its arrays as \"" + path("packed.npz") + ":NAME\"");
   }
 
  private:
@@ -182,6 +250,7 @@ class TestNumpy : public QObject {
 
   QTemporaryDir dir_;
   double f32Sum_ = 0;
+  double largeSum_ = 0;
 };
 
 QTEST_MAIN(TestNumpy)
