@@ -65,7 +65,7 @@ torch::jit::Module withStandardisation(torch::jit::Module inner, const DataFacts
   // Row features [N, D]; the built-in networks flatten what they get.
   outer.define(str("def forward(self, x: Tensor) -> Tensor:\n",
                    "    x = (x.flatten(1) - self.feature_mean) / self.feature_std\n",
-                   "    return self.model(x)\n"));
+                   "    return self.model.forward(x)\n"));
   return outer;
 }
 

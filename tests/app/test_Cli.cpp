@@ -1,5 +1,8 @@
 // towerbench-cli as a user runs it: exit codes, messages, the run directory it writes.
 
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <csignal>
@@ -55,14 +58,63 @@ class TestCli : public QObject {
   Q_OBJECT
  private slots:
   void validateEveryProject() {
-    for (const char* name :
-         {"fashion-mnist-convnet.json", "fashion-mnist-mlp.json", "synthetic-mlp.json"}) {
-      const Result r = runCli({"validate", project(name)});
+    // Every example, the TorchScript one with the model scripts/setup.sh wrote beside it.
+    for (const QString& name : QDir(QString(TB_SOURCE_DIR) + "/projects").entryList({"*.json"})) {
+      const Result r = runCli({"validate", project(qPrintable(name))});
       QVERIFY2(r.exitCode == 0, qPrintable(r.err));
       QVERIFY2(r.out.contains("valid"), qPrintable(r.out));
     }
     const Result r = runCli({"validate", project("fashion-mnist-convnet.json")});
     QVERIFY2(r.out.contains("60000 samples of 1x28x28, 10 classes"), qPrintable(r.out));
+  }
+
+  void yourOwnModelAndTableTrainAndExportAsTorchScript() {
+    // The TorchScript example as a user has it: the project file and, beside it, a module
+    // scripted in Python; it trains from the CLI and its export runs in PyTorch alone.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath("assets"));
+    QVERIFY(QFile::copy(project("fashion-mnist-torchscript.json"), dir.filePath("ts.json")));
+    QProcess python;
+    python.start("/usr/bin/python3", {QString(TB_SOURCE_DIR) + "/scripts/make-torchscript-model.py",
+                                      dir.filePath("assets/fashion_cnn.pt")});
+    QVERIFY(python.waitForFinished(120000) && python.exitCode() == 0);
+    const QString tsRun = dir.filePath("ts-run");
+    Result r = runCli({"train", dir.filePath("ts.json"), "--run-dir", tsRun, "--max-epoch", "1",
+                       "--steps-per-epoch", "5", "--set", "data.validation.limit=256"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"export", tsRun + "/model-5.pt", "--format", "torchscript", "--out",
+                dir.filePath("ts-export.pt")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    python.start("/usr/bin/python3", {"-c",
+                                      "import sys, torch\n"
+                                      "m = torch.jit.load(sys.argv[1])\n"
+                                      "print(m.training, tuple(m(torch.rand(2, 1, 28, 28)).shape))",
+                                      dir.filePath("ts-export.pt")});
+    QVERIFY(python.waitForFinished(60000));
+    QCOMPARE(QString::fromUtf8(python.readAllStandardOutput()).trimmed(), QString("False (2, 10)"));
+
+    // The iris example: its export takes raw measurements (the standardisation is inside).
+    const QString irisRun = dir.filePath("iris-run");
+    r = runCli({"train", project("iris-csv.json"), "--run-dir", irisRun});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString checkpoint =
+        QDir(irisRun).entryList({"model-*.pt"}, QDir::Files, QDir::Time).value(0);
+    QVERIFY(!checkpoint.isEmpty());
+    r = runCli({"export", irisRun + "/" + checkpoint, "--format", "torchscript", "--out",
+                dir.filePath("iris.pt")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    python.start("/usr/bin/python3",
+                 {"-c",
+                  "import sys, numpy as np, torch\n"
+                  "d = np.loadtxt('/usr/lib/python3/dist-packages/sklearn/datasets/data/iris.csv',"
+                  " delimiter=',', skiprows=1)\n"
+                  "m = torch.jit.load(sys.argv[1])\n"
+                  "p = m(torch.tensor(d[:, :4], dtype=torch.float32)).argmax(1).numpy()\n"
+                  "print((p == d[:, 4]).mean())",
+                  dir.filePath("iris.pt")});
+    QVERIFY(python.waitForFinished(60000));
+    const double accuracy = python.readAllStandardOutput().trimmed().toDouble();
+    QVERIFY2(accuracy > 0.9, qPrintable(QString::number(accuracy)));
   }
 
   void devicesListsWhatAProjectMayUse() {

@@ -126,6 +126,9 @@ OpenedSource openCsv(const Settings& s, const OpenRequest& request) {
   opened.numClasses = flow->numClasses();
   opened.numTargets = flow->numTargets();
   opened.facts.classNames = flow->classNames();
+  if (opened.numClasses > 0) {
+    opened.facts.classCounts = classCountsOf(flow->targets(), opened.numClasses);
+  }
   if (!flow->featureMean().empty()) {
     opened.facts.statistics = {{"feature_mean", flow->featureMean()},
                                {"feature_std", flow->featureStd()}};
