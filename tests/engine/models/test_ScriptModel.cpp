@@ -147,6 +147,21 @@ class TestScriptModel : public QObject {
     for (const auto& entry : readCheckpointFile(checkpoint).model) ours.push_back(entry.first);
     std::sort(ours.begin(), ours.end());
     QCOMPARE(json::parse(names.toStdString()).get<std::vector<std::string>>(), ours);
+
+    // `init` fine-tuning starts a new run of the module from those tensors (a step of a
+    // vanishing learning rate later they are still the checkpoint's).
+    json tune = project("cnn.pt", "simple", 1, 32);
+    tune["init"] = {{"checkpoint", checkpoint}};
+    tune["optimizer"] = {{"type", "sgd"}, {"learning_rate", 1e-12}};
+    tune["max_epoch"] = 1;
+    tune["steps_per_epoch"] = 1;
+    BuiltRun tuned = buildRun(projectFromJson(tune), "");
+    launchTrainWithConfig(tuned.config, *tuned.trainer);
+    const auto restored = tuned.trainer->mainModule().named_parameters();
+    for (const auto& [name, value] : readCheckpointFile(checkpoint).model) {
+      if (!restored.contains(name)) continue;  // buffers
+      QVERIFY2(torch::allclose(restored[name], value, 0, 1e-6), name.c_str());
+    }
   }
 
   void exportRunsInPython_data() {
