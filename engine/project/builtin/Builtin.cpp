@@ -83,6 +83,7 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
 
   registerBuiltinModels(registry);
   registerBuiltinData(registry);
+  registerBuiltinImageData(registry);
   registerBuiltinOptimizers(registry);
   registerBuiltinCallbacks(registry);
   registerBuiltinMonitors(registry);
