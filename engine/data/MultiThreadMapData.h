@@ -72,16 +72,23 @@ class MultiThreadMapData : public ProxyDataFlow {
   };
 
   void work();
-  /// Takes the child's next datapoint and its sequence number; false when the worker is done.
-  bool takeInput(Datapoint& input, int64_t& sequence);
+  /// Takes the child's next datapoints (up to takeChunk_) and the sequence number of the first;
+  /// false when the worker is done.
+  bool takeInputs(std::vector<Datapoint>& inputs, int64_t& first);
   /// Puts a result in the ring (under mutex_).
   void store(int64_t sequence, Slot slot);
+  /// Whether a waiting consumer should wake (Note [Batched hand-over]); under mutex_.
+  bool consumerDue() const;
+  void wakeConsumerIfDue();
   bool nextInline(Datapoint& out);
   void stopWorkers();
 
   Function function_;
   int64_t numThreads_;
   Options options_;
+  int64_t takeChunk_ = 1;  // Note [Batched hand-over], MultiThreadMapData.cpp
+  int64_t wakeBatch_ = 1;
+  int64_t roomBatch_ = 1;
   std::vector<std::thread> workers_;
 
   // Taken first by the worker that reads the child: one reader at a time, and datapoints get
@@ -93,13 +100,15 @@ class MultiThreadMapData : public ProxyDataFlow {
   // Result n sits in ring_[n % bufferSize]; at most bufferSize are outstanding. Ordered, n is
   // the datapoint's sequence number; unordered, the order in which results finished.
   std::vector<Slot> ring_;
-  int64_t taken_ = 0;                 // datapoints taken from the child in this pass
-  int64_t finished_ = 0;              // results stored (unordered numbering)
-  int64_t delivered_ = 0;             // results the consumer took
-  bool inputEnded_ = false;           // the child's pass ended, or failed: no more takes
-  bool stopping_ = false;             // the pass is closing: workers exit
-  bool failed_ = false;               // next() rethrew an error: the pass is over
-  std::exception_ptr workerFailure_;  // a worker broke outside the function and the child
+  int64_t taken_ = 0;                  // datapoints taken from the child in this pass
+  int64_t finished_ = 0;               // results stored (unordered numbering)
+  int64_t delivered_ = 0;              // results the consumer took
+  bool inputEnded_ = false;            // the child's pass ended, or failed: no more takes
+  bool stopping_ = false;              // the pass is closing: workers exit
+  bool failed_ = false;                // next() rethrew an error: the pass is over
+  std::exception_ptr workerFailure_;   // a worker broke outside the function and the child
+  bool consumerWaiting_ = false;       // the consumer sleeps on ready_
+  bool workerWaitingForRoom_ = false;  // a worker sleeps on room_
 };
 
 }  // namespace tbench
