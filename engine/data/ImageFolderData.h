@@ -7,11 +7,11 @@
 // files are ignored, and so are folders whose name starts with "." (.ipynb_checkpoints). A
 // class folder without images is an error, and so are fewer than two classes.
 //
-// Datapoints are {image float32 [C, S, S], label int64 0-dim}. Each image is decoded
-// (ImageDecode.h), converted to `channels`, brought to `size` (ImageAugment.h: the shorter side
-// scaled and the centre cropped, or stretched; size 0 keeps the images' size, which must then
-// be the same for all), augmented (training only) and normalised. Decoding runs on `workers`
-// threads (MultiThreadMapData over the file list); `ordered` keeps the file order.
+// Datapoints are {image float32 [C, H, W] (H = W = size), label int64 0-dim}. Each image is
+// decoded (ImageDecode.h), converted to `channels`, brought to `size` (ImageAugment.h: the
+// shorter side scaled and the centre cropped, or stretched; size 0 keeps the images' size,
+// which must then be the same for all), augmented (training only) and normalised. Decoding runs
+// on `workers` threads (MultiThreadMapData over the file list); `ordered` keeps the file order.
 //
 // Reproducibility: pass k visits the files in the order of PassOrder (shuffled from
 // mixSeed(seed, k) when shuffling), and the augmentations of file i in pass k are drawn from a
@@ -19,14 +19,13 @@
 //
 // A corrupt or unreadable image (or one of another size when size is 0) is fatal with its path
 // (onError Fail), or skipped (Skip): logged once with its path, counted (skippedFiles()), and
-// the pass is one datapoint shorter than size() says.
+// the pass is shorter than size() says by the files skipped.
 //
-// The constructor scans the folder and reads the first image's header, throwing InputError
-// naming the path; images are read during the passes.
+// The constructor scans the folder (and with size 0 reads the first image's header), throwing
+// InputError naming the path; images are read during the passes.
 
 #include <torch/arg.h>
 
-#include <atomic>
 #include <mutex>
 #include <set>
 #include <string>
@@ -85,14 +84,15 @@ class ImageFolderData : public DataFlow {
   std::optional<int64_t> size() const override { return static_cast<int64_t>(part_.size()); }
   const std::vector<std::string>& classNames() const { return listing_.classNames; }
   int64_t numClasses() const { return static_cast<int64_t>(listing_.classNames.size()); }
-  /// {C, S, S}: what every image becomes.
+  /// {C, H, W}: what every image becomes ({C, size, size} when a size is set).
   std::vector<int64_t> sampleShape() const { return {options_.channels(), height_, width_}; }
-  /// The files read, in the order of the folder, and their labels.
+  /// The paths of the files read (the part), in the folder's order.
   std::vector<std::string> files() const;
   /// Distinct files skipped so far (OnError::Skip).
   int64_t skippedFiles() const;
 
-  /// One sample as a pass would give it in pass `pass` (nullopt: skipped). Thread-safe.
+  /// File `fileIndex` of the listing as pass `pass` gives it (nullopt: skipped; throws
+  /// InputError naming the file when failing). Thread-safe.
   std::optional<Datapoint> load(int64_t fileIndex, uint64_t pass) const;
 
  protected:

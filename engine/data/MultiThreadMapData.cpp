@@ -174,6 +174,7 @@ void MultiThreadMapData::work() {
         if (slot.error) inputEnded_ = true;
         store(first + static_cast<int64_t>(k), std::move(slot));
         wakeConsumerIfDue();
+        if (stopping_) return;  // the pass is closing: the rest of the chunk is not wanted
       }
     }
   } catch (...) {

@@ -2,10 +2,11 @@
 // MultiThreadMapData: MapData on worker threads (tensorpack's MultiThreadMapData), for work
 // that dominates reading the child, such as decoding images.
 //
-// - Each pass starts `numThreads` workers. A worker takes the child's next datapoint (the child
-//   is read by one worker at a time, in its own order), applies the function and hands the
-//   result to the consumer. At most `bufferSize` datapoints are between the child and the
-//   consumer (being mapped or waiting to be taken); a worker that would exceed it waits.
+// - Each pass starts `numThreads` workers. A worker takes the child's next datapoints (a few
+//   at a time; the child is read by one worker at a time, in its own order), applies the
+//   function to each and hands the results to the consumer. At most `bufferSize` datapoints
+//   are between the child and the consumer (being mapped or waiting to be taken); a worker
+//   that would exceed it waits. Threads hand over in batches (Note [Batched hand-over]).
 // - ordered (the default): results come in the child's order, so a pass is a function of the
 //   child's pass alone, whatever the thread count or timing. Otherwise they come as they
 //   finish (tensorpack's behaviour; a slow datapoint does not hold the others back).
