@@ -72,7 +72,7 @@ using DeviceEntries = QList<DeviceEntry>;
 struct KeyView {
   QString name;
   /// "integer", "seed", "number", "boolean", "string", "file", "directory", "choice",
-  /// "integer list", "string list", "device", "device list", "point list"
+  /// "integer list", "number list", "string list", "device", "device list", "point list"
   QString type;
   QJsonValue fallback;  ///< the default (what an absent key means)
   QString label;        ///< the form's label

@@ -38,6 +38,11 @@ ComponentSpec& ComponentSpec::set(const std::string& name, json value) {
   // Stored as the reader would store it, so that a project built in code writes what reads
   // back identically (0 for a number is written 0.0).
   for (const KeyDescription& k : ComponentRegistry::global().keysOf(kind, type)) {
+    if (k.name == name && k.type == ValueType::NumberList && value.is_array()) {
+      for (auto& element : value) {
+        if (element.is_number()) element = element.get<double>();
+      }
+    }
     if (k.name != name || !value.is_number()) continue;
     if (k.type == ValueType::Number) value = value.get<double>();
     if (k.type == ValueType::Seed && value.is_number_integer()) value = value.get<uint64_t>();

@@ -30,6 +30,8 @@ std::string toString(ValueType type) {
       return "choice";
     case ValueType::IntegerList:
       return "integer list";
+    case ValueType::NumberList:
+      return "number list";
     case ValueType::StringList:
       return "string list";
     case ValueType::Device:
@@ -163,6 +165,14 @@ std::string defaultProblem(const KeyDescription& k, const json& value) {
         }
       }
       return "";
+    case ValueType::NumberList:
+      if (!value.is_array()) return "is not an array";
+      for (const auto& element : value) {
+        if (!element.is_number() || !inBounds(k, element.get<double>())) {
+          return "has an element that is not a number " + boundsText(k);
+        }
+      }
+      return "";
     case ValueType::StringList:
     case ValueType::DeviceList:
     case ValueType::PointList:
@@ -191,6 +201,7 @@ std::string KeyDescription::constraintText() const {
       parts.push_back("one of: " + joined(choiceList, ", "));
       break;
     case ValueType::IntegerList:
+    case ValueType::NumberList:
       if (!boundsText(*this).empty()) parts.push_back("each " + boundsText(*this));
       break;
     case ValueType::Device:
@@ -273,6 +284,9 @@ KeyDescription choice(std::string name, std::string fallback, std::vector<std::s
 }
 KeyDescription integers(std::string name, std::vector<int64_t> fallback) {
   return make(std::move(name), ValueType::IntegerList, std::move(fallback));
+}
+KeyDescription numbers(std::string name, std::vector<double> fallback) {
+  return make(std::move(name), ValueType::NumberList, std::move(fallback));
 }
 KeyDescription strings(std::string name, std::vector<std::string> fallback) {
   return make(std::move(name), ValueType::StringList, std::move(fallback));

@@ -23,6 +23,7 @@ enum class ValueType {
   Directory,    ///< a directory path
   Choice,       ///< one of `choices`
   IntegerList,  ///< an array of integers, each within the bounds
+  NumberList,   ///< an array of finite numbers, each within the bounds
   StringList,   ///< an array of non-empty strings
   Device,       ///< one device ("cpu", "cuda:0") that is available
   DeviceList,   ///< at least one available device
@@ -85,6 +86,7 @@ KeyDescription file(std::string name, std::string fallback = "");
 KeyDescription directory(std::string name, std::string fallback = "");
 KeyDescription choice(std::string name, std::string fallback, std::vector<std::string> choices);
 KeyDescription integers(std::string name, std::vector<int64_t> fallback);
+KeyDescription numbers(std::string name, std::vector<double> fallback);
 KeyDescription strings(std::string name, std::vector<std::string> fallback);
 KeyDescription device(std::string name, std::string fallback);
 KeyDescription devices(std::string name, std::vector<std::string> fallback);
@@ -106,6 +108,9 @@ class TypedValues {
   }
   std::vector<int64_t> integers(const std::string& name) const {
     return value(name).template get<std::vector<int64_t>>();
+  }
+  std::vector<double> numbers(const std::string& name) const {
+    return value(name).template get<std::vector<double>>();
   }
   std::vector<std::string> strings(const std::string& name) const {
     return value(name).template get<std::vector<std::string>>();

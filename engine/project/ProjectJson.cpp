@@ -116,6 +116,16 @@ bool readKey(JsonReader& r, ObjectReader& obj, const KeyDescription& k, Settings
       settings.set(k.name, items);
       break;
     }
+    case ValueType::NumberList: {
+      if (!r.isArray(*value, path)) break;
+      std::vector<double> items;
+      for (size_t i = 0; i < value->size(); ++i) {
+        double v = 0;
+        if (r.number((*value)[i], indexPath(path, i), v, numberRange(k))) items.push_back(v);
+      }
+      settings.set(k.name, items);
+      break;
+    }
     case ValueType::StringList: {
       if (!r.isArray(*value, path)) break;
       std::vector<std::string> items;

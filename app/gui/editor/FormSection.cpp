@@ -54,6 +54,12 @@ QJsonArray integerArray(const QString& text) {
   return array;
 }
 
+QJsonArray numberArray(const QString& text) {
+  QJsonArray array;
+  for (const QString& part : splitList(text)) array.append(parseNumber(part, nullptr));
+  return array;
+}
+
 QJsonArray stringArray(const QString& text) {
   QJsonArray array;
   for (const QString& part : splitList(text)) array.append(part);
@@ -217,6 +223,17 @@ QLineEdit* FormSection::addIntegerList(const QString& key, const QString& label,
   return edit;
 }
 
+QLineEdit* FormSection::addNumberList(const QString& key, const QString& label,
+                                      const QJsonArray& fallback) {
+  auto* edit = new QLineEdit(joinList(fallback), this);
+  const QString number = QStringLiteral("-?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?");
+  edit->setValidator(new QRegularExpressionValidator(
+      QRegularExpression(QStringLiteral("\\s*(%1(\\s*,\\s*%1)*)?\\s*").arg(number)), edit));
+  edit->setPlaceholderText(tr("none"));
+  bindLineEdit(addField(key, label, Kind::NumberList, edit, fallback));
+  return edit;
+}
+
 QLineEdit* FormSection::addStringList(const QString& key, const QString& label,
                                       const QJsonArray& fallback) {
   auto* edit = new QLineEdit(joinList(fallback), this);
@@ -288,6 +305,8 @@ QWidget* FormSection::addKey(const bridge::KeyView& key) {
     widget = edit;
   } else if (type == QLatin1String("integer list")) {
     widget = addIntegerList(key.name, label, key.fallback.toArray());
+  } else if (type == QLatin1String("number list")) {
+    widget = addNumberList(key.name, label, key.fallback.toArray());
   } else if (type == QLatin1String("string list") || type == QLatin1String("device list")) {
     widget = addStringList(key.name, label, key.fallback.toArray());
   } else {  // string, device
@@ -422,11 +441,14 @@ void FormSection::showValue(const Field& field, const QJsonValue& stored) {
       return;
     }
     case Kind::IntegerList:
+    case Kind::NumberList:
     case Kind::StringList: {
       auto* edit = static_cast<QLineEdit*>(field.widget);
-      const QJsonArray shown = field.kind == Kind::IntegerList && edit->hasAcceptableInput()
-                                   ? integerArray(edit->text())
-                                   : stringArray(edit->text());
+      const bool acceptable = edit->hasAcceptableInput();
+      const QJsonArray shown =
+          field.kind == Kind::IntegerList && acceptable  ? integerArray(edit->text())
+          : field.kind == Kind::NumberList && acceptable ? numberArray(edit->text())
+                                                         : stringArray(edit->text());
       if (value.isArray() && shown == value.toArray()) return;
       edit->setText(value.isArray() ? joinList(value.toArray()) : textOf(value));
       return;
@@ -462,6 +484,10 @@ QJsonValue FormSection::valueOf(const Field& field) const {
     case Kind::IntegerList: {
       const auto* edit = static_cast<QLineEdit*>(field.widget);
       return edit->hasAcceptableInput() ? QJsonValue(integerArray(edit->text())) : nothing;
+    }
+    case Kind::NumberList: {
+      const auto* edit = static_cast<QLineEdit*>(field.widget);
+      return edit->hasAcceptableInput() ? QJsonValue(numberArray(edit->text())) : nothing;
     }
     case Kind::StringList:
       return stringArray(static_cast<QLineEdit*>(field.widget)->text());

@@ -63,6 +63,8 @@ class FormSection : public ProjectSection {
                        const QString& fallback);
   /// An array of integers >= 0 typed as "256, 128" (empty text: []).
   QLineEdit* addIntegerList(const QString& key, const QString& label, const QJsonArray& fallback);
+  /// An array of numbers typed as "0.5, 0.25" (empty text: []).
+  QLineEdit* addNumberList(const QString& key, const QString& label, const QJsonArray& fallback);
   /// An array of strings typed as "cost, train_error".
   QLineEdit* addStringList(const QString& key, const QString& label, const QJsonArray& fallback);
   /// A grey line of explanation under the last row.
@@ -103,7 +105,17 @@ class FormSection : public ProjectSection {
   void load(const QJsonObject& root) override;
 
  private:
-  enum class Kind { Integer, Number, Seed, Text, Boolean, Choice, IntegerList, StringList };
+  enum class Kind {
+    Integer,
+    Number,
+    Seed,
+    Text,
+    Boolean,
+    Choice,
+    IntegerList,
+    NumberList,
+    StringList
+  };
   struct Field {
     QString key;
     Kind kind;

@@ -81,6 +81,7 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
   registerBuiltinModels(registry);
   registerBuiltinData(registry);
   registerBuiltinTableData(registry);
+  registerBuiltinImageData(registry);
   registerBuiltinOptimizers(registry);
   registerBuiltinCallbacks(registry);
   registerBuiltinMonitors(registry);

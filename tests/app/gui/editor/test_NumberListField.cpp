@@ -1,0 +1,50 @@
+// The form's field of a number-list key (an image folder's mean and std), with the real
+// registry and validation: shown with commas, typed numbers written as a JSON array of numbers,
+// half-typed text not written.
+
+#include <QJsonArray>
+#include <QLineEdit>
+#include <QtTest>
+
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/editor/JsonPath.h"
+#include "app/gui/editor/ProjectEditor.h"
+
+using namespace tbench;
+using namespace tbench::gui;
+
+class NumberListFieldTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void readsAndWritesNumbers() {
+    ProjectEditor editor(bridge::makeProjectServices());
+    QString error;
+    QVERIFY2(editor.setDocument(R"({"format": 1, "name": "folders", "model": {}, "data": {"train":
+        {"type": "image_folder", "dir": "/images", "mean": [0.25, 0.5, 0.75]}}})",
+                                &error),
+             qPrintable(error));
+    auto* mean = editor.findChild<QLineEdit*>("data.train.mean");
+    auto* std = editor.findChild<QLineEdit*>("data.train.std");
+    QVERIFY(mean != nullptr && std != nullptr);
+    QCOMPARE(mean->text(), QStringLiteral("0.25, 0.5, 0.75"));
+    QCOMPARE(std->text(), QString());  // the default, []
+
+    mean->selectAll();
+    QTest::keyClicks(mean, "0.485, 0.456, 0.406");
+    QCOMPARE(valueAt(editor.object(), "data.train.mean").toArray(),
+             (QJsonArray{0.485, 0.456, 0.406}));
+    QTest::keyClicks(mean, ", ");  // half-typed: the numbers before it stay written
+    QCOMPARE(valueAt(editor.object(), "data.train.mean").toArray().size(), 3);
+    QVERIFY(!mean->hasAcceptableInput());
+
+    std->selectAll();
+    QTest::keyClicks(std, "2.5e-1");
+    QCOMPARE(valueAt(editor.object(), "data.train.std").toArray(), QJsonArray{0.25});
+    QTest::keyClicks(std, "x");  // refused by the field
+    QCOMPARE(std->text(), QStringLiteral("2.5e-1"));
+  }
+};
+
+QTEST_MAIN(NumberListFieldTest)
+#include "test_NumberListField.moc"
