@@ -96,10 +96,14 @@ void DataPreviewDialog::display(const bridge::DataPreviewView& view) {
     emit shown();
     return;
   }
-  summary_->setText(tr("%1. The first %2 samples as training reads them (augmented, normalised; "
-                       "images scaled for display):")
-                        .arg(view.summary)
-                        .arg(view.labels.size()));
+  summary_->setText(
+      (view.pixels.isEmpty()
+           ? tr("%1. The first %2 rows as training reads them (standardised when the source "
+                "standardises):")
+           : tr("%1. The first %2 samples as training reads them (augmented, normalised; "
+                "each image scaled to its own range for display):"))
+          .arg(view.summary)
+          .arg(view.labels.size()));
   samples_->setWidget(view.pixels.isEmpty() ? rowTable(view) : imageGrid(view));
   fillClassTable(view);
   emit shown();

@@ -256,4 +256,11 @@ bool ImageFolderData::nextPoint(Datapoint& out) { return pass_->next(out); }
 
 void ImageFolderData::endPass() { pass_.reset(); }
 
+std::vector<int64_t> ImageFolderData::classCounts() const {
+  std::vector<int64_t> counts(listing_.classNames.size(), 0);
+  for (int64_t index : part_)
+    ++counts[static_cast<size_t>(listing_.labels[static_cast<size_t>(index)])];
+  return counts;
+}
+
 }  // namespace tbench

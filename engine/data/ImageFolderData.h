@@ -88,6 +88,8 @@ class ImageFolderData : public DataFlow {
   std::vector<int64_t> sampleShape() const { return {options_.channels(), height_, width_}; }
   /// The paths of the files read (the part), in the folder's order.
   std::vector<std::string> files() const;
+  /// The files of the part in each class (skipped files included).
+  std::vector<int64_t> classCounts() const;
   /// Distinct files skipped so far (OnError::Skip).
   int64_t skippedFiles() const;
 

@@ -64,6 +64,7 @@ OpenedSource openImageFolder(const Settings& s, const OpenRequest& request) {
   opened.image = ImageShape{shape[0], shape[1], shape[2]};
   opened.numClasses = flow->numClasses();
   opened.facts.classNames = flow->classNames();
+  opened.facts.classCounts = flow->classCounts();
   return opened;
 }
 
