@@ -68,21 +68,26 @@ DataPreviewDialog::DataPreviewDialog(bridge::DataPreviewer previewer, QWidget* p
   resize(980, 640);
 }
 
+DataPreviewDialog::~DataPreviewDialog() {
+  if (reader_.joinable()) reader_.join();
+}
+
 void DataPreviewDialog::refresh() {
   if (busy_ || !source_ || !previewer_) return;
+  if (reader_.joinable()) reader_.join();  // the previous read, already delivered
   const auto [text, path] = source_();
   busy_ = true;
   refresh_->setEnabled(false);
   summary_->setText(tr("Reading the first %1 training samples…").arg(kSamples));
   // The engine may read whole files: never on the GUI thread. The result comes back through
-  // the event loop; a dialog closed meanwhile drops it.
+  // the event loop; a dialog destroyed meanwhile (it joins the reader first) drops it.
   QPointer<DataPreviewDialog> self(this);
-  std::thread([self, previewer = previewer_, text = text, path = path] {
+  reader_ = std::thread([self, previewer = previewer_, text = text, path = path] {
     bridge::DataPreviewView view = previewer(text, path, kSamples);
     QMetaObject::invokeMethod(qApp, [self, view = std::move(view)] {
       if (self) self->display(view);
     });
-  }).detach();
+  });
 }
 
 void DataPreviewDialog::display(const bridge::DataPreviewView& view) {

@@ -10,6 +10,7 @@
 #include <QDialog>
 #include <QString>
 #include <functional>
+#include <thread>
 
 #include "app/bridge/BridgeTypes.h"
 
@@ -25,6 +26,8 @@ class DataPreviewDialog : public QDialog {
  public:
   /// `previewer` reads the samples (bridge::previewData in the window).
   explicit DataPreviewDialog(bridge::DataPreviewer previewer, QWidget* parent = nullptr);
+  /// Waits for a read under way (it never outlives the dialog and its engine objects).
+  ~DataPreviewDialog() override;
 
   /// Where the document comes from on Refresh: (text, path).
   void setSource(std::function<std::pair<QString, QString>()> source) {
@@ -53,6 +56,7 @@ class DataPreviewDialog : public QDialog {
   std::function<std::pair<QString, QString>()> source_;
   bridge::DataPreviewView preview_;
   bool busy_ = false;
+  std::thread reader_;
   QLabel* summary_ = nullptr;
   QScrollArea* samples_ = nullptr;
   QTableWidget* classes_ = nullptr;
