@@ -200,6 +200,7 @@ struct DataPreviewView {
   QList<QByteArray> pixels;
   /// Tables ([1, 1, D] samples): the features as the model sees them (standardised).
   QList<QList<double>> rows;
+  QStringList columns;  ///< the rows' feature names (a CSV header); empty: x0, x1, ...
   QStringList labels;  ///< per sample: the class name (or number), or the target value(s)
   QStringList classNames;
   QList<qint64> classCounts;  ///< samples per class in the source; empty when unknown

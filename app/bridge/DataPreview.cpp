@@ -72,6 +72,7 @@ DataPreviewView previewData(const QString& projectText, const QString& projectPa
     }
     for (const std::string& name : names) view.classNames << q(name);
     for (int64_t c : source.facts.classCounts) view.classCounts << c;
+    for (const std::string& name : source.featureNames) view.columns << q(name);
 
     const bool table = s.channels == 1 && s.height == 1;
     if (!table) {

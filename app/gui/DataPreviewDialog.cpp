@@ -143,8 +143,10 @@ QWidget* DataPreviewDialog::rowTable(const bridge::DataPreviewView& view) const 
   const int features = view.rows.isEmpty() ? 0 : view.rows.front().size();
   auto* table = new QTableWidget(view.rows.size(), features + 1);
   table->setObjectName("rowTable");
-  QStringList headers{tr("Label")};
-  for (int j = 0; j < features; ++j) headers << QStringLiteral("x%1").arg(j);
+  QStringList headers{view.classNames.isEmpty() ? tr("Target") : tr("Label")};
+  for (int j = 0; j < features; ++j) {
+    headers << (j < view.columns.size() ? view.columns[j] : QStringLiteral("x%1").arg(j));
+  }
   table->setHorizontalHeaderLabels(headers);
   for (int r = 0; r < view.rows.size(); ++r) {
     table->setItem(r, 0, new QTableWidgetItem(view.labels.value(r)));
@@ -158,6 +160,7 @@ QWidget* DataPreviewDialog::rowTable(const bridge::DataPreviewView& view) const 
 }
 
 void DataPreviewDialog::fillClassTable(const bridge::DataPreviewView& view) {
+  classes_->setVisible(!view.classNames.isEmpty());  // a regression has no classes
   classes_->setRowCount(view.classNames.size());
   qint64 total = 0;
   for (qint64 c : view.classCounts) total += c;

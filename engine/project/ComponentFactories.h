@@ -74,6 +74,8 @@ struct OpenedSource {
   int64_t numClasses = 0;  ///< > 0: classification into that many classes
   int64_t numTargets = 0;  ///< > 0: regression onto that many float targets
   DataFacts facts;
+  /// The names of a table's feature columns (a CSV header); empty when it has none.
+  std::vector<std::string> featureNames;
 };
 
 /// How a source is opened.

@@ -126,6 +126,7 @@ OpenedSource openCsv(const Settings& s, const OpenRequest& request) {
   opened.numClasses = flow->numClasses();
   opened.numTargets = flow->numTargets();
   opened.facts.classNames = flow->classNames();
+  opened.featureNames = flow->featureNames();
   if (opened.numClasses > 0) {
     opened.facts.classCounts = classCountsOf(flow->targets(), opened.numClasses);
   }

@@ -128,12 +128,36 @@ class TestDataPreview : public QObject {
     auto* rows = dialog->findChild<QTableWidget*>("rowTable");
     QVERIFY(rows != nullptr);
     QCOMPARE(rows->rowCount(), DataPreviewDialog::kSamples);
-    QCOMPARE(rows->columnCount(), 4);  // label + 3 features
+    QCOMPARE(rows->columnCount(), 4);                                // label + 3 features
+    QCOMPARE(rows->horizontalHeaderItem(1)->text(), QString("x0"));  // .npy has no names
     // The row shown is the sample the engine gave: feature j of sample i is 3 i + j.
     const double x0 = view.rows[0][0];
     QCOMPARE(view.rows[0][1], x0 + 1);
     QCOMPARE(view.labels[0], QString::number(int(x0 / 3) % 2));
     QCOMPARE(view.classCounts, (QList<qint64>{20, 20}));
+  }
+
+  void csvColumnsKeepTheirHeaderNames() {
+    QTemporaryDir dir;
+    {
+      std::ofstream csv(dir.filePath("t.csv").toStdString());
+      csv << "width,height,kind\n";
+      for (int i = 0; i < 40; ++i) csv << i << "," << 2 * i << "," << (i % 2 ? "b" : "a") << "\n";
+    }
+    MainWindow window;
+    DataPreviewDialog* dialog =
+        preview(window, writeProject(dir, {{"type", "csv"},
+                                           {"path", dir.filePath("t.csv").toStdString()},
+                                           {"header", true},
+                                           {"target", "kind"}}));
+    QVERIFY(dialog != nullptr);
+    QVERIFY2(dialog->preview().error.isEmpty(), qPrintable(dialog->preview().error));
+    auto* rows = dialog->findChild<QTableWidget*>("rowTable");
+    QVERIFY(rows != nullptr);
+    QCOMPARE(rows->horizontalHeaderItem(1)->text(), QString("width"));
+    QCOMPARE(rows->horizontalHeaderItem(2)->text(), QString("height"));
+    QCOMPARE(dialog->preview().classNames, (QStringList{"a", "b"}));
+    QCOMPARE(dialog->preview().classCounts, (QList<qint64>{20, 20}));
   }
 
   void aSourceThatCannotOpenSaysWhy() {
