@@ -35,10 +35,6 @@ class SupervisedModel : public ModelDesc {
 
   /// Outputs of `net` (a replica built by buildTower) for `images`.
   static torch::Tensor logits(torch::nn::Module& net, const torch::Tensor& images);
-  /// See tbench::topOneError (Loss.h).
-  static torch::Tensor topOneError(const torch::Tensor& logits, const torch::Tensor& labels) {
-    return tbench::topOneError(logits, labels);
-  }
 
  private:
   ImageShape image_;

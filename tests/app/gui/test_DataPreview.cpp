@@ -4,7 +4,6 @@
 // opened says why, naming the file.
 #include <QAction>
 #include <QLabel>
-#include <QProcess>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QTableWidget>
@@ -17,6 +16,7 @@
 
 #include "app/gui/DataPreviewDialog.h"
 #include "app/gui/MainWindow.h"
+#include "tests/support/Python.h"
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -106,14 +106,13 @@ class TestDataPreview : public QObject {
 
   void tableRows() {
     QTemporaryDir dir;
-    QProcess python;
-    python.start("/usr/bin/python3",
-                 {"-c",
-                  "import sys, numpy as np; d = sys.argv[1]\n"
-                  "np.save(d + '/x.npy', np.arange(40 * 3, dtype='<f4').reshape(40, 3))\n"
-                  "np.save(d + '/y.npy', (np.arange(40) % 2).astype('<i8'))",
-                  dir.path()});
-    QVERIFY(python.waitForFinished(60000) && python.exitCode() == 0);
+    QVERIFY(testing::runPython({"-c",
+                                "import sys, numpy as np; d = sys.argv[1]\n"
+                                "np.save(d + '/x.npy', np.arange(40 * 3, dtype='<f4')"
+                                ".reshape(40, 3))\n"
+                                "np.save(d + '/y.npy', (np.arange(40) % 2).astype('<i8'))",
+                                dir.path()})
+                .ok);
     MainWindow window;
     DataPreviewDialog* dialog =
         preview(window, writeProject(dir, {{"type", "numpy"},

@@ -15,9 +15,11 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
 using nlohmann::json;
+using tbench::testing::expectError;
 
 namespace {
 
@@ -437,16 +439,6 @@ class TestCsv : public QObject {
   }
   void writeFile(const QString& name, const std::string& bytes) const {
     std::ofstream(path(name), std::ios::binary) << bytes;
-  }
-  template <typename F>
-  static void expectError(F&& f, const QString& where, const QString& expected) {
-    try {
-      f();
-      QFAIL(qPrintable("no error for " + where));
-    } catch (const InputError& e) {
-      const QString message = QString::fromStdString(e.what());
-      QVERIFY2(message.contains(where) && message.contains(expected), qPrintable(message));
-    }
   }
 
   QTemporaryDir dir_;

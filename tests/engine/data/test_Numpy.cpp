@@ -13,8 +13,10 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
+using tbench::testing::expectError;
 
 namespace {
 
@@ -236,16 +238,6 @@ class TestNumpy : public QObject {
   }
   void writeFile(const QString& name, const std::string& bytes) const {
     std::ofstream(path(name), std::ios::binary) << bytes;
-  }
-  template <typename F>
-  static void expectError(F&& f, const QString& file, const QString& expected) {
-    try {
-      f();
-      QFAIL(qPrintable("no error for " + file));
-    } catch (const InputError& e) {
-      const QString message = QString::fromStdString(e.what());
-      QVERIFY2(message.contains(file) && message.contains(expected), qPrintable(message));
-    }
   }
 
   QTemporaryDir dir_;

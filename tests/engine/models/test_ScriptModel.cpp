@@ -3,7 +3,6 @@
 // train wrongly (traced BatchNorm, mismatched inputs and outputs), keep the module's names in
 // checkpoints, and export as TorchScript that PyTorch runs with the engine's outputs.
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -15,20 +14,19 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/ExpectError.h"
+#include "tests/support/Python.h"
 
 using namespace tbench;
 using nlohmann::json;
 
 namespace {
 
+/// The standard output of /usr/bin/python3 `args`; empty (with stderr logged) when it failed.
 QString runPython(const QStringList& args) {
-  QProcess python;
-  python.start("/usr/bin/python3", args);
-  if (!python.waitForFinished(120000) || python.exitCode() != 0) {
-    qWarning("%s", python.readAllStandardError().constData());
-    return QString();
-  }
-  return QString::fromUtf8(python.readAllStandardOutput());
+  const testing::PythonRun run = testing::runPython(args);
+  if (!run.ok) qWarning("%s", run.err.constData());
+  return run.ok ? QString::fromUtf8(run.out) : QString();
 }
 
 // The input both sides evaluate: 2 images of 1x8x8, a fixed ramp.
@@ -251,13 +249,7 @@ class TestScriptModel : public QObject {
       patch["model"]["path"] = path(QString::fromStdString(patch["model"]["path"]));
     }
     doc.merge_patch(patch);
-    try {
-      buildRun(projectFromJson(doc), "");
-      QFAIL("built");
-    } catch (const InputError& e) {
-      const QString message = QString::fromStdString(e.what());
-      QVERIFY2(message.contains(file) && message.contains(expected), qPrintable(message));
-    }
+    testing::expectError([&] { buildRun(projectFromJson(doc), ""); }, file, expected);
   }
 
   void relativePathsFollowTheProjectFile() {

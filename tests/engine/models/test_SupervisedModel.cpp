@@ -1,4 +1,4 @@
-// SupervisedModel::topOneError against LibTorch's own argmax, on the inputs where a
+// topOneError (engine/models/Loss.h) against LibTorch's own argmax, on the inputs where a
 // hand-written pass could differ: ties, NaN, non-contiguous logits, other dtypes.
 
 #include <QtTest>
@@ -19,7 +19,7 @@ double reference(const torch::Tensor& logits, const torch::Tensor& labels) {
 
 /// topOneError returns float32: equal to the reference within float rounding.
 bool agrees(const torch::Tensor& logits, const torch::Tensor& labels) {
-  return std::abs(SupervisedModel::topOneError(logits, labels).item<double>() -
+  return std::abs(topOneError(logits, labels).item<double>() -
                   reference(logits, labels)) < 1e-6;
 }
 
@@ -35,7 +35,7 @@ class TestSupervisedModel : public QObject {
         // Small integers: many rows have tied maxima, where argmax takes the first.
         const auto logits = torch::randint(0, 3, {rows, classes}).to(torch::kFloat32);
         const auto labels = torch::randint(0, classes, {rows}, torch::kInt64);
-        const auto error = SupervisedModel::topOneError(logits, labels);
+        const auto error = topOneError(logits, labels);
         QCOMPARE(error.dim(), int64_t{0});
         QCOMPARE(error.scalar_type(), torch::kFloat32);
         QVERIFY2(agrees(logits, labels), qPrintable(QString("%1 x %2").arg(rows).arg(classes)));
@@ -66,7 +66,7 @@ class TestSupervisedModel : public QObject {
     const auto doubles = transposed.to(torch::kFloat64);
     QVERIFY(agrees(doubles, labels));
     const auto grad = transposed.detach().clone().requires_grad_(true);
-    QVERIFY(!SupervisedModel::topOneError(grad, labels).requires_grad());
+    QVERIFY(!topOneError(grad, labels).requires_grad());
   }
 };
 
