@@ -35,8 +35,8 @@ inline ModelDescPtr makeModel(const std::string& type) {
   ModelContext context;
   context.input = ImageShape{1, 28, 28};
   context.numClasses = 10;
-  return buildModel(ComponentSpec::of("model", type), context,
-                    ComponentSpec::defaultOf("optimizer"));
+  return std::dynamic_pointer_cast<ModelDesc>(
+      buildModel(ComponentSpec::of("model", type), context, ComponentSpec::defaultOf("optimizer")));
 }
 
 /// The median of `values` (the upper one of an even count); `values` is not empty.

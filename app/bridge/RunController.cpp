@@ -88,7 +88,7 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     request.extraMonitors = {engine->monitor};
     const bool scheduleEnabled = request.project.schedule.enabled;
     const std::unique_ptr<PreparedRun> run = prepareRun(std::move(request));
-    SingleCostTrainer& trainer = *run->built.trainer;
+    TowerTrainer& trainer = *run->built.trainer;
 
     bool stop = false;
     {

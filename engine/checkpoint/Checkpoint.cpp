@@ -200,6 +200,31 @@ torch::Tensor requireBytes(const std::string& path, const c10::impl::GenericDict
   return tensor.contiguous();
 }
 
+/// "optimizers" {role: bytes} and "optimizer_types" {role: str}, both or neither.
+void readNamedOptimizers(const std::string& path, const c10::impl::GenericDict& dict,
+                         TrainingState& state) {
+  auto it = dict.find(c10::IValue(std::string("optimizers")));
+  if (it == dict.end()) return;
+  if (!it->value().isGenericDict()) wrongType(path, "optimizers", it->value(), "a dict");
+  const auto& types = requireKey(path, dict, "optimizer_types");
+  if (!types.isGenericDict()) wrongType(path, "optimizer_types", types, "a dict");
+  const auto typeDict = types.toGenericDict();
+  for (const auto& entry : it->value().toGenericDict()) {
+    if (!entry.key().isString()) notACheckpoint(path, "\"optimizers\" has a key that is no str");
+    const std::string role = entry.key().toStringRef();
+    c10::impl::GenericDict one(c10::StringType::get(), c10::AnyType::get());
+    one.insert("optimizers." + role, entry.value());
+    OptimizerState optimizer;
+    optimizer.bytes = requireBytes(path, one, "optimizers." + role);
+    auto type = typeDict.find(c10::IValue(role));
+    if (type == typeDict.end() || !type->value().isString()) {
+      notACheckpoint(path, str("\"optimizer_types\" has no type for \"", role, "\""));
+    }
+    optimizer.type = type->value().toStringRef();
+    state.namedOptimizers[role] = std::move(optimizer);
+  }
+}
+
 TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) {
   if (!root.isGenericDict()) {
     notACheckpoint(path, str("the pickle holds a ", root.tagKind(), ", not a dict"));
@@ -260,6 +285,16 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
       state.callbackStates[entry.key().toStringRef()] = entry.value().toStringRef();
     }
   }
+  readNamedOptimizers(path, dict, state);
+  if (auto it = dict.find(c10::IValue(std::string("trainer_state"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "trainer_state", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      if (!entry.key().isString() || !entry.value().isTensor()) {
+        notACheckpoint(path, "\"trainer_state\" is not a dict of str -> tensor");
+      }
+      state.trainerState[entry.key().toStringRef()] = entry.value().toTensor();
+    }
+  }
   if (state.globalStep < 0 || state.epochNum < 0) {
     notACheckpoint(path, str("negative counters: global_step ", state.globalStep, ", epoch_num ",
                              state.epochNum));
@@ -268,6 +303,10 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
 }
 
 }  // namespace
+
+OptimizerState captureOptimizer(const torch::optim::Optimizer& optimizer) {
+  return {bytesToTensor(serializeOptimizer(optimizer)), optimizerTypeName(optimizer)};
+}
 
 TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* optimizer,
                            int64_t globalStep, int64_t epochNum, const std::string& project) {
@@ -283,8 +322,9 @@ TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* o
     if (item.value().defined()) state.model.emplace_back(item.key(), copy(item.value()));
   }
   if (optimizer) {
-    state.optimizer = bytesToTensor(serializeOptimizer(*optimizer));
-    state.optimizerType = optimizerTypeName(*optimizer);
+    OptimizerState captured = captureOptimizer(*optimizer);
+    state.optimizer = captured.bytes;
+    state.optimizerType = captured.type;
   } else {
     state.optimizer = torch::empty({0}, torch::kUInt8);
   }
@@ -332,6 +372,23 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
     c10::impl::GenericDict callbacks(c10::StringType::get(), c10::StringType::get());
     for (const auto& [name, text] : state.callbackStates) callbacks.insert(name, text);
     dict.insert("callbacks", callbacks);
+    if (!state.namedOptimizers.empty()) {
+      c10::Dict<std::string, torch::Tensor> optimizers;
+      c10::impl::GenericDict types(c10::StringType::get(), c10::StringType::get());
+      for (const auto& [role, optimizer] : state.namedOptimizers) {
+        optimizers.insert(role, optimizer.bytes);
+        types.insert(role, optimizer.type);
+      }
+      dict.insert("optimizers", optimizers);
+      dict.insert("optimizer_types", types);
+    }
+    if (!state.trainerState.empty()) {
+      c10::Dict<std::string, torch::Tensor> extra;
+      for (const auto& [name, tensor] : state.trainerState) {
+        extra.insert(name, tensor.device().is_cpu() ? tensor : tensor.to(torch::kCPU));
+      }
+      dict.insert("trainer_state", extra);
+    }
     bytes = plainPickle(dict);
   } catch (const c10::Error& e) {
     throw std::runtime_error(
@@ -415,20 +472,19 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
   return report;
 }
 
-void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state) {
-  if (!state.optimizer.defined() || state.optimizer.numel() == 0) {
-    TB_LOG(Warning) << prefix(state.path)
-                    << "the checkpoint has no optimizer state; the optimizer starts afresh";
-    return;
-  }
+namespace {
+
+/// Loads `saved` (of C++ class `savedType`) into `optimizer`, rolling back on failure.
+void loadOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& saved,
+                        const std::string& savedType, const std::string& where) {
   const std::string type = optimizerTypeName(optimizer);
-  if (!state.optimizerType.empty() && state.optimizerType != type) {
-    throw InputError(str(prefix(state.path), "the optimizer state is for \"", state.optimizerType,
+  if (!savedType.empty() && savedType != type) {
+    throw InputError(str(where, "the optimizer state is for \"", savedType,
                          "\", the optimizer is \"", type, "\""));
   }
   // LibTorch's load can fail after it replaced part of the state; keep a copy to roll back.
   const std::string backup = serializeOptimizer(optimizer);
-  const auto bytes = state.optimizer.contiguous();
+  const auto bytes = saved.contiguous();
   try {
     loadOptimizer(optimizer, reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),
                   static_cast<size_t>(bytes.numel()));
@@ -436,9 +492,33 @@ void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& s
   } catch (const std::exception& e) {
     optimizer.state().clear();
     loadOptimizer(optimizer, backup.data(), backup.size());
-    throw InputError(str(prefix(state.path), "the optimizer state does not fit this \"", type,
-                         "\" optimizer (", torchReason(e), ")"));
+    throw InputError(str(where, "the optimizer state does not fit this \"", type, "\" optimizer (",
+                         torchReason(e), ")"));
   }
+}
+
+}  // namespace
+
+void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state) {
+  if (!state.optimizer.defined() || state.optimizer.numel() == 0) {
+    TB_LOG(Warning) << prefix(state.path)
+                    << "the checkpoint has no optimizer state; the optimizer starts afresh";
+    return;
+  }
+  loadOptimizerState(optimizer, state.optimizer, state.optimizerType, prefix(state.path));
+}
+
+void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state,
+                      const std::string& role) {
+  auto it = state.namedOptimizers.find(role);
+  if (it == state.namedOptimizers.end()) {
+    std::string saved;
+    for (const auto& [name, unused] : state.namedOptimizers) saved += " \"" + name + "\"";
+    throw InputError(str(prefix(state.path), "the checkpoint has no state for the \"", role,
+                         "\" optimizer (it has:", saved.empty() ? " none" : saved, ")"));
+  }
+  loadOptimizerState(optimizer, it->second.bytes, it->second.type,
+                     str(prefix(state.path), "\"", role, "\" optimizer: "));
 }
 
 void restoreRngState(const TrainingState& state) {

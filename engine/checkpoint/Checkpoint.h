@@ -17,6 +17,12 @@
 //    "hyper_params": {name: 0-dim float64 tensor},  the values in force ("learning_rate"),
 //                                    which LibTorch's optimizer archive does not keep
 //    "callbacks": {name: str},       callbacks' own state (Callback::checkpointState)
+//    "optimizers": {role: uint8 tensor}, "optimizer_types": {role: str}
+//                                 a trainer with several optimizers (GanTrainer: "generator",
+//                                 "discriminator"); absent for a single-cost trainer, whose
+//                                 one optimizer is "optimizer"
+//    "trainer_state": {name: tensor}  what else a trainer owns (TowerTrainer::extraState);
+//                                 absent when empty
 //    "project": str,              the project JSON the run was started with ("" if none)
 //    "data": str}                 what the model was built for, as JSON (absent in older files):
 //                                 {"input_shape": [C, H, W], "num_classes": K,
@@ -39,10 +45,23 @@ namespace tbench {
 /// The value of the "format" key of every checkpoint.
 inline constexpr const char* kCheckpointFormat = "towerbench-checkpoint-1";
 
+/// One optimizer's state: its own torch::serialize archive and its C++ class.
+struct OptimizerState {
+  torch::Tensor bytes;  ///< uint8
+  std::string type;     ///< "adam", "sgd", ...
+};
+
+/// The state of `optimizer` now.
+OptimizerState captureOptimizer(const torch::optim::Optimizer& optimizer);
+
 struct TrainingState {
   std::vector<std::pair<std::string, torch::Tensor>> model;  ///< parameters, then buffers
   torch::Tensor optimizer;  ///< uint8, empty tensor when there is no optimizer state
   std::string optimizerType;
+  /// The optimizers of a trainer with several, by role (the "optimizers" entry).
+  std::map<std::string, OptimizerState> namedOptimizers;
+  /// The trainer's own state beyond models and optimizers (the "trainer_state" entry).
+  std::map<std::string, torch::Tensor> trainerState;
   int64_t globalStep = 0;
   int64_t epochNum = 0;
   /// Steps of epochNum done when it was captured; -1 when unknown (an older file).
@@ -92,6 +111,11 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
 /// order required). Throws InputError when the state does not fit; the optimizer's previous
 /// state is then kept. A checkpoint without optimizer state logs a warning and changes nothing.
 void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state);
+/// Restores the optimizer of `role` (TrainingState::namedOptimizers). Throws InputError when
+/// the checkpoint has no state for that role or the state does not fit; the optimizer's
+/// previous state is then kept.
+void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state,
+                      const std::string& role);
 
 /// Restores the CPU generator's state. Throws InputError when the state has the wrong size.
 void restoreRngState(const TrainingState& state);

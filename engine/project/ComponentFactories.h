@@ -46,7 +46,9 @@ struct ModelContext {
 
 /// "model": the ModelDesc of a project, one replica per tower. Throws InputError when the model
 /// cannot fit the data (a TorchScript module whose inputs or outputs do not match).
-using ModelMaker = std::function<ModelDescPtr(const Settings&, const ModelContext&)>;
+/// A ModelDesc for the single-cost strategies, or another description (a GanModelDesc) for
+/// the trainers that take it.
+using ModelMaker = std::function<ModelDescBasePtr(const Settings&, const ModelContext&)>;
 
 /// What a data source learned from the training data: its validation copy is opened with it
 /// (so both see the same class names and the same standardisation), and checkpoints keep it
@@ -106,7 +108,7 @@ struct CallbackBuildContext {
   /// What the training source learned (validation data is opened with it).
   const DataFacts* trainingFacts = nullptr;
   /// The run's model (what its validation outputs are).
-  std::shared_ptr<ModelDesc> model;
+  std::shared_ptr<ModelDescBase> model;
 };
 /// "callback": the callback of one entry of "callbacks".
 using CallbackMaker = std::function<CallbackPtr(const Settings&, CallbackBuildContext&)>;
@@ -114,9 +116,12 @@ using CallbackMaker = std::function<CallbackPtr(const Settings&, CallbackBuildCo
 /// "monitor": the monitor, or null when it writes files and the run has no directory.
 using MonitorMaker = std::function<TrainingMonitorPtr(bool withFiles)>;
 
-/// "strategy": the trainer over one device per tower, and its input source.
+/// "strategy": the trainer over one device per tower for `model`, and its input source. A
+/// strategy picks the trainer for the model's kind (a single-cost ModelDesc, a GanModelDesc)
+/// and throws InputError for a kind it cannot train.
 struct StrategyMaker {
-  std::function<std::unique_ptr<SingleCostTrainer>(const Settings&, const std::vector<Device>&)>
+  std::function<std::unique_ptr<TowerTrainer>(const Settings&, const std::vector<Device>&,
+                                              const ModelDescBase& model)>
       trainer;
   std::function<InputSourcePtr(DataFlowPtr batches, const Settings&)> input;
 };

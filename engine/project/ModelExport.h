@@ -30,7 +30,7 @@ struct RestoredNetwork {
   Project project;
   ModelContext context;
   DataFacts facts;
-  ModelDescPtr model;
+  ModelDescBasePtr model;
   std::shared_ptr<torch::nn::Module> net;
 };
 

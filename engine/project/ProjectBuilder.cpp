@@ -28,8 +28,8 @@ SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec) {
   };
 }
 
-ModelDescPtr buildModel(const ComponentSpec& spec, ModelContext context,
-                        const ComponentSpec& optimizer, const std::string& baseDir) {
+ModelDescBasePtr buildModel(const ComponentSpec& spec, ModelContext context,
+                            const ComponentSpec& optimizer, const std::string& baseDir) {
   context.optimizer = optimizerFactory(optimizer);
   return modelMaker(spec.type)(spec.resolved(baseDir), context);
 }
@@ -54,8 +54,16 @@ ModelContext modelContext(const OpenedSource& source, const std::string& dataNam
 
 std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
                                                       const DataFacts& trainingFacts,
-                                                      const ModelDesc& model) {
+                                                      const ModelDescBase& model) {
   TB_CHECK(project.data.hasValidation, "the project has no validation data");
+  const auto takes = model.inferenceInputs();
+  if (takes.empty() || takes.front().name != model.inputs().front().name) {
+    throw InputError(
+        str("$.callbacks: \"inference\" runs the model on data.validation, but the "
+            "inference tower of model \"",
+            project.model.type, "\" takes \"", takes.empty() ? "" : takes.front().name,
+            "\", not data; remove the inference callback"));
+  }
   OpenRequest request;
   request.seed = project.seed;
   request.training = &trainingFacts;
@@ -106,11 +114,6 @@ std::vector<TrainingMonitorPtr> buildMonitors(const Project& project, bool withF
 
 }  // namespace
 
-std::unique_ptr<SingleCostTrainer> buildTrainer(const ComponentSpec& strategy,
-                                                const std::vector<Device>& devices) {
-  return strategyMaker(strategy.type).trainer(strategy.resolved(), devices);
-}
-
 BuiltRun buildRun(const Project& project, const std::string& runDir) {
   const std::vector<std::string> deviceNames = project.devices();
   TB_CHECK(!deviceNames.empty(), "the project has no device");
@@ -132,7 +135,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
                             project.optimizer, project.baseDir);
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
   config.input = strategy.input(batched, project.trainer.resolved());
-  run.trainer = strategy.trainer(project.trainer.resolved(), devices);
+  run.trainer = strategy.trainer(project.trainer.resolved(), devices, *config.model);
   config.extraCallbacks = buildCallbacks(project, run);
   config.monitors = buildMonitors(project, !runDir.empty());
   config.gradients = GradientProcessing()

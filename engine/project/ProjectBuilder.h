@@ -25,8 +25,8 @@ SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
 
 /// The model of `spec` (with the optimizer of `optimizer`) for the data of `context`; context's
 /// optimizer is set here. Throws InputError when the model cannot fit the data.
-ModelDescPtr buildModel(const ComponentSpec& spec, ModelContext context,
-                        const ComponentSpec& optimizer, const std::string& baseDir = "");
+ModelDescBasePtr buildModel(const ComponentSpec& spec, ModelContext context,
+                            const ComponentSpec& optimizer, const std::string& baseDir = "");
 /// The checkpoints' "data" entry for `source` (Checkpoint.h).
 nlohmann::json dataFactsJson(const OpenedSource& source, const std::string& baseDir);
 /// The ModelContext of an opened training source.
@@ -37,16 +37,12 @@ ModelContext modelContext(const OpenedSource& source, const std::string& dataNam
 /// `model` outputs "wrong". CheckError when there is no validation data.
 std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
                                                       const DataFacts& trainingFacts,
-                                                      const ModelDesc& model);
-
-/// The trainer of a strategy (the project's "trainer") over `devices` (one tower per device).
-std::unique_ptr<SingleCostTrainer> buildTrainer(const ComponentSpec& strategy,
-                                                const std::vector<Device>& devices);
+                                                      const ModelDescBase& model);
 
 /// A run ready to start: launchTrainWithConfig(run.config, *run.trainer).
 struct BuiltRun {
   TrainConfig config;
-  std::unique_ptr<SingleCostTrainer> trainer;
+  std::unique_ptr<TowerTrainer> trainer;
   /// The project's model_saver (also somewhere in config.callbacks), or null when it has none.
   std::shared_ptr<ModelSaver> modelSaver;
   /// What the training source learned (validation and eval open their data with it).

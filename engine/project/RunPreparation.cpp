@@ -79,7 +79,7 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
 }
 
 RunOutcome trainPreparedRun(PreparedRun& run, std::string* error) {
-  SingleCostTrainer& trainer = *run.built.trainer;
+  TowerTrainer& trainer = *run.built.trainer;
   RunOutcome outcome = RunOutcome::Finished;
   try {
     trainer.train(run.loop);

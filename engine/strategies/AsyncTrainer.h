@@ -19,7 +19,6 @@ class AsyncTrainer : public MultiTowerTrainer {
  public:
   explicit AsyncTrainer(std::vector<Device> devices, Device masterDevice = Device{});
   torch::nn::Module& mainModule() override { return *master_; }
-  torch::optim::Optimizer* mainOptimizer() override { return optimizer_.get(); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
   /// Updates applied to the master so far (towers × steps when none was lost).
   int64_t updatesApplied() const { return updates_; }

@@ -11,7 +11,6 @@ class SimpleTrainer : public SingleCostTrainer {
  public:
   explicit SimpleTrainer(Device device = Device{});
   torch::nn::Module& mainModule() override { return *module_; }
-  torch::optim::Optimizer* mainOptimizer() override { return optimizer_.get(); }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
 

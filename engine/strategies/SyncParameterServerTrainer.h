@@ -13,7 +13,6 @@ class SyncParameterServerTrainer : public MultiTowerTrainer {
   /// `psDevice`: where the master and the optimizer live ("cpu" or one of `devices`).
   SyncParameterServerTrainer(std::vector<Device> devices, Device psDevice = Device{});
   torch::nn::Module& mainModule() override { return *master_; }
-  torch::optim::Optimizer* mainOptimizer() override { return optimizer_.get(); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
 
  protected:

@@ -30,7 +30,6 @@ class SyncReplicatedTrainer : public MultiTowerTrainer {
  public:
   explicit SyncReplicatedTrainer(std::vector<Device> devices, SyncReplicatedOptions options = {});
   torch::nn::Module& mainModule() override { return replica(0); }
-  torch::optim::Optimizer* mainOptimizer() override { return optimizers_.front().get(); }
   std::vector<torch::optim::Optimizer*> optimizers() override;
   /// The largest absolute difference between any replica's parameter and tower 0's.
   double maxReplicaDifference();

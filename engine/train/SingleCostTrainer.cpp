@@ -25,14 +25,18 @@ void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& param
   if (processing.reportNorm_) putStepScalar("grad_norm", norm);
 }
 
-void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescPtr model) {
-  TB_CHECK(!graphSetUp_, "setupGraph() runs once");
+void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescBasePtr model) {
   TB_CHECK(input != nullptr && model != nullptr, "setupGraph needs an input and a model");
+  model_ = std::dynamic_pointer_cast<ModelDesc>(model);
+  if (!model_) {
+    throw InputError(
+        "this strategy trains a single-cost model (a ModelDesc with cost() and optimizer()); "
+        "the model has other costs and needs its own trainer");
+  }
   input->setup(model->inputs());
   attach(std::move(input), std::move(model));
   buildTowers();
   registerHyperParam(learningRateOf(optimizers()));
-  graphSetUp_ = true;
 }
 
 }  // namespace tbench

@@ -14,12 +14,15 @@ namespace tbench {
 
 class SingleCostTrainer : public TowerTrainer {
  public:
-  /// Once, before train(). `input` is set up with model->inputs().
-  void setupGraph(InputSourcePtr input, ModelDescPtr model);
-  bool isGraphSetUp() const { return graphSetUp_; }
+  /// Once, before train(). `input` is set up with model->inputs(). `model` must be a
+  /// ModelDesc (InputError otherwise).
+  void setupGraph(InputSourcePtr input, ModelDescBasePtr model) override;
   /// Every optimizer of the strategy (one per replica for SyncReplicatedTrainer), in tower
   /// order. Resuming restores the checkpoint's optimizer state into each.
   virtual std::vector<torch::optim::Optimizer*> optimizers() = 0;
+  /// One role, "": the checkpoint's "optimizer".
+  std::vector<OptimizerSlot> optimizerSlots() override { return {{"", optimizers()}}; }
+  ModelDesc& model() const { return *model_; }
   /// Clipping and the grad_norm report; before train().
   void setGradientProcessing(GradientProcessing processing) { gradients_ = processing; }
   const GradientProcessing& gradientProcessing() const { return gradients_; }
@@ -34,7 +37,7 @@ class SingleCostTrainer : public TowerTrainer {
   void processGradients(const std::vector<torch::Tensor>& params, bool report);
 
  private:
-  bool graphSetUp_ = false;
+  ModelDescPtr model_;
   GradientProcessing gradients_;
 };
 

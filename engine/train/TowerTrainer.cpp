@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include "engine/checkpoint/Checkpoint.h"
 #include "engine/core/Check.h"
 #include "engine/train/TorchDevice.h"
 
@@ -12,8 +11,9 @@ TowerTrainer::TowerTrainer(std::vector<Device> devices) : devices_(std::move(dev
   TB_CHECK(!devices_.empty(), "a tower trainer needs at least one device");
 }
 
-void TowerTrainer::attach(InputSourcePtr input, ModelDescPtr model) {
+void TowerTrainer::attach(InputSourcePtr input, ModelDescBasePtr model) {
   TB_CHECK(input != nullptr && model != nullptr, "setupGraph needs an input and a model");
+  TB_CHECK(model_ == nullptr, "setupGraph() runs once");
   input_ = std::move(input);
   model_ = std::move(model);
   for (auto& cb : input_->callbacks()) registerCallback(std::move(cb));
@@ -37,14 +37,53 @@ std::vector<std::pair<std::string, torch::Tensor>> TowerTrainer::parameters() {
   return named;
 }
 
-void TowerTrainer::saveCheckpoint(const std::string& path) {
-  TrainingState state =
-      captureState(mainModule(), mainOptimizer(), globalStep(), epochNum(), projectText_);
+TrainingState TowerTrainer::captureTrainingState() {
+  TB_CHECK(isGraphSetUp(), "a checkpoint before setupGraph");
+  TrainingState state = captureState(mainModule(), nullptr, globalStep(), epochNum(), projectText_);
+  for (const OptimizerSlot& slot : optimizerSlots()) {
+    TB_CHECK(!slot.copies.empty() && slot.copies.front() != nullptr, "optimizer role \"", slot.role,
+             "\" has no optimizer");
+    OptimizerState optimizer = captureOptimizer(*slot.copies.front());
+    if (slot.role.empty()) {
+      state.optimizer = optimizer.bytes;
+      state.optimizerType = optimizer.type;
+    } else {
+      state.namedOptimizers[slot.role] = std::move(optimizer);
+    }
+  }
   state.epochStep = stepsDoneInEpoch();
   state.data = dataText_;
   state.hyperParams = hyperParamValues();
   state.callbackStates = callbackStates();
-  writeCheckpointFile(path, state);
+  for (auto& [name, tensor] : extraState()) {
+    state.trainerState[name] = tensor.detach().to(torch::kCPU, false, /*copy=*/true);
+  }
+  return state;
+}
+
+void TowerTrainer::restoreTrainingState(const TrainingState& state) {
+  const RestoreReport report = restoreModel(mainModule(), state);
+  if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
+    throw InputError(
+        str(state.path, ": does not fit this model, cannot resume from it\n", report.toString()));
+  }
+  for (const OptimizerSlot& slot : optimizerSlots()) {
+    for (auto* optimizer : slot.copies) {
+      if (slot.role.empty()) {
+        restoreOptimizer(*optimizer, state);
+      } else {
+        restoreOptimizer(*optimizer, state, slot.role);
+      }
+    }
+  }
+  restoreExtraState(state.trainerState);
+  restoreRngState(state);
+  restoreHyperParamValues(state.hyperParams);
+  restoreCallbackStates(state.callbackStates);
+}
+
+void TowerTrainer::saveCheckpoint(const std::string& path) {
+  writeCheckpointFile(path, captureTrainingState());
 }
 
 std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint& datapoint) {
@@ -66,7 +105,7 @@ std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint&
     inferenceWeightsStep_ = globalStep();
   }
   inferenceModule_->eval();
-  Batch batch(input_->specs(), datapoint);
+  Batch batch(model_->inferenceInputs(), datapoint);
   if (device.isCuda()) batch = batch.to(toTorch(device));
   return model_->inferenceOutputs(*inferenceTower_, *inferenceModule_, batch);
 }

@@ -1,7 +1,15 @@
 #pragma once
-// TowerTrainer: a trainer whose model is built as towers (one replica per device) from a
-// ModelDesc, fed by an InputSource (tensorpack's TowerTrainer).
+// TowerTrainer: a trainer whose model is built as towers (one replica per device) from a model
+// description, fed by an InputSource (tensorpack's TowerTrainer). SingleCostTrainer and
+// GanTrainer derive from it; docs/WRITE-A-TRAINER.md walks through writing another.
+//
+// Note [Trainer state]: what a trainer owns (its main module, every optimizer by role, the
+// generator state, hyper-parameters, callbacks' state and its own extra state) is captured
+// and restored as a whole by captureTrainingState / restoreTrainingState, so a trainer with
+// several optimizers resumes exactly like a single-cost one. Derived trainers declare what they
+// own (optimizerSlots, extraState) and nothing else.
 
+#include "engine/checkpoint/Checkpoint.h"
 #include "engine/input/InputSource.h"
 #include "engine/train/ModelDesc.h"
 #include "engine/train/Trainer.h"
@@ -10,14 +18,45 @@ namespace tbench {
 
 class TowerTrainer : public Trainer {
  public:
+  /// The optimizers of one role, on every tower that has its own (tower 0's first).
+  struct OptimizerSlot {
+    /// "" for a single-cost trainer's one optimizer (the checkpoint's "optimizer" entry);
+    /// otherwise the role, e.g. "generator" (an entry of the checkpoint's "optimizers").
+    std::string role;
+    std::vector<torch::optim::Optimizer*> copies;
+  };
+
+  /// Once, before train(): sets `input` up with the model's inputs, builds the towers and the
+  /// optimizers. Throws InputError when `model` is not a description this trainer trains.
+  virtual void setupGraph(InputSourcePtr input, ModelDescBasePtr model) = 0;
+
   /// The devices of the training towers, in tower order.
   const std::vector<Device>& devices() const { return devices_; }
   int numTowers() const { return static_cast<int>(devices_.size()); }
   int64_t samplesPerStep() const override { return samplesPerStep_; }
-  /// The replica of the main tower (tower 0): the one checkpoints are taken from.
+  /// The replica of the main tower (tower 0): the one checkpoints are taken from. Holds every
+  /// network of the model (a GAN's generator and discriminator as submodules).
   virtual torch::nn::Module& mainModule() = 0;
-  /// The optimizer whose state checkpoints keep (tower 0's), or null.
-  virtual torch::optim::Optimizer* mainOptimizer() = 0;
+  /// Every optimizer, by role: checkpoints save each role's first copy, resuming restores it
+  /// into every copy.
+  virtual std::vector<OptimizerSlot> optimizerSlots() = 0;
+  /// What else the trainer owns that resuming must restore (counters, a gradient scaler), by
+  /// name; the checkpoint's "trainer_state". Default: nothing.
+  virtual std::map<std::string, torch::Tensor> extraState() { return {}; }
+  /// Restores extraState(); InputError when `state` lacks what the trainer needs.
+  virtual void restoreExtraState(const std::map<std::string, torch::Tensor>& state) {}
+  /// Batches one step takes from the input (a resumed run skips globalStep() times this).
+  virtual int64_t batchesPerStep() const { return numTowers(); }
+  /// The scalars a progress bar shows by default.
+  virtual std::vector<std::string> progressScalars() const { return {"cost"}; }
+
+  /// Note [Trainer state]: everything a checkpoint keeps, now.
+  TrainingState captureTrainingState();
+  /// Restores all of `state` (model, every optimizer, RNG, hyper-parameters, callbacks, extra
+  /// state). Throws InputError naming the file when it does not fit this trainer. Before
+  /// train(), after setupGraph().
+  void restoreTrainingState(const TrainingState& state);
+
   /// The project JSON text stored in checkpoints.
   void setProjectText(std::string text) { projectText_ = std::move(text); }
   /// The checkpoints' "data" entry (Checkpoint.h).
@@ -27,12 +66,13 @@ class TowerTrainer : public Trainer {
   std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
   std::vector<std::pair<std::string, torch::Tensor>> parameters() override;
   InputSource& input() const { return *input_; }
-  ModelDesc& model() const { return *model_; }
+  ModelDescBase& modelDesc() const { return *model_; }
+  bool isGraphSetUp() const { return model_ != nullptr; }
 
  protected:
   explicit TowerTrainer(std::vector<Device> devices);
   /// Remembers the input and model and adds the input's callbacks.
-  void attach(InputSourcePtr input, ModelDescPtr model);
+  void attach(InputSourcePtr input, ModelDescBasePtr model);
   /// Queues the tower's summaries as scalars of the step being run (see putStepScalar).
   void putSummaries(TowerContext& tower);
   /// A scalar of the step being run ("cost"), put once the step is counted (onStepCounted).
@@ -45,7 +85,7 @@ class TowerTrainer : public Trainer {
  private:
   std::vector<Device> devices_;
   InputSourcePtr input_;
-  ModelDescPtr model_;
+  ModelDescBasePtr model_;
   int64_t samplesPerStep_ = 0;
   std::vector<std::pair<std::string, double>> pendingScalars_;
   std::string projectText_;

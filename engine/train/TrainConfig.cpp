@@ -17,9 +17,9 @@
 
 namespace tbench {
 
-std::vector<CallbackPtr> defaultCallbacks() {
-  return {std::make_shared<ProgressBar>(std::vector<std::string>{"cost"}),
-          std::make_shared<EstimatedTimeLeft>(), std::make_shared<ThroughputTracker>()};
+std::vector<CallbackPtr> defaultCallbacks(const std::vector<std::string>& progressScalars) {
+  return {std::make_shared<ProgressBar>(progressScalars), std::make_shared<EstimatedTimeLeft>(),
+          std::make_shared<ThroughputTracker>()};
 }
 
 std::vector<TrainingMonitorPtr> defaultMonitors(bool withFiles) {
@@ -52,18 +52,10 @@ LoopOptions resolveLoopOptions(const TrainConfig& config, const InputSource& inp
 
 namespace {
 
-void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& input,
+void resume(const std::string& path, TowerTrainer& trainer, InputSource& input,
             LoopOptions& options) {
   const TrainingState state = readCheckpointFile(path);
-  const RestoreReport report = restoreModel(trainer.mainModule(), state);
-  if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
-    throw InputError(
-        str(path, ": does not fit this model, cannot resume from it\n", report.toString()));
-  }
-  for (auto* optimizer : trainer.optimizers()) restoreOptimizer(*optimizer, state);
-  restoreRngState(state);
-  trainer.restoreHyperParamValues(state.hyperParams);
-  trainer.restoreCallbackStates(state.callbackStates);
+  trainer.restoreTrainingState(state);
   const int64_t steps = options.stepsPerEpoch;
   // Steps of the checkpoint's epoch already run. Files from before "epoch_step" existed only
   // say the global step: derive it, assuming steps_per_epoch did not change.
@@ -91,7 +83,7 @@ void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& in
   // Note [Restorable data order]: every DataFlow's order is a function of its seed and of how
   // many datapoints came before, so skipping the batches the run consumed puts the data
   // exactly where the uninterrupted run would be.
-  input.skipBatches(state.globalStep * trainer.numTowers());
+  input.skipBatches(state.globalStep * trainer.batchesPerStep());
   TB_LOG(Info) << "resuming from " << path << " at epoch " << options.startingEpoch << ", step "
                << options.startingLocalStep + 1 << " of " << steps << " (global step "
                << state.globalStep << ")";
@@ -99,11 +91,11 @@ void resume(const std::string& path, SingleCostTrainer& trainer, InputSource& in
 
 }  // namespace
 
-void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer) {
+void launchTrainWithConfig(const TrainConfig& config, TowerTrainer& trainer) {
   trainer.train(setupTrainWithConfig(config, trainer));
 }
 
-LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer) {
+LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& trainer) {
   if (!config.model) throw InputError("TrainConfig has no model");
   if (!config.input && !config.dataflow) throw InputError("TrainConfig has no dataflow or input");
   if (config.input && config.dataflow) {
@@ -119,10 +111,15 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& t
   auto monitors = std::make_shared<Monitors>(
       config.monitors ? *config.monitors : defaultMonitors(!config.runDir.empty()));
   trainer.setMonitors(monitors);
-  trainer.setGradientProcessing(config.gradients);
+  if (auto* singleCost = dynamic_cast<SingleCostTrainer*>(&trainer)) {
+    singleCost->setGradientProcessing(config.gradients);
+  } else if (config.gradients.clipGlobalNorm_ > 0 || config.gradients.clipValue_ > 0) {
+    throw InputError("gradient clipping is implemented by the single-cost trainers only");
+  }
   trainer.setupGraph(input, config.model);
   for (const auto& cb : config.callbacks) trainer.registerCallback(cb);
-  for (const auto& cb : config.extraCallbacks ? *config.extraCallbacks : defaultCallbacks()) {
+  for (const auto& cb : config.extraCallbacks ? *config.extraCallbacks
+                                              : defaultCallbacks(trainer.progressScalars())) {
     trainer.registerCallback(cb);
   }
   if (!config.initFrom.empty()) {

@@ -21,7 +21,9 @@
 namespace tbench {
 
 struct TrainConfig {
-  ModelDescPtr model;
+  /// A ModelDesc for the single-cost strategies; what the trainer takes for others
+  /// (a GanModelDesc for GanTrainer).
+  ModelDescBasePtr model;
   /// Either a DataFlow (wrapped in a QueueInput) or an InputSource.
   DataFlowPtr dataflow;
   InputSourcePtr input;
@@ -30,7 +32,8 @@ struct TrainConfig {
   /// The user's callbacks, run before extraCallbacks; the monitors run after every callback
   /// (so that in triggerEpoch they flush what the callbacks put).
   std::vector<CallbackPtr> callbacks;
-  /// Default: ProgressBar({"cost"}), EstimatedTimeLeft, ThroughputTracker.
+  /// Default: ProgressBar(the trainer's progressScalars()), EstimatedTimeLeft,
+  /// ThroughputTracker.
   std::optional<std::vector<CallbackPtr>> extraCallbacks;
   /// Default: ScalarHistory, JSONWriter (when runDir is set), ScalarPrinter.
   std::optional<std::vector<TrainingMonitorPtr>> monitors;
@@ -49,8 +52,9 @@ struct TrainConfig {
   /// Intra-op threads; 0: the cores available.
   int64_t numThreads = 0;
 
-  /// Continue a run from this checkpoint (tensorpack's AutoResumeTrainConfig): model,
-  /// optimizer (with its learning rate) and RNG state restored; training continues at the
+  /// Continue a run from this checkpoint (tensorpack's AutoResumeTrainConfig): everything the
+  /// trainer owns restored (Note [Trainer state]: model, every optimizer with its learning
+  /// rate, RNG state, callbacks' and the trainer's own state); training continues at the
   /// step after the checkpoint's, inside its epoch when it was taken mid-epoch, and the input
   /// skips the batches already consumed. (tensorpack resumes at epoch boundaries only.)
   std::string resumeFrom;
@@ -60,16 +64,17 @@ struct TrainConfig {
   std::vector<std::string> initIgnore;
 };
 
-std::vector<CallbackPtr> defaultCallbacks();
+std::vector<CallbackPtr> defaultCallbacks(const std::vector<std::string>& progressScalars = {
+                                              "cost"});
 std::vector<TrainingMonitorPtr> defaultMonitors(bool withFiles);
 
 /// Sets up `trainer` with the config's model and input (a bare DataFlow becomes a QueueInput)
 /// and trains. Throws InputError for an incomplete config; propagates training failures.
-void launchTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer);
+void launchTrainWithConfig(const TrainConfig& config, TowerTrainer& trainer);
 
 /// The first half of launchTrainWithConfig: everything but trainer.train(), so that callers
 /// can tell bad input (thrown here) from a failed run (thrown by train()).
-LoopOptions setupTrainWithConfig(const TrainConfig& config, SingleCostTrainer& trainer);
+LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& trainer);
 
 /// The loop options `config` resolves to once `input` is known (steps_per_epoch from the
 /// input's size when 0). Throws InputError when neither gives a step count.

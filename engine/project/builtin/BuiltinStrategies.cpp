@@ -6,6 +6,7 @@
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 #include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/GanTrainer.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
@@ -44,9 +45,23 @@ std::function<void(const Settings&, CheckContext&)> oneDevice(const std::string&
   };
 }
 
-std::unique_ptr<SingleCostTrainer> simpleTrainer(const Settings&,
-                                                 const std::vector<Device>& devices) {
+bool isGan(const ModelDescBase& model) {
+  return dynamic_cast<const GanModelDesc*>(&model) != nullptr;
+}
+
+/// The strategies that have no GAN form refuse a GAN model.
+void requireSingleCost(const std::string& strategy, const ModelDescBase& model) {
+  if (isGan(model)) {
+    throw InputError(str("$.trainer.strategy: \"", strategy,
+                         "\" trains single-cost models; a GAN model trains with \"simple\", "
+                         "\"queue_input\" or \"sync_replicated\""));
+  }
+}
+
+std::unique_ptr<TowerTrainer> simpleTrainer(const Settings&, const std::vector<Device>& devices,
+                                            const ModelDescBase& model) {
   TB_CHECK(devices.size() == 1, "a single-tower strategy takes one device, got ", devices.size());
+  if (isGan(model)) return std::make_unique<GanTrainer>(devices);
   return std::make_unique<SimpleTrainer>(devices.front());
 }
 
@@ -79,8 +94,9 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
                           "One tower per device; gradients averaged on the parameter device, which "
                           "updates and sends the variables back",
                           {queueSizeKey(), psDeviceKey()})),
-      {[](const Settings& s,
-          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+      {[](const Settings& s, const std::vector<Device>& devices,
+          const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+         requireSingleCost("sync_parameter_server", model);
          return std::make_unique<SyncParameterServerTrainer>(devices,
                                                              Device::parse(s.string("ps_device")));
        },
@@ -99,8 +115,10 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
            key::boolean("check_replicas", false)
                .label("Check replicas every epoch")
                .help("Debug: verify that every replica equals tower 0 after each epoch")})),
-      {[](const Settings& s,
-          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+      {[](const Settings& s, const std::vector<Device>& devices,
+          const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+         // Note [Trainer state]: a GAN's replicas are GanTrainer's own (same all-reduce).
+         if (isGan(model)) return std::make_unique<GanTrainer>(devices);
          SyncReplicatedOptions options;
          options.average = s.boolean("average");
          options.checkReplicas = s.boolean("check_replicas");
@@ -115,8 +133,9 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
                    "One tower per device, each applying its own gradients to the master variables "
                    "without waiting (stale gradients)",
                    {queueSizeKey(), psDeviceKey()})),
-      {[](const Settings& s,
-          const std::vector<Device>& devices) -> std::unique_ptr<SingleCostTrainer> {
+      {[](const Settings& s, const std::vector<Device>& devices,
+          const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+         requireSingleCost("async", model);
          return std::make_unique<AsyncTrainer>(devices, Device::parse(s.string("ps_device")));
        },
        queueInput});
