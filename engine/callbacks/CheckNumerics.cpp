@@ -15,9 +15,13 @@ CheckNumerics::CheckNumerics(int64_t parameterCheckEverySteps)
 
 void CheckNumerics::onTriggerStep() {
   TrainerContext& c = context();
-  if (auto cost = c.monitors().latest("cost"); cost && !std::isfinite(*cost)) {
-    throw NumericError(str("the cost is ", *cost, " at epoch ", c.epochNum(), ", global step ",
-                           c.globalStep(), " (local step ", c.localStep(), ")"));
+  // A single-cost trainer's cost, a GAN trainer's two costs.
+  for (const char* name : {"cost", "d_loss", "g_loss"}) {
+    if (auto cost = c.monitors().latest(name); cost && !std::isfinite(*cost)) {
+      throw NumericError(str("the ", std::string(name) == "cost" ? "cost" : name, " is ", *cost,
+                             " at epoch ", c.epochNum(), ", global step ", c.globalStep(),
+                             " (local step ", c.localStep(), ")"));
+    }
   }
   if (parameterCheckEverySteps_ > 0 && c.globalStep() % parameterCheckEverySteps_ == 0) {
     checkParameters();

@@ -1,9 +1,9 @@
 #pragma once
 // CheckNumerics: stops a run whose numbers went bad. After every step it checks that the
-// latest "cost" is finite, and every `parameterCheckEverySteps` steps (and at the end of every
-// epoch) that every parameter is. A failure throws NumericError naming the epoch, the global
-// step and the scalar or tensor, so training ends as failed: checkpoint savers then keep the
-// last good checkpoint instead of saving the bad state.
+// latest "cost" (a GAN: "d_loss", "g_loss") is finite, and every `parameterCheckEverySteps` steps
+// (and at the end of every epoch) that every parameter is. A failure throws NumericError naming the
+// epoch, the global step and the scalar or tensor, so training ends as failed: checkpoint savers
+// then keep the last good checkpoint instead of saving the bad state.
 
 #include <stdexcept>
 

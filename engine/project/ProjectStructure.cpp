@@ -149,7 +149,8 @@ json defaultCallbacksJson() {
 }
 
 std::vector<std::string> knownScalars() {
-  return {"cost", "train_error", "validation_cost", "validation_error", "learning_rate"};
+  return {"cost",   "train_error", "validation_cost", "validation_error", "learning_rate",
+          "d_loss", "g_loss",      "accuracy_real",   "accuracy_fake"};
 }
 
 }  // namespace tbench

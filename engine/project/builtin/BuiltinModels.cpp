@@ -1,6 +1,7 @@
 // The built-in models: description and factory of each (Note [One description per component]).
 
 #include "engine/models/ConvNet.h"
+#include "engine/models/Dcgan.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/ScriptModel.h"
 #include "engine/project/ComponentFactories.h"
@@ -116,6 +117,43 @@ void registerBuiltinModels(ComponentRegistry& registry) {
                            " has class labels; use \"cross_entropy\""));
     }
     return std::make_shared<ScriptModel>(o);
+  });
+
+  const DcganOptions gan;
+  ComponentType dcgan = describe(
+      "dcgan",
+      "A DCGAN: a generator and a discriminator trained against each other (GanTrainer); the "
+      "data's labels are ignored. Image height and width must be multiples of 4",
+      {key::integer("noise_dim", gan.noiseDim)
+           .label("Noise size")
+           .help("Length of the generator's uniform noise vector")
+           .atLeast(1),
+       key::integer("generator_channels", gan.generatorChannels)
+           .label("Generator channels")
+           .help("Channels of the generator's last hidden layer (the one before has twice)")
+           .atLeast(1),
+       key::integer("discriminator_channels", gan.discriminatorChannels)
+           .label("Discriminator channels")
+           .help("Channels of the discriminator's first convolution (the second has twice)")
+           .atLeast(1),
+       key::integer("d_steps", gan.schedule.discriminatorSteps)
+           .label("Discriminator updates per step")
+           .help("Discriminator updates per training step, each on its own batch")
+           .atLeast(1),
+       key::integer("g_steps", gan.schedule.generatorSteps)
+           .label("Generator updates per step")
+           .help("Generator updates per training step, after the discriminator's")
+           .atLeast(1)});
+  dcgan.traits = {{"trainer", "gan"}};
+  registerModel(registry, dcgan, [](const Settings& s, const ModelContext& c) -> ModelDescBasePtr {
+    DcganOptions o;
+    o.image = c.input;
+    o.numTargets = c.numTargets;
+    o.noiseDim = s.integer("noise_dim");
+    o.generatorChannels = s.integer("generator_channels");
+    o.discriminatorChannels = s.integer("discriminator_channels");
+    o.schedule = {s.integer("d_steps"), s.integer("g_steps")};
+    return std::make_shared<DcganModel>(o, c.optimizer);
   });
 }
 

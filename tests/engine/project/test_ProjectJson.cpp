@@ -137,7 +137,8 @@ const std::map<QString, QStringList>& malformedExpectations() {
       {"negative_batch_size.json", {"$.data.batch_size: must be >= 1, got -8"}},
       {"integral_float.json", {"$.data.batch_size: expected an integer, found number 128.0"}},
       {"unknown_model_type.json",
-       {"$.model.type: unknown value \"resnet\" (expected \"mlp\", \"convnet\" or \"torchscript\")",
+       {"$.model.type: unknown value \"resnet\" (expected \"mlp\", \"convnet\", \"torchscript\" or "
+        "\"dcgan\")",
         "!$.model.hidden"}},
       {"mlp_key_on_convnet.json", {"$.model.hidden: not a setting of model type \"convnet\""}},
       {"mlp_key_on_default_type.json",
