@@ -1,5 +1,7 @@
 #include "app/bridge/BridgeMonitor.h"
 
+#include "engine/core/Check.h"
+
 namespace tbench::bridge {
 namespace {
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
@@ -9,6 +11,27 @@ constexpr auto kRateWindow = std::chrono::seconds(3);
 void BridgeMonitor::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
   mailbox_->addSample(MetricSample{QString::fromStdString(name), stamp.globalStep, stamp.epochNum,
                                    stamp.wallTime, value});
+}
+
+void BridgeMonitor::processImage(const std::string& name, const ImageData& image,
+                                 const MetricStamp& stamp) {
+  const size_t expected = static_cast<size_t>(image.height) * image.width * image.channels;
+  TB_CHECK(image.height > 0 && image.width > 0 &&
+               (image.channels == 1 || image.channels == 3 || image.channels == 4) &&
+               image.pixels.size() == expected,
+           "image \"", name, "\" is not ", image.height, "x", image.width, "x", image.channels,
+           " bytes (has ", image.pixels.size(), ")");
+  ImageSample sample;
+  sample.name = QString::fromStdString(name);
+  sample.step = stamp.globalStep;
+  sample.epoch = stamp.epochNum;
+  sample.wallTime = stamp.wallTime;
+  sample.width = image.width;
+  sample.height = image.height;
+  sample.channels = image.channels;
+  sample.pixels = QByteArray(reinterpret_cast<const char*>(image.pixels.data()),
+                             static_cast<qsizetype>(image.pixels.size()));
+  mailbox_->addImage(std::move(sample));
 }
 
 void BridgeMonitor::onBeforeTrain() {

@@ -1,9 +1,9 @@
 #pragma once
 // BridgeMonitor: the GUI's monitor inside the engine (docs/ARCHITECTURE.md §2). It runs on the
-// engine thread like every monitor and only appends to a RunMailbox: every scalar (with its
-// step, epoch and wall time), and the loop's progress at most every 100 ms (epoch, step, a
-// steps/s rate over the last few seconds, the ETA of the run). Nothing here waits for the GUI.
-// Internal to app/bridge.
+// engine thread like every monitor and only appends to a RunMailbox: every scalar and every
+// image (with its step, epoch and wall time), and the loop's progress at most every 100 ms
+// (epoch, step, a steps/s rate over the last few seconds, the ETA of the run). Nothing here
+// waits for the GUI. Internal to app/bridge.
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +20,10 @@ class BridgeMonitor : public TrainingMonitor {
   explicit BridgeMonitor(std::shared_ptr<RunMailbox> mailbox) : mailbox_(std::move(mailbox)) {}
 
   void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
+  /// Copies the pixels once into an ImageSample. Throws CheckError for a malformed image
+  /// (pixels.size() != height * width * channels, or channels not 1, 3 or 4).
+  void processImage(const std::string& name, const ImageData& image,
+                    const MetricStamp& stamp) override;
   std::string name() const override { return "BridgeMonitor"; }
 
   /// The global step after the last finished step; any thread.

@@ -25,6 +25,7 @@ QString toString(RunState state) {
 void registerBridgeTypes() {
   qRegisterMetaType<MetricSample>();
   qRegisterMetaType<MetricSamples>();
+  qRegisterMetaType<ImageSample>();
   qRegisterMetaType<RunState>();
   qRegisterMetaType<RunProgress>();
 }

@@ -3,6 +3,7 @@
 // §1, §2). Qt types only: this header is what the window and its panels see of the engine; no
 // LibTorch or engine header is included here or by anything that includes it.
 
+#include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -25,6 +26,19 @@ struct MetricSample {
   double value = 0.0;
 };
 using MetricSamples = QVector<MetricSample>;
+
+/// One image put by the engine (MonitorSink::putImage: an image grid of generated samples, a
+/// data preview), as plain bytes; the window turns it into a QImage.
+struct ImageSample {
+  QString name;           ///< "samples", "validation_input", ...
+  qint64 step = 0;        ///< global_step when it was put
+  qint64 epoch = 0;       ///< epoch_num when it was put (1-based)
+  double wallTime = 0.0;  ///< seconds since the Unix epoch
+  int width = 0;
+  int height = 0;
+  int channels = 1;   ///< 1 (grey), 3 (RGB) or 4 (RGBA)
+  QByteArray pixels;  ///< rows of width * channels bytes, top row first, no padding
+};
 
 enum class RunState {
   Idle,      ///< nothing started yet
@@ -201,7 +215,7 @@ struct DataPreviewView {
   /// Tables ([1, 1, D] samples): the features as the model sees them (standardised).
   QList<QList<double>> rows;
   QStringList columns;  ///< the rows' feature names (a CSV header); empty: x0, x1, ...
-  QStringList labels;  ///< per sample: the class name (or number), or the target value(s)
+  QStringList labels;   ///< per sample: the class name (or number), or the target value(s)
   QStringList classNames;
   QList<qint64> classCounts;  ///< samples per class in the source; empty when unknown
 };
@@ -214,5 +228,6 @@ using DataPreviewer = std::function<DataPreviewView(const QString& projectText,
 
 Q_DECLARE_METATYPE(tbench::bridge::MetricSample)
 Q_DECLARE_METATYPE(tbench::bridge::MetricSamples)
+Q_DECLARE_METATYPE(tbench::bridge::ImageSample)
 Q_DECLARE_METATYPE(tbench::bridge::RunState)
 Q_DECLARE_METATYPE(tbench::bridge::RunProgress)

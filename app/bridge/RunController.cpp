@@ -281,6 +281,9 @@ void RunController::drain() {
       case RunEvent::Kind::Log:
         emit logLines(event.lines);
         break;
+      case RunEvent::Kind::Image:
+        emit imageReceived(event.image);
+        break;
       case RunEvent::Kind::CheckpointSaved:
         emit checkpointSaved(event.text);
         break;

@@ -15,8 +15,9 @@
 // kDrainMs; failures of setup or training become runFailed and never take the window down.
 //
 // Signals, in order for one run: stateChanged(Starting), runStarted, stateChanged(Running),
-// any number of metrics / progress / logLines / checkpointSaved, then runFinished or
-// runFailed, then stateChanged(Finished or Failed). GUI thread only (except globalStep()).
+// any number of metrics / progress / logLines / imageReceived / checkpointSaved, then
+// runFinished or runFailed, then stateChanged(Finished or Failed). GUI thread only (except
+// globalStep()).
 
 #include <QObject>
 #include <QTimer>
@@ -82,6 +83,9 @@ class RunController : public QObject {
   void metrics(const tbench::bridge::MetricSamples& samples);
   void progress(const tbench::bridge::RunProgress& progress);
   void logLines(const QStringList& lines);
+  /// One image put by the run (MonitorSink::putImage), in the order put; every one is
+  /// delivered.
+  void imageReceived(const tbench::bridge::ImageSample& image);
   void checkpointSaved(const QString& path);
   void runFinished(bool stoppedEarly);
   void runFailed(const QString& message);

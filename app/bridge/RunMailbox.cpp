@@ -26,6 +26,14 @@ void RunMailbox::addLogLine(QString line) {
   wakeLocked();
 }
 
+void RunMailbox::addImage(ImageSample image) {
+  RunEvent event{RunEvent::Kind::Image};
+  event.image = std::move(image);
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.push_back(std::move(event));
+  wakeLocked();
+}
+
 void RunMailbox::setProgress(const RunProgress& progress) {
   std::lock_guard<std::mutex> lock(mutex_);
   progress_ = progress;

@@ -8,6 +8,8 @@
 // on the GUI thread); later appends only add to the batch, so however fast the engine goes,
 // the GUI thread sees one wake-up per drain. Consecutive scalars and consecutive log lines are
 // merged into one event, so a drain emits one signal per kind change, not one per value.
+// Images are not merged (the window keeps every one of a run): each is one event, its pixels
+// copied once, on the engine thread and outside the lock, then moved through.
 
 #include <deque>
 #include <functional>
@@ -19,10 +21,11 @@
 namespace tbench::bridge {
 
 struct RunEvent {
-  enum class Kind { Started, Metrics, Log, CheckpointSaved, Finished, Failed };
+  enum class Kind { Started, Metrics, Log, Image, CheckpointSaved, Finished, Failed };
   Kind kind = Kind::Log;
   MetricSamples samples;      ///< Metrics
   QStringList lines;          ///< Log
+  ImageSample image;          ///< Image
   QString text;               ///< Started: run directory; CheckpointSaved: path; Failed: message
   qint64 stepsPerEpoch = 0;   ///< Started
   qint64 maxEpoch = 0;        ///< Started
@@ -37,6 +40,7 @@ class RunMailbox {
   void post(RunEvent event);
   void addSample(MetricSample sample);
   void addLogLine(QString line);
+  void addImage(ImageSample image);
   void setProgress(const RunProgress& progress);
 
   /// Everything posted since the last take, in order, and the latest progress if it changed.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/callbacks/CheckNumerics.h"
+#include "engine/callbacks/DumpTensorAsImage.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/GpuUtilizationTracker.h"
 #include "engine/callbacks/PeriodicTrigger.h"
@@ -191,6 +192,68 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                                                             .threshold(s.number("threshold"))
                                                             .maximize(s.string("mode") == "max")
                                                             .minValue(s.number("min_value")));
+      });
+
+  ComponentType dumpImages = describe(
+      "dump_images",
+      "Puts a model output (or the input) for the first validation samples as an image grid "
+      "every epoch (DumpTensorAsImage)",
+      {key::string("output", DumpTensorAsImage::kInputComponent)
+           .label("Output")
+           .help("The model output to show, [N, C, H, W] with C 1 or 3; \"input\": the "
+                 "validation images as the model sees them")
+           .notEmpty()
+           .suggestions({DumpTensorAsImage::kInputComponent}),
+       key::string("name", "")
+           .label("Image name")
+           .help(
+               "The name in TensorBoard, images/<name>/ and the window; empty: validation_<output>")
+           .placeholder("validation_<output>"),
+       key::integer("samples", 16)
+           .label("Samples")
+           .help("Validation samples shown")
+           .atLeast(1)
+           .atMost(1024),
+       key::integer("columns", 0)
+           .label("Columns")
+           .help("Images per row")
+           .atLeast(0)
+           .zeroMeans("a square grid"),
+       key::number("low", 0.0).label("Black at").help("The value shown black (lower ones too)"),
+       key::number("high", 1.0).label("White at").help("The value shown white (higher ones too)"),
+       key::integer("padding", 1)
+           .label("Padding")
+           .help("Pixels between the images")
+           .atLeast(0)
+           .atMost(16),
+       everyKEpochs()});
+  dumpImages.check = [](const Settings& s, CheckContext& context) {
+    if (!context.project.data.hasValidation) {
+      context.report("", "a \"dump_images\" callback needs validation data ($.data.validation)");
+    }
+    if (!context.invalid("low") && !context.invalid("high") &&
+        !(s.number("low") < s.number("high"))) {
+      context.report("high", "must be greater than low");
+    }
+  };
+  registerCallback(
+      registry, dumpImages, [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
+        TB_CHECK(context.trainingFacts, "a dump_images callback is built by buildRun");
+        const Project& project = context.project;
+        OpenRequest request;
+        request.seed = project.seed;
+        request.training = context.trainingFacts;
+        OpenedSource validation = openDataSource(project.data.validation, request, project.baseDir);
+        const std::string output = s.string("output");
+        std::string name = s.string("name");
+        if (name.empty()) name = "validation_" + output;
+        auto dump = std::make_shared<DumpTensorAsImage>(
+            name, validation.flow, s.integer("samples"), output,
+            ImageGridOptions()
+                .range(s.number("low"), s.number("high"))
+                .columns(s.integer("columns"))
+                .padding(static_cast<int>(s.integer("padding"))));
+        return everyK(dump, s.integer("every_k_epochs"));
       });
 
   registerCallback(

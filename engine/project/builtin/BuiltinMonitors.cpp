@@ -1,6 +1,7 @@
 // The built-in monitors: each is a boolean key of "monitors". ScalarHistory is not one: the
 // engine always keeps it (MonitorSink's values).
 
+#include "engine/monitors/ImageFileWriter.h"
 #include "engine/monitors/JSONWriter.h"
 #include "engine/monitors/ScalarPrinter.h"
 #include "engine/monitors/TensorBoardWriter.h"
@@ -19,6 +20,13 @@ void registerBuiltinMonitors(ComponentRegistry& registry) {
   registerMonitor(registry, describe("tensorboard", "Write TensorBoard event files"),
                   [](bool withFiles) -> TrainingMonitorPtr {
                     return withFiles ? std::make_shared<TensorBoardWriter>() : nullptr;
+                  });
+  registerMonitor(registry,
+                  describe("images",
+                           "Write every image as PNG under images/<name>/ in the run "
+                           "directory"),
+                  [](bool withFiles) -> TrainingMonitorPtr {
+                    return withFiles ? std::make_shared<ImageFileWriter>() : nullptr;
                   });
 }
 

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <filesystem>
@@ -140,6 +141,53 @@ class TestRunController : public QObject {
     QStringList shown;
     for (const auto& args : logLines) shown += args.front().toStringList();
     QVERIFY(shown.join('\n').contains("started from the GUI"));
+  }
+
+  void imagesPutOnTheEngineThreadArriveAsSignals() {
+    QTemporaryDir root;
+    RunController controller;
+    SignalLog log(controller);
+    QList<ImageSample> images;
+    QList<bool> onGuiThread;
+    connect(&controller, &RunController::imageReceived, this, [&](const ImageSample& image) {
+      images << image;
+      onGuiThread << (QThread::currentThread() == thread());
+      log.lines << "image";
+    });
+    // dump_images (DumpTensorAsImage) puts 8 validation inputs (8x8 grey) after every epoch.
+    const QString project = syntheticProject(root.path(), [](nlohmann::json& doc) {
+      doc["callbacks"] = nlohmann::json::array(
+          {{{"type", "dump_images"}, {"samples", 8}, {"columns", 4}, {"low", -3}, {"high", 3}}});
+    });
+    QVERIFY(controller.start(startOptions(project, "synthetic-mlp.json")));
+    QVERIFY(controller.waitForEnd(120000));
+    QVERIFY(controller.state() == RunState::Finished);
+
+    QCOMPARE(images.size(), 3);
+    for (int i = 0; i < images.size(); ++i) {
+      const ImageSample& image = images[i];
+      QVERIFY(onGuiThread[i]);
+      QCOMPARE(image.name, QString("validation_input"));
+      QCOMPARE(image.epoch, qint64(i + 1));
+      QCOMPARE(image.step, qint64(32 * (i + 1)));
+      QVERIFY(image.wallTime > 1.6e9);
+      QCOMPARE(image.channels, 1);
+      QCOMPARE(image.width, 4 * 8 + 5);
+      QCOMPARE(image.height, 2 * 8 + 3);
+      QCOMPARE(image.pixels.size(), qsizetype(image.width * image.height));
+      QCOMPARE(image.pixels, images.front().pixels);  // the same fixed batch every epoch
+    }
+    QVERIFY(images.front().pixels.count(char(0)) < images.front().pixels.size() / 2);
+    // Between "running" and the end, in order with the other signals.
+    QVERIFY(log.lines.indexOf("image") > log.lines.indexOf("state running"));
+    QVERIFY(log.lines.lastIndexOf("image") < log.lines.indexOf("finished"));
+
+    // The images monitor is on by default: the same images are PNG files of the run.
+    const QString dir = controller.runDir() + "/images/validation_input/";
+    for (int epoch = 1; epoch <= 3; ++epoch) {
+      const QString file = dir + QString("epoch-%1-step-%2.png").arg(epoch).arg(32 * epoch);
+      QVERIFY2(QFile::exists(file), qPrintable(file));
+    }
   }
 
   void stopIsHonouredWithinOneStep() {
