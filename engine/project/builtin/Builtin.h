@@ -8,6 +8,7 @@
 
 #include "engine/core/Check.h"
 #include "engine/project/ComponentRegistry.h"
+#include "engine/project/Project.h"
 
 namespace tbench {
 
@@ -19,6 +20,15 @@ inline ComponentType describe(std::string name, std::string summary,
   type.summary = std::move(summary);
   type.keys = std::move(keys);
   return type;
+}
+
+/// Whether the project's model is trained by GanTrainer (its type has the trait
+/// "trainer": "gan", like "dcgan").
+inline bool hasGanModel(const Project& project) {
+  const ComponentType* model = ComponentRegistry::global().find("model", project.model.type);
+  if (!model) return false;
+  auto it = model->traits.find("trainer");
+  return it != model->traits.end() && it->second == "gan";
 }
 
 void registerBuiltinModels(ComponentRegistry& registry);

@@ -16,6 +16,7 @@
 #include "engine/project/builtin/Builtin.h"
 #include "engine/savers/MinMaxSaver.h"
 #include "engine/savers/ModelSaver.h"
+#include "engine/train/GanModelDesc.h"
 
 namespace tbench {
 
@@ -253,6 +254,49 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                 .range(s.number("low"), s.number("high"))
                 .columns(s.integer("columns"))
                 .padding(static_cast<int>(s.integer("padding"))));
+        return everyK(dump, s.integer("every_k_epochs"));
+      });
+
+  ComponentType ganSamples = describe(
+      "gan_samples",
+      "Puts the generator's images for a fixed batch of noise as a grid every epoch: the same "
+      "noise each time, so the grids show the generator learning (DumpTensorAsImage)",
+      {key::integer("count", 64)
+           .label("Samples")
+           .help("Images in the grid")
+           .atLeast(1)
+           .atMost(1024),
+       key::integer("columns", 8)
+           .label("Columns")
+           .help("Images per row")
+           .atLeast(0)
+           .zeroMeans("a square grid"),
+       key::integer("noise_seed", 1)
+           .label("Noise seed")
+           .help("Seeds the fixed noise (its own generator: the run's random numbers are not "
+                 "touched)")
+           .atLeast(0),
+       everyKEpochs()});
+  ganSamples.check = [](const Settings&, CheckContext& context) {
+    if (!hasGanModel(context.project)) {
+      context.report("", str("a \"gan_samples\" callback needs a GAN model (such as \"dcgan\"); "
+                             "model \"",
+                             context.project.model.type, "\" has no generator"));
+    }
+  };
+  registerCallback(
+      registry, ganSamples, [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
+        const auto* gan = dynamic_cast<const GanModelDesc*>(context.model.get());
+        if (!gan) {
+          throw InputError(str("$.callbacks: \"gan_samples\" needs a GAN model; model \"",
+                               context.project.model.type, "\" has no generator"));
+        }
+        auto generator =
+            at::detail::createCPUGenerator(static_cast<uint64_t>(s.integer("noise_seed")));
+        torch::Tensor noise = gan->sampleNoise(s.integer("count"), generator);
+        auto dump =
+            std::make_shared<DumpTensorAsImage>("samples", Datapoint{noise}, "samples",
+                                                ImageGridOptions().columns(s.integer("columns")));
         return everyK(dump, s.integer("every_k_epochs"));
       });
 

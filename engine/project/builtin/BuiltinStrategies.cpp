@@ -34,6 +34,23 @@ ComponentType manyTowers(ComponentType type) {
   return type;
 }
 
+/// The check of a strategy that has no GAN form.
+std::function<void(const Settings&, CheckContext&)> singleCostOnly(const std::string& strategy) {
+  return [strategy](const Settings&, CheckContext& context) {
+    if (hasGanModel(context.project)) {
+      context.report("",
+                     str("strategy \"", strategy, "\" trains single-cost models; the GAN model \"",
+                         context.project.model.type,
+                         "\" trains with \"simple\", \"queue_input\" or \"sync_replicated\""));
+    }
+  };
+}
+
+ComponentType singleCostOnly(ComponentType type) {
+  type.check = singleCostOnly(type.name);
+  return type;
+}
+
 /// The check of the single-tower strategies.
 std::function<void(const Settings&, CheckContext&)> oneDevice(const std::string& strategy) {
   return [strategy](const Settings& s, CheckContext& context) {
@@ -88,19 +105,19 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
   queue.traits = {{"towers", "one"}};
   registerStrategy(registry, queue, {simpleTrainer, queueInput});
 
-  registerStrategy(
-      registry,
-      manyTowers(describe("sync_parameter_server",
-                          "One tower per device; gradients averaged on the parameter device, which "
-                          "updates and sends the variables back",
-                          {queueSizeKey(), psDeviceKey()})),
-      {[](const Settings& s, const std::vector<Device>& devices,
-          const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
-         requireSingleCost("sync_parameter_server", model);
-         return std::make_unique<SyncParameterServerTrainer>(devices,
-                                                             Device::parse(s.string("ps_device")));
-       },
-       queueInput});
+  registerStrategy(registry,
+                   singleCostOnly(manyTowers(describe(
+                       "sync_parameter_server",
+                       "One tower per device; gradients averaged on the parameter device, which "
+                       "updates and sends the variables back",
+                       {queueSizeKey(), psDeviceKey()}))),
+                   {[](const Settings& s, const std::vector<Device>& devices,
+                       const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+                      requireSingleCost("sync_parameter_server", model);
+                      return std::make_unique<SyncParameterServerTrainer>(
+                          devices, Device::parse(s.string("ps_device")));
+                    },
+                    queueInput});
 
   registerStrategy(
       registry,
@@ -128,11 +145,11 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
 
   registerStrategy(
       registry,
-      manyTowers(
+      singleCostOnly(manyTowers(
           describe("async",
                    "One tower per device, each applying its own gradients to the master variables "
                    "without waiting (stale gradients)",
-                   {queueSizeKey(), psDeviceKey()})),
+                   {queueSizeKey(), psDeviceKey()}))),
       {[](const Settings& s, const std::vector<Device>& devices,
           const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
          requireSingleCost("async", model);

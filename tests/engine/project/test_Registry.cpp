@@ -71,6 +71,8 @@ class TestRegistry : public QObject {
         json* place = placeFor(doc, kind);
         if (place == nullptr) continue;  // monitors: booleans of "monitors"
         (*place)[registry.kind(kind).typeKey] = type->name;
+        // A callback of the GAN trainer needs a GAN model.
+        if (type->name == "gan_samples") doc["model"]["type"] = "dcgan";
         for (const KeyDescription& k : type->keys) {
           if (!k.requiredKey) continue;  // a required key has no default: give one
           (*place)[k.name] = k.type == ValueType::File ? "/nonexistent/file" : "validation_error";
@@ -130,8 +132,7 @@ class TestRegistry : public QObject {
     const auto kernel = std::find_if(keys.begin(), keys.end(),
                                      [](const auto& k) { return k.name == "kernel_size"; });
     QVERIFY(kernel != keys.end());
-    QCOMPARE(kernel->fullHelp(),
-             std::string("Convolution kernel size, odd (>= 1); default 5"));
+    QCOMPARE(kernel->fullHelp(), std::string("Convolution kernel size, odd (>= 1); default 5"));
     const auto dropout =
         std::find_if(keys.begin(), keys.end(), [](const auto& k) { return k.name == "dropout"; });
     QCOMPARE(dropout->constraintText(), std::string("in [0, 1)"));
