@@ -4,6 +4,9 @@
 // the window's Tools ▸ Plugins. Its types then validate, build, appear in the form and in
 // `towerbench-cli types` like the built-in ones (synthetic-linear.json uses both).
 
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
 #include <cmath>
 
 #include "engine/callbacks/Callback.h"
