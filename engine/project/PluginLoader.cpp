@@ -70,6 +70,16 @@ std::vector<ComponentType> stagedTypes(const ComponentRegistry& staging, const s
   return types;
 }
 
+/// The staging registry holds no built-in type: a name "taken by a built-in type" there is one
+/// the plugin registers twice (its types carry the default origin, "built-in").
+std::string registrationProblem(std::string message) {
+  const std::string taken = " (built-in): the name is taken by a built-in type";
+  if (const size_t at = message.find(taken); at != std::string::npos) {
+    message.replace(at, taken.size(), ": the plugin registers it twice");
+  }
+  return message;
+}
+
 /// Every name of `types` the registry has already, as "kind \"name\" (origin)".
 std::vector<std::string> clashesOf(const std::vector<ComponentType>& types,
                                    const ComponentRegistry& registry) {
@@ -93,7 +103,8 @@ std::vector<ComponentType> registerStaged(RegisterFunction registerFunction,
   try {
     registerFunction(context);
   } catch (const std::exception& e) {
-    throw InputError(str("plugin ", path, ": its registration failed: ", e.what()));
+    throw InputError(
+        str("plugin ", path, ": its registration failed: ", registrationProblem(e.what())));
   } catch (...) {
     throw InputError(str("plugin ", path, ": its registration threw a non-standard exception"));
   }

@@ -157,6 +157,10 @@ class TestPlugins : public QObject {
     const QString throws = brokenPlugin("throws");
     expectError([&] { loadPlugin(throws.toStdString()); }, "plugin " + throws,
                 "its registration failed: its licence file " + throws + ".licence is missing");
+    const QString twice = brokenPlugin("twice");
+    expectError([&] { loadPlugin(twice.toStdString()); }, "plugin " + twice,
+                "its registration failed: cannot register callback type \"twice_probe\": the "
+                "plugin registers it twice");
     QCOMPARE(registeredTypes(), before);
 
     // loadPlugins reports each and goes on with the next.

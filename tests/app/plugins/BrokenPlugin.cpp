@@ -3,6 +3,7 @@
 //   TB_BROKEN_NO_ENTRY  a shared library without the entry points
 //   TB_BROKEN_ABI       built for another plugin ABI
 //   TB_BROKEN_THROWS    its registration throws tbench::InputError (after registering a type)
+//   TB_BROKEN_TWICE     registers one name twice
 // They use the Torch-free registry header only (quick to build); their types never reach a
 // registry that builds anything, so their factories are placeholders.
 
@@ -41,6 +42,11 @@ TOWERBENCH_PLUGIN(context) {
   context.registry.add(callback("throws_probe"));
   throw tbench::InputError("its licence file " + context.path + ".licence is missing");
 }
+#elif defined(TB_BROKEN_TWICE)
+TOWERBENCH_PLUGIN(context) {
+  context.registry.add(callback("twice_probe"));
+  context.registry.add(callback("twice_probe"));
+}
 #else
-#error "define one of TB_BROKEN_CLASH, TB_BROKEN_NO_ENTRY, TB_BROKEN_ABI, TB_BROKEN_THROWS"
+#error "define one of the TB_BROKEN_* variants listed above"
 #endif
