@@ -48,3 +48,23 @@ function(tb_test name source)
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TB_QUIET=1"
     LABELS "${ARG_LABELS}" TIMEOUT 300)
 endfunction()
+
+# Every engine library, in link order (engine/CMakeLists.txt).
+set(TB_ENGINE_LIBRARIES tb_project tb_models tb_strategies tb_savers tb_train tb_checkpoint
+    tb_comm tb_inference tb_input tb_tensorboard tb_monitors tb_callbacks tb_data tb_core)
+
+# tb_plugin_host(TARGET): an executable that loads plugins (Note [Plugins],
+# engine/project/PluginLoader.h). A plugin links LibTorch only and takes the engine's symbols
+# from the program that loads it, so the program links every engine library whole (also the
+# objects it does not use itself) and exports its symbols (-rdynamic): one registry, shared
+# RTTI and exceptions.
+function(tb_plugin_host target)
+  set(archives "")
+  foreach(lib ${TB_ENGINE_LIBRARIES})
+    string(APPEND archives " $<TARGET_FILE:${lib}>")
+  endforeach()
+  target_link_options(${target} PRIVATE
+    "SHELL:-Wl,--whole-archive${archives} -Wl,--no-whole-archive")
+  target_link_libraries(${target} PRIVATE tb_project)
+  set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
+endfunction()

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-generated=$("$build/bin/towerbench-cli" types --markdown)
+# Built-in types only: plugins from the folders would add theirs.
+generated=$("$build/bin/towerbench-cli" types --markdown --no-plugin-folders)
 GENERATED="$generated" python3 - docs/PROJECT-FORMAT.md <<'PY'
 import os, sys
 path = sys.argv[1]

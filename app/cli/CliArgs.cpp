@@ -27,6 +27,7 @@ std::string usageText() {
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
+         "every command also takes --plugin FILE (repeatable) and --no-plugin-folders\n"
          "\n"
          "train     trains PROJECT headless; the run goes to <run_root>/<name>/<run-id>/ or DIR.\n"
          "          An existing DIR is never overwritten: --new-run starts DIR-1 beside it,\n"
@@ -45,12 +46,36 @@ std::string usageText() {
          "          help; KIND limits it to one kind; --markdown writes the key reference of\n"
          "          docs/PROJECT-FORMAT.md\n"
          "\n"
+         "plugins   shared libraries that register component types (docs/ARCHITECTURE.md §6d):\n"
+         "          the --plugin FILEs, then every *.so in the folders of $TOWERBENCH_PLUGIN_PATH\n"
+         "          (colon-separated) and in ~/.local/share/towerbench/plugins ($XDG_DATA_HOME);\n"
+         "          --no-plugin-folders skips the folders. A plugin that fails to load is\n"
+         "          reported on stderr with its path, and the command goes on without it.\n"
+         "\n"
          "exit status: 0 success, 1 training failed, 2 bad input (messages on stderr),\n"
          "130 stopped by Ctrl-C (after a clean stop)\n";
 }
 
-CliArgs parseCliArgs(const std::vector<std::string>& args) {
+CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
   CliArgs out;
+  // The plugin options belong to every command: taken out first, wherever they stand.
+  std::vector<std::string> args;
+  for (size_t i = 0; i < allArgs.size(); ++i) {
+    const std::string& arg = allArgs[i];
+    if (arg == "--plugin") {
+      if (i + 1 >= allArgs.size()) throw UsageError("--plugin needs a FILE");
+      out.plugins.push_back(allArgs[++i]);
+    } else if (arg.rfind("--plugin=", 0) == 0) {
+      out.plugins.push_back(arg.substr(9));
+    } else if (arg == "--no-plugin-folders") {
+      out.noPluginFolders = true;
+    } else {
+      args.push_back(arg);
+    }
+  }
+  for (const std::string& plugin : out.plugins) {
+    if (plugin.empty()) throw UsageError("--plugin needs a FILE, got an empty one");
+  }
   if (args.empty()) throw UsageError("no command given");
   const std::string& first = args.front();
   if (first == "--help" || first == "-h" || first == "help") {

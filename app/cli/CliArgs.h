@@ -9,6 +9,7 @@
 //   towerbench-cli devices
 //   towerbench-cli types [KIND] [--markdown]
 //   towerbench-cli --help | --version
+// Any command also takes --plugin FILE (repeatable) and --no-plugin-folders.
 
 #include <optional>
 #include <string>
@@ -33,6 +34,11 @@ struct CliArgs {
   std::string out;         ///< export
   std::string kind;        ///< types: only this kind ("callback"); empty: all
   bool markdown = false;   ///< types: the key reference as Markdown
+  /// --plugin FILE, in order: loaded before the command runs (engine/project/PluginLoader.h).
+  std::vector<std::string> plugins;
+  /// --no-plugin-folders: only the --plugin files load, not $TOWERBENCH_PLUGIN_PATH's or the
+  /// user's plugin folder (reproducible listings: scripts/update-key-reference.sh).
+  bool noPluginFolders = false;
 };
 
 /// Bad usage; main prints it with the usage text and exits with 2.
@@ -41,7 +47,8 @@ class UsageError : public InputError {
   using InputError::InputError;
 };
 
-/// Parses argv (without argv[0]). Throws UsageError.
+/// Parses argv (without argv[0]); --plugin and --no-plugin-folders may stand anywhere. Throws
+/// UsageError.
 CliArgs parseCliArgs(const std::vector<std::string>& args);
 
 /// The usage text printed by --help and after a usage error.

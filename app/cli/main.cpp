@@ -9,6 +9,7 @@
 #include "app/cli/TrainCommand.h"
 #include "app/cli/TypesCommand.h"
 #include "engine/core/Environment.h"
+#include "engine/project/PluginLoader.h"
 
 int main(int argc, char** argv) {
   tbench::prepareProcess(argv);
@@ -30,6 +31,12 @@ int main(int argc, char** argv) {
   if (parsed.command == "version") {
     std::cout << "towerbench-cli 0.1.0 (LibTorch " << TORCH_VERSION << ")\n";
     return 0;
+  }
+  // Plugins register their types before any project is read; one that fails is reported and
+  // the command goes on without it (Note [Plugins]).
+  for (const tbench::PluginFailure& failure :
+       tbench::loadPlugins(parsed.plugins, !parsed.noPluginFolders)) {
+    std::cerr << "towerbench-cli: " << failure.message << "\n";
   }
   if (parsed.command == "devices") return tbench::cli::runDevices();
   if (parsed.command == "types") return tbench::cli::runTypes(parsed, std::cout, std::cerr);

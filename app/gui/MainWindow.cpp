@@ -20,9 +20,11 @@
 #include <QToolBar>
 #include "app/gui/DataPreviewDialog.h"
 
+#include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectServices.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
+#include "app/gui/PluginsDialog.h"
 #include "app/gui/RunControls.h"
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
@@ -68,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
   createMenus();
   connectRun();
   readSettings();
+  logPlugins();
   onStateChanged(bridge::RunState::Idle);
   updateTitle();
 }
@@ -182,6 +185,8 @@ void MainWindow::createActions() {
   saveNowAction_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
   learningRateAction_ = make(tr("Set &Learning Rate…"), "actionSetLearningRate",
                              QKeySequence(Qt::Key_F8), [this] { askLearningRate(); });
+  pluginsAction_ =
+      make(tr("&Plugins…"), "actionPlugins", QKeySequence(), [this] { showPlugins(); });
   aboutAction_ = make(tr("&About Towerbench"), "actionAbout", QKeySequence(), [this] { about(); });
 }
 
@@ -219,6 +224,9 @@ void MainWindow::createMenus() {
   QAction* fit = viewMenu_->addAction(tr("&Fit Plots"), plots_, &ui::LivePlotWidget::fitAll);
   fit->setObjectName("actionFitPlots");
   fit->setShortcut(QKeySequence(tr("Ctrl+0")));
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(pluginsAction_);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(aboutAction_);
@@ -382,6 +390,28 @@ void MainWindow::previewData() {
   dialog->show();
   dialog->raise();
   dialog->refresh();
+}
+
+void MainWindow::showPlugins() {
+  auto* dialog = findChild<PluginsDialog*>("pluginsDialog");
+  if (dialog == nullptr) {
+    dialog = new PluginsDialog(this);
+    dialog->setObjectName("pluginsDialog");
+    connect(dialog, &PluginsDialog::pluginsChanged, log_, &LogView::appendNote);
+  }
+  dialog->refresh();
+  dialog->show();
+  dialog->raise();
+}
+
+void MainWindow::logPlugins() {
+  const bridge::PluginStatus status = bridge::pluginStatus();
+  for (const bridge::PluginView& plugin : status.loaded) {
+    log_->appendNote(tr("plugin %1: %2").arg(plugin.path, plugin.types.join(", ")));
+  }
+  for (const bridge::PluginFailureView& failure : status.failures) {
+    log_->appendNote(tr("%1 (Tools ▸ Plugins…)").arg(failure.message));
+  }
 }
 
 void MainWindow::exportCheckpoint(const QString& preselectedRun) {

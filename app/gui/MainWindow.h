@@ -4,7 +4,8 @@
 // and the run history (bottom), the run controls (top); the status bar shows the run's state,
 // position, it/s and ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As,
 // Export Checkpoint…, Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning
-// Rate…), View (the panels, fit plots), Help (About).
+// Rate…), View (the panels, fit plots), Tools (Plugins…), Help (About). Plugins load before the
+// window is built (main.cpp); the log lists what they registered and which failed to load.
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
 // directory keeps exactly what ran. The run goes through bridge::RunController on the engine
@@ -101,6 +102,8 @@ class MainWindow : public QMainWindow {
   void about();
   void exportCheckpoint(const QString& preselectedRun = QString());
   void previewData();
+  void showPlugins();
+  void logPlugins();
   QString runRootPath() const;
   QString projectName() const;
 
@@ -142,6 +145,7 @@ class MainWindow : public QMainWindow {
   QAction* saveNowAction_ = nullptr;
   QAction* learningRateAction_ = nullptr;
   QAction* aboutAction_ = nullptr;
+  QAction* pluginsAction_ = nullptr;
   QMenu* templateMenu_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;

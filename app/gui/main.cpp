@@ -6,8 +6,10 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectServices.h"
 #include "app/gui/MainWindow.h"
+#include "app/gui/PluginsDialog.h"
 
 namespace {
 
@@ -41,7 +43,23 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("project", "The project file to open (JSON).", "[project]");
+  const QCommandLineOption plugin(
+      "plugin", "Loads a plugin (a shared library registering component types); repeatable.",
+      "file");
+  const QCommandLineOption noFolders(
+      "no-plugin-folders",
+      "Loads no plugin from $TOWERBENCH_PLUGIN_PATH or ~/.local/share/towerbench/plugins.");
+  parser.addOption(plugin);
+  parser.addOption(noFolders);
   parser.process(app);
+
+  // Plugins register before the window builds its form from the registry: --plugin files, the
+  // files of Tools ▸ Plugins, then the plugin folders. Failures go to stderr and the window's log.
+  for (const auto& failure : tbench::bridge::loadPlugins(
+           parser.values(plugin) + tbench::gui::PluginsDialog::configuredPaths(),
+           !parser.isSet(noFolders))) {
+    qWarning().noquote() << "towerbench:" << failure.message;
+  }
 
   tbench::gui::MainWindow window;
   const QStringList args = parser.positionalArguments();

@@ -84,18 +84,47 @@ void ComponentRegistry::addKind(ComponentKind kind) {
 }
 
 void ComponentRegistry::add(ComponentType type) {
+  std::vector<ComponentType> one;
+  one.push_back(std::move(type));
+  addAll(std::move(one));
+}
+
+void ComponentRegistry::addAll(std::vector<ComponentType> types) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::vector<ComponentType> accepted;
+  for (ComponentType& type : types) {
+    if (const std::string problem = refusal(type, accepted); !problem.empty()) {
+      throw InputError(problem);
+    }
+    accepted.push_back(std::move(type));
+  }
+  for (ComponentType& type : accepted) types_.push_back(std::move(type));
+}
+
+std::unique_ptr<ComponentRegistry> ComponentRegistry::emptyCopy() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::unique_ptr<ComponentRegistry> copy(new ComponentRegistry);
+  copy->kinds_ = kinds_;
+  return copy;
+}
+
+std::string ComponentRegistry::refusal(const ComponentType& type,
+                                       const std::vector<ComponentType>& pending) const {
   const std::string what = str(type.kind, " type \"", type.name, "\"");
   if (!hasKind(type.kind)) {
-    throw InputError(str("cannot register ", what, ": unknown kind \"", type.kind,
-                         "\" (kinds: ", joinedText(kindNames(), ", "), ")"));
+    return str("cannot register ", what, ": unknown kind \"", type.kind,
+               "\" (kinds: ", joinedText(kindNames(), ", "), ")");
   }
-  if (type.name.empty()) throw InputError(str("cannot register a ", type.kind, " without a name"));
-  if (const ComponentType* other = find(type.kind, type.name)) {
-    throw InputError(str("cannot register ", what, " (", type.origin, "): the name is taken by ",
-                         other->origin == "built-in" ? "a built-in type" : other->origin));
+  if (type.name.empty()) return str("cannot register a ", type.kind, " without a name");
+  const ComponentType* other = find(type.kind, type.name);
+  for (const ComponentType& p : pending) {
+    if (p.kind == type.kind && p.name == type.name) other = &p;
   }
-  if (!type.factory.has_value()) throw InputError(str("cannot register ", what, ": no factory"));
+  if (other != nullptr) {
+    return str("cannot register ", what, " (", type.origin, "): the name is taken by ",
+               other->origin == "built-in" ? "a built-in type" : other->origin);
+  }
+  if (!type.factory.has_value()) return str("cannot register ", what, ": no factory");
   const ComponentKind& k = kind(type.kind);
   std::set<std::string> names = {k.typeKey};
   for (const auto* group : {&k.leadingKeys, &k.trailingKeys}) {
@@ -103,15 +132,15 @@ void ComponentRegistry::add(ComponentType type) {
   }
   for (const KeyDescription& key : type.keys) {
     if (!names.insert(key.name).second) {
-      throw InputError(str("cannot register ", what, ": key \"", key.name,
-                           "\" is listed twice or is a key every ", type.kind, " has"));
+      return str("cannot register ", what, ": key \"", key.name,
+                 "\" is listed twice or is a key every ", type.kind, " has");
     }
     if (const std::string problem = key.problemWith(key.defaultValue); !problem.empty()) {
-      throw InputError(str("cannot register ", what, ": the default of \"", key.name, "\" (",
-                           key.defaultValue.dump(), ") ", problem));
+      return str("cannot register ", what, ": the default of \"", key.name, "\" (",
+                 key.defaultValue.dump(), ") ", problem);
     }
   }
-  types_.push_back(std::move(type));
+  return {};
 }
 
 const ComponentKind& ComponentRegistry::kind(const std::string& name) const {

@@ -143,6 +143,12 @@ class ComponentRegistry {
   /// is taken, a key repeats a key of the kind or itself, a default breaks its own constraints,
   /// or the factory is missing.
   void add(ComponentType type);
+  /// Registers every type of `types` or none: each is checked as add() checks it (and against
+  /// the others) before any is added. Throws add()'s InputError for the first one refused.
+  void addAll(std::vector<ComponentType> types);
+  /// A registry with this one's kinds and no types: where a plugin registers before its types
+  /// are checked against this one and moved in with addAll (PluginLoader.h).
+  std::unique_ptr<ComponentRegistry> emptyCopy() const;
 
   const ComponentKind& kind(const std::string& name) const;  ///< CheckError when unknown
   bool hasKind(const std::string& name) const;
@@ -165,6 +171,9 @@ class ComponentRegistry {
 
  private:
   ComponentRegistry() = default;
+  /// Why `type` cannot be added (add()'s message), or empty. `pending` are types about to be
+  /// added with it.
+  std::string refusal(const ComponentType& type, const std::vector<ComponentType>& pending) const;
   mutable std::recursive_mutex mutex_;
   std::deque<ComponentKind> kinds_;  // stable addresses: kind() returns references
   std::deque<ComponentType> types_;  // stable addresses

@@ -20,7 +20,7 @@ check_dir(engine "Q[A-Za-z]|qcustomplot" "the engine must stay Qt-free")
 check_dir(widgets "torch/|ATen/|c10/|engine/" "widgets must not see LibTorch or the engine")
 check_dir(app/gui "torch/|ATen/|c10/|engine/|app/bridge/(BridgeMonitor|RunMailbox)"
           "the window sees the engine only through app/bridge's Qt-only headers")
-foreach(header BridgeTypes.h ProjectServices.h RunController.h)
+foreach(header BridgeTypes.h Plugins.h ProjectServices.h RunController.h)
   if(EXISTS "${ROOT}/app/bridge/${header}")
     file(STRINGS "${ROOT}/app/bridge/${header}" lines
          REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](torch/|ATen/|c10/|engine/)")
