@@ -50,7 +50,6 @@ ImagePanel::ImagePanel(QWidget* parent) : QWidget(parent) {
   combo_ = new QComboBox(this);
   combo_->setObjectName("imageStreamCombo");
   combo_->setToolTip(tr("The image to show (one per name the run puts)"));
-  combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   caption_ = new QLabel(this);
   caption_->setObjectName("imageCaption");
   caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -74,9 +73,12 @@ ImagePanel::ImagePanel(QWidget* parent) : QWidget(parent) {
   position_ = new QLabel(this);
   position_->setObjectName("imagePositionLabel");
 
+  caption_->setAlignment(Qt::AlignCenter);
   auto* top = new QHBoxLayout;
-  top->addWidget(combo_);
-  top->addWidget(caption_, 1);
+  auto* label = new QLabel(tr("Image:"), this);
+  label->setBuddy(combo_);
+  top->addWidget(label);
+  top->addWidget(combo_, 1);
   auto* bottom = new QHBoxLayout;
   bottom->addWidget(back_);
   bottom->addWidget(slider_, 1);
@@ -86,6 +88,7 @@ ImagePanel::ImagePanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
+  layout->addWidget(caption_);
   layout->addWidget(view_, 1);
   layout->addLayout(bottom);
 
@@ -204,7 +207,7 @@ void ImagePanel::refresh() {
     combo_->addItems(order_);
   }
   combo_->setCurrentIndex(int(order_.indexOf(current_)));
-  combo_->setEnabled(order_.size() > 1);
+  combo_->setEnabled(!order_.isEmpty());
   const int count = imageCount();
   const int index = currentIndex();
   view_->setImage(currentImage());

@@ -31,6 +31,7 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunCheckpoints.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
 // resources/towerbench.qrc is compiled into the static tb_gui: registered explicitly, since
@@ -135,6 +136,16 @@ void MainWindow::createPanels() {
   addDockWidget(Qt::BottomDockWidgetArea, historyDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), historyDock);
   findChild<QDockWidget*>("logDock")->raise();
+
+  // The images a run puts: a tab beside the project, raised when a run's first image arrives
+  // (the plots keep the middle; at 1280x800 a dock of its own would squeeze them).
+  images_ = new ui::ImagePanel(this);
+  images_->setObjectName("imagePanel");
+  auto* imagesDock = dock(tr("Images"), "imagesDock", images_, this);
+  addDockWidget(Qt::LeftDockWidgetArea, imagesDock);
+  tabifyDockWidget(devicesDock, imagesDock);
+  findChild<QDockWidget*>("projectDock")->raise();
+  connect(history_, &RunHistoryPanel::imagesRequested, this, &MainWindow::onImagesRequested);
 
   controls_ = new RunControls(startAction_, stopAction_, pauseAction_, saveNowAction_, this);
   connect(controls_, &RunControls::learningRateRequested, &runs_,

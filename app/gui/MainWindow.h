@@ -1,11 +1,12 @@
 #pragma once
 // MainWindow: the workbench (docs/ARCHITECTURE.md §3). Panels, each its own class, in docks
 // around the live plots: the project editor and the devices & strategy panel (left), the log
-// and the run history (bottom), the run controls (top); the status bar shows the run's state,
-// position, it/s and ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As,
-// Export Checkpoint…, Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning
-// Rate…), View (the panels, fit plots), Tools (Plugins…), Help (About). Plugins load before the
-// window is built (main.cpp); the log lists what they registered and which failed to load.
+// and the run history (bottom), the images a run puts (a left tab, raised when the first
+// arrives), the run controls (top); the status bar shows the run's state, position, it/s and
+// ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As, Export Checkpoint…,
+// Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…), View (the panels,
+// fit plots), Tools (Plugins…), Help (About). Plugins load before the window is built
+// (main.cpp); the log lists what they registered and which failed to load.
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
 // directory keeps exactly what ran. The run goes through bridge::RunController on the engine
@@ -29,8 +30,9 @@ class QAction;
 class QMenu;
 
 namespace tbench::ui {
+class ImagePanel;
 class LivePlotWidget;
-}
+}  // namespace tbench::ui
 
 namespace tbench::gui {
 
@@ -67,6 +69,7 @@ class MainWindow : public QMainWindow {
   ProjectEditor* editor() const { return editor_; }
   DeviceStrategyPanel* devicePanel() const { return devices_; }
   ui::LivePlotWidget* plots() const { return plots_; }
+  ui::ImagePanel* images() const { return images_; }
   LogView* logView() const { return log_; }
   RunHistoryPanel* history() const { return history_; }
   RunStatusBar* runStatusBar() const { return status_; }
@@ -118,6 +121,7 @@ class MainWindow : public QMainWindow {
   void onMetrics(const bridge::MetricSamples& samples);
   void onRunFailed(const QString& message);
   void onOverlayChanged(const QStringList& runDirs);
+  void onImagesRequested(const QString& runDir);
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
 
   bridge::ProjectServices services_;
@@ -128,6 +132,7 @@ class MainWindow : public QMainWindow {
   DeviceStrategyPanel* devices_ = nullptr;
   RunControls* controls_ = nullptr;
   ui::LivePlotWidget* plots_ = nullptr;
+  ui::ImagePanel* images_ = nullptr;
   LogView* log_ = nullptr;
   RunHistoryPanel* history_ = nullptr;
   RunStatusBar* status_ = nullptr;

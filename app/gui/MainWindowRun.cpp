@@ -1,6 +1,7 @@
 // MainWindow: starting, watching and stopping a run (the rest is in MainWindow.cpp).
 #include <QAction>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLocale>
@@ -13,6 +14,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/history/RunStats.h"
+#include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
 namespace tbench::gui {
@@ -37,6 +39,17 @@ void MainWindow::connectRun() {
     history_->refresh();
   });
   connect(&runs_, &RunController::runFailed, this, &MainWindow::onRunFailed);
+  connect(&runs_, &RunController::imageReceived, this, [this](const bridge::ImageSample& s) {
+    images_->addImage(s.name, s.epoch, s.step,
+                      ui::imageFromPixels(s.pixels, s.width, s.height, s.channels));
+  });
+  // The first image of a run (or of a run loaded from the history) brings the Images tab up.
+  connect(images_, &ui::ImagePanel::streamAdded, this, [this] {
+    if (images_->streamNames().size() != 1) return;
+    auto* dock = findChild<QDockWidget*>("imagesDock");
+    dock->show();
+    dock->raise();
+  });
 }
 
 void MainWindow::startRun() {
@@ -52,6 +65,7 @@ void MainWindow::startRun() {
   }
   // The plots show this run, plus the runs checked for overlay in the history.
   plots_->clear();
+  images_->clear();
   overlaid_.clear();
   liveRunId_.clear();
   liveRunDir_.clear();
@@ -154,6 +168,16 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
     overlaid_.insert(id);
   }
   for (const QString& id : overlaid_) plots_->setRunVisible(id, wanted.contains(id));
+}
+
+void MainWindow::onImagesRequested(const QString& runDir) {
+  if (runs_.isActive()) {
+    status_->showMessage(tr("The Images panel shows the active run; stop it to look at another."),
+                         6000);
+    return;
+  }
+  const int count = images_->loadRunDirectory(runDir);
+  status_->showMessage(tr("%1 images of %2").arg(count).arg(QFileInfo(runDir).fileName()), 5000);
 }
 
 void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {

@@ -393,6 +393,10 @@ QMenu* RunHistoryPanel::createContextMenu(int row, QWidget* parent) {
   QAction* exportAction = menu->addAction(tr("Export checkpoint\u2026"));
   exportAction->setObjectName("exportCheckpointAction");
   connect(exportAction, &QAction::triggered, this, [this, dir] { emit exportRequested(dir); });
+  QAction* images = menu->addAction(tr("Show images"));
+  images->setObjectName("showImagesAction");
+  images->setEnabled(QFileInfo(QDir(dir).filePath("images")).isDir());
+  connect(images, &QAction::triggered, this, [this, dir] { emit imagesRequested(dir); });
   menu->addSeparator();
 
   // The overlay toggle applies to every selected row when the clicked row is one of them. Runs

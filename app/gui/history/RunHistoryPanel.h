@@ -2,7 +2,8 @@
 // RunHistoryPanel: the runs of the current project (<runRoot>/<project>/*), newest first, with
 // their status, progress, key metrics and checkpoints. Checking a run's "overlay" box asks the
 // main window to draw its stats.json series over the live charts (overlayChanged); the context
-// menu opens the run's folder or asks for a checkpoint export (exportRequested).
+// menu opens the run's folder, asks for a checkpoint export (exportRequested) or for the images
+// the run wrote (imagesRequested; enabled when it has an images/ folder).
 //
 // The panel follows the disk by itself: a QFileSystemWatcher on the project's run folder and
 // on every run directory triggers a refresh, coalesced to at most one per kRefreshDelayMs, and
@@ -11,7 +12,7 @@
 // files changed. GUI thread only; reading is synchronous (a run's files are small).
 //
 // Object names: "runTable", "refreshButton", "runRootLabel"; context-menu actions
-// "openFolderAction", "exportCheckpointAction", "overlayAction".
+// "openFolderAction", "exportCheckpointAction", "showImagesAction", "overlayAction".
 
 #include <QHash>
 #include <QString>
@@ -70,6 +71,8 @@ class RunHistoryPanel : public QWidget {
   void overlayChanged(const QStringList& runDirs);
   /// "Export checkpoint…" was chosen for `runDir`.
   void exportRequested(const QString& runDir);
+  /// "Show images" was chosen for `runDir`.
+  void imagesRequested(const QString& runDir);
 
  private:
   void scheduleRefresh();

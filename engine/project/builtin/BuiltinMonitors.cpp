@@ -21,10 +21,7 @@ void registerBuiltinMonitors(ComponentRegistry& registry) {
                   [](bool withFiles) -> TrainingMonitorPtr {
                     return withFiles ? std::make_shared<TensorBoardWriter>() : nullptr;
                   });
-  registerMonitor(registry,
-                  describe("images",
-                           "Write every image as PNG under images/<name>/ in the run "
-                           "directory"),
+  registerMonitor(registry, describe("images", "Write images as PNG files in images/"),
                   [](bool withFiles) -> TrainingMonitorPtr {
                     return withFiles ? std::make_shared<ImageFileWriter>() : nullptr;
                   });

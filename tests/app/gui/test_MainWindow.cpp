@@ -6,10 +6,13 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QIcon>
 #include <QImage>
 #include <QJsonArray>
+#include <QMenu>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -25,6 +28,7 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "engine/checkpoint/Checkpoint.h"
+#include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
 
@@ -49,6 +53,17 @@ QAction* action(QWidget& window, const char* name) {
   auto* a = window.findChild<QAction*>(name);
   if (!a) qFatal("no action %s", name);
   return a;
+}
+
+/// The text of the front tab in the dock tab bar that has a tab called `tab`.
+QString frontTabBeside(QWidget& window, const QString& tab) {
+  QCoreApplication::processEvents();  // tab bars follow the dock layout
+  for (QTabBar* bar : window.findChildren<QTabBar*>()) {
+    for (int i = 0; i < bar->count(); ++i) {
+      if (bar->tabText(i) == tab) return bar->tabText(bar->currentIndex());
+    }
+  }
+  return "(no tab " + tab + ")";
 }
 
 }  // namespace
@@ -119,6 +134,52 @@ class TestMainWindow : public QObject {
       QVERIFY2(torch::equal(dict.at(name).toTensor(), tensor), name.c_str());
     }
     QCOMPARE(state.globalStep, qint64(64));
+  }
+
+  void showsTheRunsImagesAndThoseOfAPastRun() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QCOMPARE(frontTabBeside(window, "Images"), QString("Project"));
+    QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
+      doc["callbacks"] = nlohmann::json::array({{{"type", "dump_images"}, {"samples", 4}}});
+    })));
+    action(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 120000);
+    const QString imagesRun = window.runs()->runDir();
+
+    // Both epochs' grids arrived; the first raised the Images tab.
+    QCOMPARE(frontTabBeside(window, "Images"), QString("Images"));
+    QCOMPARE(window.images()->streamNames(), QStringList{"validation_input"});
+    QCOMPARE(window.images()->imageCount(), 2);
+    QCOMPARE(window.images()->caption(), QString("validation_input — epoch 2, step 64"));
+    QCOMPARE(window.images()->currentImage().size(), QSize(2 * 8 + 3, 2 * 8 + 3));
+
+    // A new run starts with an empty panel.
+    QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
+      doc["max_epoch"] = 1;
+      doc["callbacks"] = nlohmann::json::array();
+    })));
+    action(window, "actionStart")->trigger();
+    QVERIFY(window.images()->streamNames().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 120000);
+    QVERIFY(window.images()->streamNames().isEmpty());
+
+    // Run History > Show images loads the first run's PNG files; the second run has none.
+    window.history()->refresh();
+    QCOMPARE(window.history()->runCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+      std::unique_ptr<QMenu> menu(window.history()->createContextMenu(row, &window));
+      auto* show = menu->findChild<QAction*>("showImagesAction");
+      QVERIFY(show);
+      const bool hasImages =
+          QFileInfo(window.history()->runDirAt(row)).fileName() == QFileInfo(imagesRun).fileName();
+      QCOMPARE(show->isEnabled(), hasImages);
+      if (hasImages) show->trigger();
+    }
+    QCOMPARE(window.images()->imageCount(), 2);
+    QCOMPARE(window.images()->caption(), QString("validation_input — epoch 2, step 64"));
   }
 
   void stopFromTheMenuAndAFailureKeepTheWindow() {
