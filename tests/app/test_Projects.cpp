@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
@@ -42,6 +43,51 @@ class TestProjects : public QObject {
       QVERIFY(std::isfinite(history->get(cost).back().value));
     }
     QVERIFY(fs::exists(dir.path().toStdString() + "/stats.json"));
+  }
+
+  void aGanProjectNeedsAStrategyWithAGanForm() {
+    std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/fashion-mnist-dcgan.json");
+    const nlohmann::json gan = nlohmann::json::parse(in);
+    QVERIFY(validateProjectJson(gan).empty());
+    auto issuesOf = [](const nlohmann::json& doc) {
+      std::string text;
+      for (const auto& issue : validateProjectJson(doc)) text += issue.toString() + "\n";
+      return text;
+    };
+    for (const char* strategy : {"async", "sync_parameter_server"}) {
+      nlohmann::json doc = gan;
+      doc["trainer"] = {{"strategy", strategy}, {"devices", {"cpu", "cpu"}}};
+      const std::string text = issuesOf(doc);
+      QVERIFY2(
+          text.find("$.trainer: strategy \"" + std::string(strategy) +
+                    "\" trains single-cost models; the GAN model \"dcgan\"") != std::string::npos,
+          text.c_str());
+    }
+    nlohmann::json replicated = gan;
+    replicated["trainer"] = {{"strategy", "sync_replicated"}, {"devices", {"cpu", "cpu"}}};
+    QVERIFY(validateProjectJson(replicated).empty());
+    nlohmann::json mlp = gan;
+    mlp["model"] = {{"type", "mlp"}};
+    const std::string text = issuesOf(mlp);
+    QVERIFY2(text.find("a \"gan_samples\" callback needs a GAN model") != std::string::npos,
+             text.c_str());
+  }
+
+  void aReplicatedGanProjectTrains() {
+    Project project =
+        loadProjectFile(std::string(TB_SOURCE_DIR) + "/projects/fashion-mnist-dcgan.json");
+    project.trainer = ComponentSpec::of("strategy", "sync_replicated");
+    project.trainer.settings.set("devices", {"cpu", "cpu"});
+    project.maxEpoch = 1;
+    project.stepsPerEpoch = 2;
+    QTemporaryDir dir;
+    BuiltRun run = buildRun(project, dir.path().toStdString());
+    launchTrainWithConfig(run.config, *run.trainer);
+    QCOMPARE(run.trainer->numTowers(), 2);
+    QCOMPARE(run.trainer->samplesPerStep(), int64_t{128});
+    // The fixed-noise grid of the epoch: 8 x 8 samples of 28 x 28 with 1-pixel padding.
+    const QDir images(dir.filePath("images/samples"));
+    QCOMPARE(images.entryList({"*.png"}).size(), 1);
   }
 
   void projectsRoundTripThroughJson() {

@@ -6,11 +6,15 @@
 
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/ComponentRegistry.h"
+#include "engine/project/Plugin.h"
+#include "engine/train/ModelDesc.h"
+
+extern "C" void towerbench_plugin_register(tbench::PluginContext& context);
 
 // Defined by the guide's blocks (write_a_trainer_snippets.cpp).
 namespace guide {
 std::pair<int64_t, int64_t> trainMlpGan(int64_t steps);
-void registerEmaStrategy(tbench::ComponentRegistry& registry);
+std::shared_ptr<tbench::ModelDesc> tinyModel();
 std::vector<torch::Tensor> trainEma(const std::string& dir, int64_t steps, int64_t stopAt,
                                     const std::string& resumeFrom);
 }  // namespace guide
@@ -39,16 +43,21 @@ class TestWriteATrainer : public QObject {
     QVERIFY(!torch::equal(early.front(), whole.front()));
   }
 
-  void theGuidesStrategyRegisters() {
+  void theGuidesPluginRegistersItsStrategy() {
     auto& registry = tbench::ComponentRegistry::global();
-    guide::registerEmaStrategy(registry);
+    tbench::PluginContext context{registry, "guide"};
+    towerbench_plugin_register(context);
     const tbench::ComponentType* type = registry.find("strategy", "ema");
     QVERIFY(type != nullptr);
     QCOMPARE(type->keys.size(), size_t{1});
     QCOMPARE(type->keys.front().name, std::string("decay"));
-    // Its factory makes the guide's trainer for a single-cost model.
+    // Its factory refuses a GAN and makes the guide's trainer for a single-cost model.
     const auto& make = tbench::strategyMaker("ema");
     QVERIFY(make.trainer != nullptr && make.input != nullptr);
+    tbench::Settings settings = registry.defaults("strategy", "ema");
+    auto trainer = make.trainer(settings, {tbench::Device{}}, *guide::tinyModel());
+    QVERIFY(trainer != nullptr);
+    QCOMPARE(trainer->numTowers(), 1);
   }
 };
 
