@@ -31,7 +31,7 @@ std::map<std::string, double> InferenceRunner::evaluate(TrainerContext& context)
   while (pass.next(batch)) {
     TB_CHECK(!batch.empty() && batch[0].dim() > 0, "validation batches must be stacked");
     const auto outputs = context.runInference(batch);
-    for (auto& inf : inferencers_) inf->onBatch(outputs, batch[0].size(0));
+    for (auto& inf : inferencers_) inf->onBatchWithInputs(batch, outputs, batch[0].size(0));
     ++batches;
   }
   TB_CHECK(batches > 0, "the validation data produced no batch");
@@ -44,6 +44,7 @@ void InferenceRunner::onTrigger() {
   Stopwatch clock;
   last_ = evaluate(context());
   for (const auto& [name, value] : last_) context().monitors().putScalar(name, value);
+  for (auto& inf : inferencers_) inf->publish(context());
   TB_LOG(Debug) << "inference took " << clock.seconds() << " s";
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // Inferencer: turns the model's inference outputs over a whole validation pass into scalars
 // (tensorpack's Inferencer). InferenceRunner calls, for every pass:
-//   beforeInference(); onBatch(outputs, batchSize) for every batch; afterInference()
-// and puts the scalars afterInference() returns. Engine thread.
+//   beforeInference(); onBatchWithInputs(batch, outputs, batchSize) for every batch (by
+//   default: onBatch(outputs, batchSize)); afterInference()
+// and puts the scalars afterInference() returns; then, when the pass ran as a callback (not
+// for `eval`), publish(context) lets the inferencer put images and write files. Engine thread.
 
 #include <map>
 #include <memory>
@@ -10,7 +12,11 @@
 
 #include <torch/types.h>
 
+#include "engine/data/DataFlow.h"
+
 namespace tbench {
+
+class TrainerContext;
 
 class Inferencer {
  public:
@@ -18,8 +24,18 @@ class Inferencer {
   virtual void beforeInference() = 0;
   /// `outputs` are the model's named inference outputs for one batch of `batchSize` samples.
   virtual void onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) = 0;
+  /// The same with the batch the outputs came from (the model's inputs first); for
+  /// inferencers that look at the samples themselves.
+  virtual void onBatchWithInputs(const Datapoint& batch,
+                                 const std::map<std::string, torch::Tensor>& outputs,
+                                 int64_t batchSize) {
+    (void)batch;
+    onBatch(outputs, batchSize);
+  }
   /// The scalars of the pass, by name.
   virtual std::map<std::string, double> afterInference() = 0;
+  /// After the pass's scalars were put: images and files of the pass (default: nothing).
+  virtual void publish(TrainerContext& context) { (void)context; }
 };
 
 using InferencerPtr = std::shared_ptr<Inferencer>;

@@ -62,12 +62,16 @@ std::map<std::string, torch::Tensor> lossOutputs(Loss loss, const torch::Tensor&
                                                  const torch::Tensor& target) {
   if (loss == Loss::MeanSquaredError) return {{"cost", meanSquaredError(outputs, target)}};
   TB_CHECK(loss == Loss::CrossEntropy, "lossOutputs: a scalar cost is the model's own output");
+  const torch::Tensor prediction = outputs.argmax(1);
   return {{"cost", torch::nn::functional::cross_entropy(outputs, target)},
-          {"wrong", (outputs.argmax(1) != target).to(torch::kFloat32)}};
+          {"wrong", (prediction != target).to(torch::kFloat32)},
+          {"prediction", prediction},
+          {"label", target},
+          {"logits", outputs}};
 }
 
 std::vector<std::string> lossOutputNames(Loss loss) {
-  if (loss == Loss::CrossEntropy) return {"cost", "wrong"};
+  if (loss == Loss::CrossEntropy) return {"cost", "wrong", "prediction", "label", "logits"};
   return {"cost"};
 }
 

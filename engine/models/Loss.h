@@ -4,7 +4,8 @@
 //
 //  - CrossEntropy: outputs [N, K] are class logits, the second input "label" is int64 [N]. Every
 //    step reports "train_error" (the fraction of the batch misclassified); validation outputs
-//    "cost" and "wrong" (per sample), which ScalarStats and ClassificationError consume.
+//    "cost" and, per sample, "wrong" (float 1/0), "prediction" (int64 argmax), "label" (int64)
+//    and "logits" [N, K]: ScalarStats, ClassificationError and ConfusionMatrix consume them.
 //  - MeanSquaredError: outputs [N, T] (or [N] when T = 1), the second input "target" is
 //    float32 [N, T]. Validation outputs "cost".
 //  - Scalar (TorchScript only): the module's forward(input, label) returns the cost itself.
@@ -34,7 +35,8 @@ InputSpec targetSpec(Loss loss, int64_t targets);
 /// CrossEntropy on the main tower it also reports "train_error".
 torch::Tensor lossOf(Loss loss, TowerContext& tower, const torch::Tensor& outputs,
                      const torch::Tensor& target);
-/// What validation sees for one batch: {"cost"} and, for CrossEntropy, {"wrong"}.
+/// What validation sees for one batch: {"cost"} and, for CrossEntropy, {"wrong", "prediction",
+/// "label", "logits"}.
 std::map<std::string, torch::Tensor> lossOutputs(Loss loss, const torch::Tensor& outputs,
                                                  const torch::Tensor& target);
 /// The names lossOutputs returns.

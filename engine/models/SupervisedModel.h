@@ -26,7 +26,8 @@ class SupervisedModel : public ModelDesc {
   std::shared_ptr<torch::nn::Module> buildTower(const TowerContext& tower) override;
   torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) override;
   std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) override;
-  /// lossOutputs (Loss.h): {"cost", "wrong"} for classification, {"cost"} for regression.
+  /// lossOutputs (Loss.h): {"cost", "wrong", "prediction", "label", "logits"} for
+  /// classification, {"cost"} for regression.
   std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower, torch::nn::Module& net,
                                                         const Batch& batch) override;
   std::vector<std::string> inferenceOutputNames() const override { return lossOutputNames(loss_); }

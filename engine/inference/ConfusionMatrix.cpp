@@ -1,0 +1,183 @@
+#include "engine/inference/ConfusionMatrix.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/callbacks/ImageGrid.h"
+#include "engine/callbacks/TrainerContext.h"
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+
+namespace tbench {
+
+namespace {
+
+const torch::Tensor& outputOf(const std::map<std::string, torch::Tensor>& outputs,
+                              const std::string& name, int64_t batchSize) {
+  auto it = outputs.find(name);
+  TB_CHECK(it != outputs.end(), "the model has no inference output \"", name, "\"");
+  TB_CHECK(it->second.dim() == 1 && it->second.size(0) == batchSize, "inference output \"", name,
+           "\" must have one value per sample (", batchSize, "), got shape ", it->second.sizes());
+  return it->second;
+}
+
+/// A class name as a scalar name's last part: '/' would start another level.
+std::string scalarPart(std::string name) {
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
+nlohmann::json ratio(int64_t num, int64_t den) {
+  if (den == 0) return nullptr;
+  return static_cast<double>(num) / static_cast<double>(den);
+}
+
+}  // namespace
+
+ConfusionMatrix::ConfusionMatrix(int64_t numClasses, std::vector<std::string> classNames,
+                                 int64_t maxMisclassified)
+    : numClasses_(numClasses), names_(std::move(classNames)), maxWrong_(maxMisclassified) {
+  TB_CHECK(numClasses_ >= 1, "a confusion matrix needs 1 or more classes, got ", numClasses_);
+  TB_CHECK(names_.empty() || static_cast<int64_t>(names_.size()) == numClasses_, "got ",
+           names_.size(), " class names for ", numClasses_, " classes");
+  TB_CHECK(maxWrong_ >= 0, "maxMisclassified must be >= 0, got ", maxWrong_);
+  if (names_.empty()) {
+    for (int64_t k = 0; k < numClasses_; ++k) names_.push_back(std::to_string(k));
+  }
+  beforeInference();
+}
+
+void ConfusionMatrix::beforeInference() {
+  counts_.assign(numClasses_, std::vector<int64_t>(numClasses_, 0));
+  wrong_.clear();
+  wrongImages_.clear();
+  seen_ = 0;
+}
+
+void ConfusionMatrix::onBatch(const std::map<std::string, torch::Tensor>& outputs,
+                              int64_t batchSize) {
+  onBatchWithInputs({}, outputs, batchSize);
+}
+
+void ConfusionMatrix::onBatchWithInputs(const Datapoint& batch,
+                                        const std::map<std::string, torch::Tensor>& outputs,
+                                        int64_t batchSize) {
+  const torch::Tensor labels = outputOf(outputs, "label", batchSize).to(torch::kCPU, torch::kLong);
+  const torch::Tensor predictions =
+      outputOf(outputs, "prediction", batchSize).to(torch::kCPU, torch::kLong).contiguous();
+  const torch::Tensor truth = labels.contiguous();
+  const int64_t* t = truth.data_ptr<int64_t>();
+  const int64_t* p = predictions.data_ptr<int64_t>();
+  const bool images = !batch.empty() && batch[0].dim() == 4 &&
+                      (batch[0].size(1) == 1 || batch[0].size(1) == 3) && batch[0].size(2) > 1 &&
+                      batch[0].size(3) > 1 && batch[0].is_floating_point();
+  for (int64_t i = 0; i < batchSize; ++i) {
+    TB_CHECK(t[i] >= 0 && t[i] < numClasses_ && p[i] >= 0 && p[i] < numClasses_,
+             "a validation sample has label ", t[i], " and prediction ", p[i], " outside 0..",
+             numClasses_ - 1);
+    ++counts_[t[i]][p[i]];
+    if (t[i] != p[i] && static_cast<int64_t>(wrong_.size()) < maxWrong_) {
+      wrong_.push_back({seen_ + i, t[i], p[i]});
+      if (images) wrongImages_.push_back(batch[0][i].detach().to(torch::kCPU).clone());
+    }
+  }
+  seen_ += batchSize;
+}
+
+std::map<std::string, double> ConfusionMatrix::afterInference() {
+  std::map<std::string, double> out;
+  for (int64_t k = 0; k < numClasses_; ++k) {
+    int64_t samples = 0;
+    for (int64_t c : counts_[k]) samples += c;
+    if (samples == 0) continue;
+    out["validation_accuracy/" + scalarPart(names_[k])] =
+        static_cast<double>(counts_[k][k]) / static_cast<double>(samples);
+  }
+  return out;
+}
+
+nlohmann::json ConfusionMatrix::toJson(int64_t epoch, int64_t globalStep) const {
+  int64_t total = 0;
+  int64_t correct = 0;
+  std::vector<int64_t> rowSum(numClasses_, 0);
+  std::vector<int64_t> colSum(numClasses_, 0);
+  for (int64_t t = 0; t < numClasses_; ++t) {
+    for (int64_t p = 0; p < numClasses_; ++p) {
+      rowSum[t] += counts_[t][p];
+      colSum[p] += counts_[t][p];
+      total += counts_[t][p];
+    }
+    correct += counts_[t][t];
+  }
+  nlohmann::json perClass = nlohmann::json::array();
+  for (int64_t k = 0; k < numClasses_; ++k) {
+    const int64_t tp = counts_[k][k];
+    const int64_t tn = total - rowSum[k] - colSum[k] + tp;
+    perClass.push_back({{"name", names_[k]},
+                        {"samples", rowSum[k]},
+                        {"precision", ratio(tp, colSum[k])},
+                        {"recall", ratio(tp, rowSum[k])},
+                        {"accuracy", ratio(tp + tn, total)}});
+  }
+  nlohmann::json wrong = nlohmann::json::array();
+  for (const Misclassified& m : wrong_) {
+    wrong.push_back({{"index", m.index}, {"true", m.trueClass}, {"predicted", m.predicted}});
+  }
+  return {{"epoch", epoch},        {"global_step", globalStep}, {"class_names", names_},
+          {"counts", counts_},     {"samples", total},          {"accuracy", ratio(correct, total)},
+          {"per_class", perClass}, {"misclassified", wrong},    {"misclassified_columns", 8}};
+}
+
+void ConfusionMatrix::publish(TrainerContext& context) {
+  if (!context.runDir().empty()) {
+    const std::filesystem::path dir = std::filesystem::path(context.runDir()) / "confusion";
+    std::filesystem::create_directories(dir);
+    const std::string file = "epoch-" + std::to_string(context.epochNum()) + ".json";
+    writeFileAtomically((dir / file).string(),
+                        toJson(context.epochNum(), context.globalStep()).dump(1) + "\n");
+  }
+  context.monitors().putImage("confusion_matrix", confusionHeatMap(counts_));
+  if (!wrongImages_.empty()) {
+    const torch::Tensor stacked = torch::stack(wrongImages_).to(torch::kFloat32);
+    double low = stacked.min().item<double>();
+    double high = stacked.max().item<double>();
+    if (!(high > low)) high = low + 1.0;
+    context.monitors().putImage("misclassified",
+                                imageGrid(stacked, ImageGridOptions().range(low, high).columns(8)));
+  }
+}
+
+ImageData confusionHeatMap(const std::vector<std::vector<int64_t>>& counts) {
+  const int k = static_cast<int>(counts.size());
+  TB_CHECK(k >= 1, "confusionHeatMap needs 1 or more classes");
+  const int cell = std::max(2, std::min(32, 512 / k));
+  ImageData image;
+  image.channels = 3;
+  image.width = image.height = k * cell + 1;
+  image.pixels.assign(static_cast<size_t>(image.width) * image.height * 3, 160);
+  for (int t = 0; t < k; ++t) {
+    TB_CHECK(static_cast<int>(counts[t].size()) == k, "confusionHeatMap: row ", t, " has ",
+             counts[t].size(), " entries, not ", k);
+    int64_t row = 0;
+    for (int64_t c : counts[t]) row += c;
+    for (int p = 0; p < k; ++p) {
+      const double share = row > 0 ? static_cast<double>(counts[t][p]) / row : 0.0;
+      // White (255, 255, 255) to dark blue (8, 48, 107), DIGITS' palette.
+      const uint8_t rgb[3] = {static_cast<uint8_t>(255 - share * (255 - 8)),
+                              static_cast<uint8_t>(255 - share * (255 - 48)),
+                              static_cast<uint8_t>(255 - share * (255 - 107))};
+      for (int y = t * cell + 1; y < (t + 1) * cell; ++y) {
+        for (int x = p * cell + 1; x < (p + 1) * cell; ++x) {
+          uint8_t* px = &image.pixels[(static_cast<size_t>(y) * image.width + x) * 3];
+          std::copy(rgb, rgb + 3, px);
+        }
+      }
+    }
+  }
+  return image;
+}
+
+}  // namespace tbench

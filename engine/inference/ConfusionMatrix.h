@@ -1,0 +1,72 @@
+#pragma once
+// ConfusionMatrix: what a classifier learned, per class, over a validation pass (NVIDIA
+// DIGITS' confusion matrix). It reads the model's per-sample inference outputs "label" and
+// "prediction" (int64 [N], Loss.h) and counts counts[true][predicted] over the whole pass.
+//
+// afterInference() returns one accuracy per class (recall: the fraction of the class's samples
+// predicted as it) as "validation_accuracy/<class name>" for classes that had samples.
+// publish() (the pass ran as a callback, in a run with a directory) then writes
+//   <run_dir>/confusion/epoch-<E>.json   (E: the epoch the pass ran in; see confusionJson)
+// and puts two images: "confusion_matrix" (the heat map, confusionHeatMap) and, when the
+// inputs are images ([N, C, H, W] with C 1 or 3) and some were wrong, "misclassified" (the grid
+// of the first `maxMisclassified` wrong samples in the order of the pass, 8 columns; the JSON
+// lists their true and predicted classes in the same order). Engine thread.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "engine/callbacks/MonitorSink.h"
+#include "engine/inference/Inferencer.h"
+
+namespace tbench {
+
+/// One wrong sample of a pass: its index in the pass and its classes.
+struct Misclassified {
+  int64_t index = 0;
+  int64_t trueClass = 0;
+  int64_t predicted = 0;
+};
+
+class ConfusionMatrix : public Inferencer {
+ public:
+  /// `numClasses` >= 1; `classNames` empty (classes named "0", "1", ...) or one per class.
+  ConfusionMatrix(int64_t numClasses, std::vector<std::string> classNames,
+                  int64_t maxMisclassified = 32);
+
+  void beforeInference() override;
+  void onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) override;
+  void onBatchWithInputs(const Datapoint& batch,
+                         const std::map<std::string, torch::Tensor>& outputs,
+                         int64_t batchSize) override;
+  std::map<std::string, double> afterInference() override;
+  void publish(TrainerContext& context) override;
+
+  /// counts()[t][p]: samples of true class t predicted as p in the last pass.
+  const std::vector<std::vector<int64_t>>& counts() const { return counts_; }
+  const std::vector<std::string>& classNames() const { return names_; }
+  const std::vector<Misclassified>& misclassified() const { return wrong_; }
+  /// The JSON of the last pass: {"epoch", "global_step", "class_names": [K], "counts": [K][K]
+  /// (rows: true class, columns: predicted), "samples", "accuracy" (overall), "per_class":
+  /// [{"name", "samples", "precision", "recall", "accuracy"}] (accuracy: one-vs-rest, (TP + TN)
+  /// / samples; precision/recall null when undefined), "misclassified": [{"index", "true",
+  /// "predicted"}]}.
+  nlohmann::json toJson(int64_t epoch, int64_t globalStep) const;
+
+ private:
+  int64_t numClasses_;
+  std::vector<std::string> names_;
+  int64_t maxWrong_;
+  std::vector<std::vector<int64_t>> counts_;
+  std::vector<Misclassified> wrong_;
+  std::vector<torch::Tensor> wrongImages_;  // [C, H, W] each, in the order of wrong_
+  int64_t seen_ = 0;
+};
+
+/// The heat map of `counts` (K x K) as an RGB image: rows true class, columns predicted, each
+/// cell coloured by its share of its row (white 0 to dark blue 1), square cells of
+/// max(2, min(32, 512 / K)) pixels with a 1-pixel grey grid.
+ImageData confusionHeatMap(const std::vector<std::vector<int64_t>>& counts);
+
+}  // namespace tbench
