@@ -8,6 +8,7 @@
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/inference/ClassificationError.h"
+#include "engine/inference/ConfusionMatrix.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
 #include "engine/monitors/ScalarHistory.h"
@@ -75,6 +76,16 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
   const std::vector<std::string> outputs = model.inferenceOutputNames();
   if (std::find(outputs.begin(), outputs.end(), "wrong") != outputs.end()) {
     inferencers.push_back(std::make_shared<ClassificationError>());
+  }
+  const auto has = [&](const char* name) {
+    return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
+  };
+  const int64_t classes = validation.numClasses;
+  if (has("prediction") && has("label") && classes > 0) {
+    std::vector<std::string> names = trainingFacts.classNames;
+    if (static_cast<int64_t>(names.size()) != classes) names = validation.facts.classNames;
+    if (static_cast<int64_t>(names.size()) != classes) names.clear();
+    inferencers.push_back(std::make_shared<ConfusionMatrix>(classes, std::move(names)));
   }
   return std::make_shared<InferenceRunner>(batches, std::move(inferencers));
 }

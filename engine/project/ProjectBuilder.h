@@ -33,8 +33,10 @@ nlohmann::json dataFactsJson(const OpenedSource& source, const std::string& base
 ModelContext modelContext(const OpenedSource& source, const std::string& dataName);
 
 /// The InferenceRunner of the project's validation data, opened with what the training source
-/// learned: ScalarStats for validation_cost, and ClassificationError for validation_error when
-/// `model` outputs "wrong". CheckError when there is no validation data.
+/// learned: ScalarStats for validation_cost, ClassificationError for validation_error when
+/// `model` outputs "wrong", and ConfusionMatrix (per-class accuracy, confusion/epoch-<E>.json,
+/// the "confusion_matrix" and "misclassified" images) when it outputs "prediction" and "label"
+/// for a classification source. CheckError when there is no validation data.
 std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
                                                       const DataFacts& trainingFacts,
                                                       const ModelDescBase& model);
