@@ -22,6 +22,7 @@
 
 #include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/TryIt.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
 #include "app/gui/PluginsDialog.h"
@@ -31,6 +32,8 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunCheckpoints.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/learned/ConfusionPanel.h"
+#include "app/gui/learned/TryItDialog.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -147,6 +150,20 @@ void MainWindow::createPanels() {
   findChild<QDockWidget*>("projectDock")->raise();
   connect(history_, &RunHistoryPanel::imagesRequested, this, &MainWindow::onImagesRequested);
 
+  // What the model learned: a tab beside the images (issue 14, item 5).
+  confusion_ = new ConfusionPanel(this);
+  confusion_->setObjectName("confusionPanel");
+  auto* learnedDock = dock(tr("Learned"), "learnedDock", confusion_, this);
+  addDockWidget(Qt::LeftDockWidgetArea, learnedDock);
+  tabifyDockWidget(imagesDock, learnedDock);
+  findChild<QDockWidget*>("projectDock")->raise();
+  connect(history_, &RunHistoryPanel::confusionRequested, this, [this](const QString& runDir) {
+    confusion_->setRunDirectory(runDir);
+    findChild<QDockWidget*>("learnedDock")->raise();
+  });
+  connect(history_, &RunHistoryPanel::tryItRequested, this,
+          [this](const QString& runDir) { tryIt(runDir); });
+
   controls_ = new RunControls(startAction_, stopAction_, pauseAction_, saveNowAction_, this);
   connect(controls_, &RunControls::learningRateRequested, &runs_,
           &bridge::RunController::setLearningRate);
@@ -227,6 +244,9 @@ void MainWindow::createMenus() {
   run->addSeparator();
   for (QAction* a : {startAction_, stopAction_, pauseAction_, saveNowAction_, learningRateAction_})
     run->addAction(a);
+  run->addSeparator();
+  tryItAction_ = run->addAction(tr("&Try It…"), this, [this] { tryIt(); });
+  tryItAction_->setObjectName("actionTryIt");
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
@@ -440,6 +460,16 @@ void MainWindow::exportCheckpoint(const QString& preselectedRun) {
     QSettings().setValue("exportDirectory", QFileInfo(path).path());
   });
   dialog->open();
+}
+
+QDialog* MainWindow::tryIt(const QString& runDir) {
+  QString dir = runDir.isEmpty() ? liveRunDir_ : runDir;
+  if (dir.isEmpty() && !history_->runs().isEmpty()) dir = history_->runs().first().dir;
+  const QString checkpoint = dir.isEmpty() ? QString() : readRunCheckpoints(dir).latest.path;
+  auto* dialog = new TryItDialog(bridge::tryIt, checkpoint, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
 }
 
 void MainWindow::about() {

@@ -4,8 +4,8 @@
 // and the run history (bottom), the images a run puts (a left tab, raised when the first
 // arrives), the run controls (top); the status bar shows the run's state, position, it/s and
 // ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As, Export Checkpoint…,
-// Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…), View (the panels,
-// fit plots), Tools (Plugins…), Help (About). Plugins load before the window is built
+// Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…, Try It…), View (the
+// panels, fit plots), Tools (Plugins…), Help (About). Plugins load before the window is built
 // (main.cpp); the log lists what they registered and which failed to load.
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
@@ -42,6 +42,7 @@ class ProjectEditor;
 class RunControls;
 class RunHistoryPanel;
 class RunStatusBar;
+class ConfusionPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -73,6 +74,11 @@ class MainWindow : public QMainWindow {
   LogView* logView() const { return log_; }
   RunHistoryPanel* history() const { return history_; }
   RunStatusBar* runStatusBar() const { return status_; }
+  /// The "Learned" tab: the confusion matrix of the live run or a run chosen in Run History.
+  ConfusionPanel* confusionPanel() const { return confusion_; }
+  /// Opens Run ▸ Try It… with the latest checkpoint of `runDir` (empty: the live run, else the
+  /// newest run in Run History); returns the (non-modal) dialog.
+  QDialog* tryIt(const QString& runDir = QString());
   bridge::RunController* runs() { return &runs_; }
   /// The run id (run directory name) of the current or last live run.
   QString liveRunId() const { return liveRunId_; }
@@ -136,6 +142,7 @@ class MainWindow : public QMainWindow {
   LogView* log_ = nullptr;
   RunHistoryPanel* history_ = nullptr;
   RunStatusBar* status_ = nullptr;
+  ConfusionPanel* confusion_ = nullptr;
 
   QAction* newAction_ = nullptr;
   QAction* openAction_ = nullptr;
@@ -149,6 +156,7 @@ class MainWindow : public QMainWindow {
   QAction* pauseAction_ = nullptr;
   QAction* saveNowAction_ = nullptr;
   QAction* learningRateAction_ = nullptr;
+  QAction* tryItAction_ = nullptr;
   QAction* aboutAction_ = nullptr;
   QAction* pluginsAction_ = nullptr;
   QMenu* templateMenu_ = nullptr;

@@ -14,6 +14,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/history/RunStats.h"
+#include "app/gui/learned/ConfusionPanel.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -127,6 +128,7 @@ void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint6
   status_->setSamplesPerStep(samplesPerStep);
   history_->setRunRoot(QFileInfo(runDir).absolutePath().section('/', 0, -2), projectName());
   history_->setLiveRun(QFileInfo(runDir).absoluteFilePath());
+  confusion_->setRunDirectory(runDir);
   log_->appendNote(tr("run directory %1").arg(runDir));
 }
 

@@ -397,6 +397,13 @@ QMenu* RunHistoryPanel::createContextMenu(int row, QWidget* parent) {
   images->setObjectName("showImagesAction");
   images->setEnabled(QFileInfo(QDir(dir).filePath("images")).isDir());
   connect(images, &QAction::triggered, this, [this, dir] { emit imagesRequested(dir); });
+  QAction* confusion = menu->addAction(tr("Show confusion matrix"));
+  confusion->setObjectName("showConfusionAction");
+  confusion->setEnabled(QFileInfo(QDir(dir).filePath("confusion")).isDir());
+  connect(confusion, &QAction::triggered, this, [this, dir] { emit confusionRequested(dir); });
+  QAction* tryIt = menu->addAction(tr("Try it\u2026"));
+  tryIt->setObjectName("tryItAction");
+  connect(tryIt, &QAction::triggered, this, [this, dir] { emit tryItRequested(dir); });
   menu->addSeparator();
 
   // The overlay toggle applies to every selected row when the clicked row is one of them. Runs

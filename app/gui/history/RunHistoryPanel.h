@@ -73,6 +73,10 @@ class RunHistoryPanel : public QWidget {
   void exportRequested(const QString& runDir);
   /// "Show images" was chosen for `runDir`.
   void imagesRequested(const QString& runDir);
+  /// "Show confusion matrix" was chosen for `runDir`.
+  void confusionRequested(const QString& runDir);
+  /// "Try it…" was chosen for `runDir`.
+  void tryItRequested(const QString& runDir);
 
  private:
   void scheduleRefresh();

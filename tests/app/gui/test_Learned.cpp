@@ -1,0 +1,134 @@
+// The "Learned" tab and the Try-it dialog through their controls, offscreen: the panel reads a
+// confusion file as the engine writes it and follows new epochs; the dialog sends the query its
+// controls describe to its runner (a stub here) off the GUI thread and shows the answer.
+
+#include <QtTest>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+
+#include "app/gui/learned/ConfusionPanel.h"
+#include "app/gui/learned/TryItDialog.h"
+#include "widgets/ConfusionMatrixWidget.h"
+
+using namespace tbench;
+
+namespace {
+
+void writeConfusion(const QString& runDir, int epoch, int diagonal) {
+  QDir().mkpath(runDir + "/confusion");
+  QFile file(QString("%1/confusion/epoch-%2.json").arg(runDir).arg(epoch));
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(QString(R"({"epoch": %1, "global_step": %2, "class_names": ["cat", "dog"],
+    "counts": [[%3, 1], [2, 5]], "samples": %4, "accuracy": 0.5,
+    "per_class": [{"name": "cat", "samples": 4, "precision": 0.6, "recall": 0.75},
+                  {"name": "dog", "samples": 7, "precision": null, "recall": 0.71}],
+    "misclassified": [{"index": 3, "true": 0, "predicted": 1}]})")
+                 .arg(epoch)
+                 .arg(epoch * 10)
+                 .arg(diagonal)
+                 .arg(diagonal + 8)
+                 .toUtf8());
+}
+
+}  // namespace
+
+class TestLearned : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void panelShowsTheLatestEpochAndFollowsNewOnes() {
+    QTemporaryDir run;
+    writeConfusion(run.path(), 1, 3);
+    gui::ConfusionPanel panel;
+    panel.resize(500, 600);
+    panel.show();
+    panel.setRunDirectory(run.path());
+    QCOMPARE(panel.shown().epoch, qint64{1});
+    QCOMPARE(panel.matrix()->counts()[0][0], qint64{3});
+    QCOMPARE(panel.matrix()->classNames(), QStringList({"cat", "dog"}));
+    QCOMPARE(panel.findChild<QTableWidget*>("confusionClasses")->item(1, 2)->text(),
+             QString("–"));  // undefined precision
+    QVERIFY(panel.findChild<QLabel*>("confusionSummary")->text().contains("epoch 1"));
+
+    QSignalSpy shown(&panel, &gui::ConfusionPanel::matrixShown);
+    writeConfusion(run.path(), 2, 9);  // the next validation pass, found by the timer
+    QVERIFY(shown.wait(3000));
+    QCOMPARE(panel.shown().epoch, qint64{2});
+    QCOMPARE(panel.matrix()->counts()[0][0], qint64{9});
+    QCOMPARE(panel.epochChooser()->count(), 3);  // Latest, 1, 2
+
+    panel.epochChooser()->setCurrentIndex(1);  // the user picks epoch 1: it stays
+    emit panel.epochChooser()->activated(1);
+    QCOMPARE(panel.shown().epoch, qint64{1});
+    writeConfusion(run.path(), 3, 4);
+    panel.refresh();
+    QCOMPARE(panel.shown().epoch, qint64{1});
+  }
+
+  void tryItSendsTheControlsQueryAndShowsBars() {
+    bridge::TryItQuery seen;
+    bridge::TryItRunner runner = [&seen](const bridge::TryItQuery& q) {
+      seen = q;
+      bridge::TryItView view;
+      view.classNames = {"cat", "dog", "bird"};
+      view.probabilities = {0.7, 0.2, 0.1};
+      view.top = {{0, "cat", 0.7}, {1, "dog", 0.2}};
+      view.width = view.height = 2;
+      view.channels = 1;
+      view.pixels = QByteArray("\x00\x40\x80\xff", 4);
+      view.trueClass = 1;
+      return view;
+    };
+    gui::TryItDialog dialog(runner, "/runs/a/model-10.pt");
+    dialog.show();
+    auto* kind = dialog.findChild<QComboBox*>("tryItKind");
+    kind->setCurrentIndex(1);  // dataset sample
+    QVERIFY(!dialog.findChild<QLineEdit*>("tryItPath")->isEnabled());
+    dialog.findChild<QComboBox*>("tryItSplit")->setCurrentIndex(1);
+    dialog.findChild<QSpinBox*>("tryItIndex")->setValue(17);
+    dialog.findChild<QSpinBox*>("tryItTopN")->setValue(2);
+    QSignalSpy shown(&dialog, &gui::TryItDialog::resultShown);
+    QTest::mouseClick(dialog.findChild<QPushButton*>("tryItClassify"), Qt::LeftButton);
+    QVERIFY(shown.wait(3000));
+    QCOMPARE(seen.checkpoint, QString("/runs/a/model-10.pt"));
+    QVERIFY(seen.kind == bridge::TryItQuery::Kind::DatasetSample);
+    QCOMPARE(seen.split, QString("train"));
+    QCOMPARE(seen.index, qint64{17});
+    QCOMPARE(seen.topN, 2);
+    auto* table = dialog.findChild<QTableWidget*>("tryItClasses");
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(0, 0)->text(), QString("cat"));
+    QCOMPARE(table->item(1, 0)->text(), QString("dog (true class)"));
+    QCOMPARE(qobject_cast<QProgressBar*>(table->cellWidget(0, 1))->value(), 700);
+    QVERIFY(!dialog.findChild<QLabel*>("tryItImage")->pixmap().isNull());
+    QVERIFY(dialog.findChild<QLabel*>("tryItStatus")->text().contains("missed"));
+  }
+
+  void tryItShowsTheEnginesError() {
+    gui::TryItDialog dialog(
+        [](const bridge::TryItQuery&) {
+          bridge::TryItView view;
+          view.error = "this model predicts targets, not classes";
+          return view;
+        },
+        "/runs/b/model-1.pt");
+    QSignalSpy shown(&dialog, &gui::TryItDialog::resultShown);
+    dialog.classify();
+    QVERIFY(shown.wait(3000));
+    QVERIFY(dialog.findChild<QLabel*>("tryItStatus")->text().contains("targets, not classes"));
+    QCOMPARE(dialog.findChild<QTableWidget*>("tryItClasses")->rowCount(), 0);
+
+    gui::TryItDialog empty([](const bridge::TryItQuery&) { return bridge::TryItView(); }, "");
+    empty.classify();  // no checkpoint: told at once, nothing run
+    QVERIFY(empty.result().error.contains("checkpoint"));
+  }
+};
+
+QTEST_MAIN(TestLearned)
+#include "test_Learned.moc"
