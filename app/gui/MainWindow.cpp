@@ -458,10 +458,18 @@ void MainWindow::readSettings() {
   const QString exportDir = settings.value("exportDirectory").toString();
   if (!exportDir.isEmpty()) ExportCheckpointDialog::setLastDirectory(exportDir);
   if (!restoreGeometry(settings.value("geometry").toByteArray())) {
-    // First start: 1440x900, or the whole usable screen when it is smaller (a 1280x800 laptop).
+    // First start: 1440x900, or maximised when the usable screen is not larger than that with
+    // room for the window manager's frame (a 1280x800 laptop: a client area of the screen's
+    // size put the frame's bottom, the status bar, off the screen under openbox).
     const QSize preferred(1440, 900);
-    resize(screen() != nullptr ? preferred.boundedTo(screen()->availableGeometry().size())
-                               : preferred);
+    const QSize frameAllowance(16, 64);
+    const QSize available =
+        screen() != nullptr ? screen()->availableGeometry().size() : preferred + frameAllowance;
+    resize(preferred.boundedTo(available));
+    if (available.width() < preferred.width() + frameAllowance.width() ||
+        available.height() < preferred.height() + frameAllowance.height()) {
+      setWindowState(windowState() | Qt::WindowMaximized);
+    }
   }
   if (!restoreState(settings.value("windowState").toByteArray())) {
     // First start: the editor wide enough for its form, the log a strip under the plots.
