@@ -266,6 +266,11 @@ bool MainWindow::newFromTemplate(const QString& resource) {
 
 void MainWindow::loadDocument(const QString& text, const QString& path) {
   projectPath_ = path;
+  // Relative paths are the project file's (an untitled project's: the current directory's).
+  editor_->setPathBase(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
+  // Another project: nothing of the last one's run stays on the plots, images or status bar
+  // (a run still going keeps its own until it ends).
+  if (!runs_.isActive()) clearRunView();
   QString problems;
   if (!editor_->setDocument(text, &problems)) {
     log_->appendNote(tr("%1 has problems (shown in the editor):\n%2")
@@ -306,6 +311,7 @@ bool MainWindow::saveProjectAs(const QString& path) {
     return false;
   }
   projectPath_ = QFileInfo(path).absoluteFilePath();
+  editor_->setPathBase(QFileInfo(projectPath_).absolutePath());
   editor_->setUnmodified();
   addRecent(projectPath_);
   updateTitle();
