@@ -4,6 +4,10 @@
 // image (with its step, epoch and wall time), and the loop's progress at most every 100 ms
 // (epoch, step, a steps/s rate over the last few seconds, the ETA of the run). Nothing here
 // waits for the GUI. Internal to app/bridge.
+//
+// The engine puts the learning rate once per epoch (the value each epoch used); the window
+// wants it from the start, so after the run's first step this monitor also sends the value in
+// force then as a "learning_rate" sample (to the window only: stats.json is unchanged).
 
 #include <atomic>
 #include <chrono>
@@ -35,10 +39,12 @@ class BridgeMonitor : public TrainingMonitor {
   void onAfterRun() override;
   void onAfterTrain() override;
   void publishProgress(Clock::time_point now);
+  void publishFirstLearningRate();
 
   std::shared_ptr<RunMailbox> mailbox_;
   std::atomic<int64_t> globalStep_{0};
   Clock::time_point lastPublished_{};
+  bool firstStepDone_ = false;
   std::deque<std::pair<Clock::time_point, int64_t>> recent_;  // (time, global step), ~3 s
 };
 
