@@ -33,11 +33,10 @@ ChartPlacement fraction(const QString& chart, const QString& label, const QStrin
 bool knownMonitorScalar(const QString& name, const QString& prefix, const QString& rest,
                         ChartPlacement& p) {
   if (name == QLatin1String("QueueInput/queue_fullness")) {
-    p = fraction(QObject::tr("Input queue fullness"), QObject::tr("fullness"),
-                 QObject::tr("% of capacity"));
+    p = fraction(QObject::tr("Input queue"), QObject::tr("fullness"), QObject::tr("% full"));
     p.dataBoundSignal = true;
   } else if (name == QLatin1String("QueueInput/queue_size")) {
-    p.chart = QObject::tr("Input queue");
+    p.chart = QObject::tr("Input queue (batches)");
     p.label = p.axisLabel = QObject::tr("batches waiting");
     p.supersededBy = QStringLiteral("QueueInput/queue_fullness");
   } else if (name == QLatin1String("ThroughputTracker/steps_per_sec")) {

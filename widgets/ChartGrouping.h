@@ -2,9 +2,10 @@
 // ChartGrouping: the rule that sorts scalar names into charts, and gives each chart a title
 // and each axis a unit that people read. The rules, first match wins:
 //
-//  1. Scalars the engine is known to put: "QueueInput/queue_fullness" on "Input queue
-//     fullness" (% of capacity, the data-bound signal; "QueueInput/queue_size" only where a
-//     run has no fullness), "ThroughputTracker/steps_per_sec" on "Steps per second" and
+//  1. Scalars the engine is known to put: "QueueInput/queue_fullness" on "Input queue"
+//     (% of capacity, the data-bound signal; "QueueInput/queue_size", in batches, on "Input
+//     queue (batches)" only where a run has no fullness), "ThroughputTracker/steps_per_sec" on
+//     "Steps per second" and
 //     ".../samples_per_sec" on "Samples per second" (one chart each: the two are proportional
 //     and would lie on top of each other), the GPU tracker's "GPUUtil/..." and
 //     "PeakMemory(MB)/...".

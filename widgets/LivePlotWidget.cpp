@@ -257,7 +257,7 @@ void LivePlotWidget::updateBadge(ChartPanel* panel) {
                         .arg(percent),
                     true);
   else
-    panel->setBadge(tr("input keeps up"),
+    panel->setBadge(tr("keeps up"),
                     tr("The input queue is %1 full on average: the model, not the data, sets "
                        "the pace.")
                         .arg(percent),

@@ -32,9 +32,9 @@ class TestChartGrouping : public QObject {
     QTest::newRow("samples") << "ThroughputTracker/samples_per_sec"
                              << "Samples per second" << false << false << "samples/s";
     QTest::newRow("queue fullness") << "QueueInput/queue_fullness"
-                                    << "Input queue fullness" << false << false << "fullness";
+                                    << "Input queue" << false << false << "fullness";
     QTest::newRow("queue size") << "QueueInput/queue_size"
-                                << "Input queue" << false << false << "batches waiting";
+                                << "Input queue (batches)" << false << false << "batches waiting";
     QTest::newRow("GPU") << "GPUUtil/cuda:0"
                          << "GPU utilization" << false << false << "cuda:0";
     QTest::newRow("a monitor's prefix in words")
@@ -87,7 +87,7 @@ class TestChartGrouping : public QObject {
     const ChartPlacement queue = ChartGrouping::placementFor("QueueInput/queue_fullness");
     QVERIFY(queue.dataBoundSignal && queue.unitRange);
     QVERIFY(queue.tickFormat == TickFormat::Percent);
-    QCOMPARE(queue.axisLabel, QString("% of capacity"));
+    QCOMPARE(queue.axisLabel, QString("% full"));
     QCOMPARE(ChartGrouping::placementFor("QueueInput/queue_size").supersededBy,
              QString("QueueInput/queue_fullness"));
     QCOMPARE(ChartGrouping::placementFor("ThroughputTracker/steps_per_sec").axisLabel,

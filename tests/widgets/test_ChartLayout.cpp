@@ -75,16 +75,16 @@ class TestChartLayout : public QObject {
     show({1280, 800});
     QCOMPARE(widget_->chartTitles(),
              (QStringList{"Loss and error", "Learning rate", "Steps per second",
-                          "Samples per second", "Input queue fullness"}));
+                          "Samples per second", "Input queue"}));
     for (const QString& title : widget_->chartTitles()) {
       QVERIFY2(!title.contains('/') && !title.contains('_'), qPrintable(title));
       QCOMPARE(widget_->panel(title)->titleLabel()->text(), title);
     }
     // The queue's size in batches is left off: its fullness says the same, in % of capacity.
     QVERIFY(widget_->store().series({"r", "QueueInput/queue_size"}));
-    QVERIFY(!widget_->chart("Input queue"));
-    QCustomPlot* queue = widget_->chart("Input queue fullness")->plot();
-    QCOMPARE(queue->yAxis->label(), QString("% of capacity"));
+    QVERIFY(!widget_->chart("Input queue (batches)"));
+    QCustomPlot* queue = widget_->chart("Input queue")->plot();
+    QCOMPARE(queue->yAxis->label(), QString("% full"));
     QVERIFY(queue->yAxis->tickVectorLabels().contains("100%"));
     QCOMPARE(queue->yAxis->range().lower <= 0.0 && queue->yAxis->range().upper >= 1.0, true);
     QCOMPARE(widget_->chart("Steps per second")->plot()->yAxis->label(), QString("steps/s"));
@@ -177,11 +177,11 @@ class TestChartLayout : public QObject {
 
   void theInputQueueSaysWhenTrainingWaitsForData() {
     show({1280, 800}, 3, 0.02);
-    QCOMPARE(widget_->panel("Input queue fullness")->badge(), QString("data-bound"));
+    QCOMPARE(widget_->panel("Input queue")->badge(), QString("data-bound"));
     widget_->clear();
     widget_->appendPoints(fashionRun(3, 0.85));
     widget_->flush();
-    QCOMPARE(widget_->panel("Input queue fullness")->badge(), QString("input keeps up"));
+    QCOMPARE(widget_->panel("Input queue")->badge(), QString("keeps up"));
   }
 
   void aGanRunKeepsBothLossesOnThePrimaryChart() {

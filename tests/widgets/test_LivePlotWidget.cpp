@@ -75,7 +75,7 @@ class TestLivePlotWidget : public QObject {
     widget_->flush();
     QCOMPARE(widget_->chartTitles(),
              (QStringList{ChartGrouping::lossAndErrorChart(), "Learning rate", "Steps per second",
-                          "Samples per second", "Input queue", "Grad norm"}));
+                          "Samples per second", "Input queue (batches)", "Grad norm"}));
     MetricChart* loss = widget_->chart(ChartGrouping::lossAndErrorChart());
     QCOMPARE(loss->seriesKeys(),
              (QVector<SeriesKey>{{"r", "cost"}, {"r", "train_error"}, {"r", "validation_cost"}}));
