@@ -25,8 +25,9 @@
 namespace tbench::ui {
 
 namespace {
-constexpr int kPrimaryMinimumHeight = 240;
-constexpr int kMinSecondaryHeight = 130;
+constexpr int kPrimaryMinimumHeight = 220;
+constexpr int kMinSecondaryHeight = 100;
+constexpr int kComfortableSecondaryHeight = 140;  // what a row gets if the height allows
 constexpr int kMaxSecondaryHeight = 220;
 constexpr int kSpacing = 6;
 constexpr int kDataBoundWindow = 3;  // the latest fullness values the verdict averages
@@ -212,7 +213,10 @@ void LivePlotWidget::updateSecondaryHeights() {
   const int secondaries = int(panels_.size()) - 1;
   const int rows = secondaries > 0 ? (secondaries + secondaryColumns_ - 1) / secondaryColumns_ : 1;
   const int available = scroll_->viewport()->height() - 8;
-  const int rowHeight = std::clamp(int(available * kSecondaryShare) / rows - kSpacing,
+  // The strip's share of the height, but never so much that the area would have to scroll.
+  const int share = int(available * kSecondaryShare) / rows - kSpacing;
+  const int fit = (available - kPrimaryMinimumHeight) / rows - kSpacing;
+  const int rowHeight = std::clamp(std::min(std::max(share, kComfortableSecondaryHeight), fit),
                                    kMinSecondaryHeight, kMaxSecondaryHeight);
   for (int i = 0; i < panels_.size(); ++i) {
     ChartPanel* panel = panels_[i];
