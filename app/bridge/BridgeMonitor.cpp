@@ -38,6 +38,7 @@ void BridgeMonitor::onBeforeTrain() {
   globalStep_ = context().globalStep();
   trainStart_ = Clock::now();
   pausedAtStart_ = context().secondsPaused();
+  firstStepDone_ = false;
   recent_.clear();
   recent_.emplace_back(0.0, context().globalStep());
   publishProgress(trainStart_);
@@ -45,8 +46,21 @@ void BridgeMonitor::onBeforeTrain() {
 
 void BridgeMonitor::onAfterRun() {
   globalStep_.store(context().globalStep(), std::memory_order_relaxed);
+  if (!firstStepDone_) {
+    firstStepDone_ = true;
+    publishFirstLearningRate();
+  }
   const auto now = Clock::now();
   if (now - lastPublished_ >= kProgressInterval) publishProgress(now);
+}
+
+void BridgeMonitor::publishFirstLearningRate() {
+  HyperParam* rate = context().hyperParam("learning_rate");
+  if (!rate) return;
+  const double wallTime =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  mailbox_->addSample(MetricSample{QStringLiteral("learning_rate"), context().globalStep(),
+                                   context().epochNum(), wallTime, rate->get()});
 }
 
 void BridgeMonitor::onAfterTrain() { publishProgress(Clock::now()); }

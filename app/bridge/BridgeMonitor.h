@@ -6,6 +6,10 @@
 // Time the loop spent paused (TrainerContext::secondsPaused) counts in neither: the rate window
 // runs on a clock that stops while paused. Nothing here waits for the GUI. Internal to
 // app/bridge.
+//
+// The engine puts the learning rate once per epoch (the value each epoch used); the window
+// wants it from the start, so after the run's first step this monitor also sends the value in
+// force then as a "learning_rate" sample (to the window only: stats.json is unchanged).
 
 #include <atomic>
 #include <chrono>
@@ -43,12 +47,14 @@ class BridgeMonitor : public TrainingMonitor {
   void publishProgress(Clock::time_point now);
   /// Seconds of training since beforeTrain at `now`: wall time less the time spent paused.
   double activeSeconds(Clock::time_point now) const;
+  void publishFirstLearningRate();
 
   std::shared_ptr<RunMailbox> mailbox_;
   std::atomic<int64_t> globalStep_{0};
   Clock::time_point lastPublished_{};
   Clock::time_point trainStart_{};
   double pausedAtStart_ = 0;
+  bool firstStepDone_ = false;
   std::deque<std::pair<double, int64_t>> recent_;  // (activeSeconds, global step), ~3 s
 };
 
