@@ -15,32 +15,29 @@ for tool in Xvfb openbox xprop; do
   fi
 done
 
-display=""
-for n in $(seq 91 160); do
-  if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then
-    display=":$n"
-    break
-  fi
-done
-[ -n "$display" ] || { echo "no free X display in :91-:160"; exit 1; }
-
-Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+# Xvfb picks a free display itself (-displayfd) and says which once it accepts clients.
+fifo=$(mktemp -u)
+mkfifo "$fifo"
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$fifo" >/dev/null 2>&1 &
 xvfb=$!
 wm=""
-trap 'kill $wm $xvfb 2>/dev/null; wait 2>/dev/null' EXIT
-for _ in $(seq 100); do
-  DISPLAY=$display xprop -root >/dev/null 2>&1 && break
-  sleep 0.1
-done
+trap 'kill $wm $xvfb 2>/dev/null; wait 2>/dev/null; rm -f "$fifo"' EXIT
+number=$(timeout 30 head -n 1 "$fifo")
+if [ -z "$number" ]; then
+  echo "Xvfb did not start within 30 s"
+  exit 1
+fi
+display=":$number"
 DISPLAY=$display openbox --sm-disable >/dev/null 2>&1 &
 wm=$!
-# The window manager is up once it announces itself on the root window.
-for _ in $(seq 100); do
+# The window manager is up once it announces itself on the root window (slow on a loaded
+# machine: up to 30 s).
+for _ in $(seq 300); do
   DISPLAY=$display xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
   sleep 0.1
 done
 if ! DISPLAY=$display xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; then
-  echo "openbox did not start on $display"
+  echo "openbox did not start on $display within 30 s"
   exit 1
 fi
 DISPLAY=$display QT_QPA_PLATFORM=xcb "$test_binary" "$@"
