@@ -10,7 +10,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   libprotobuf-dev protobuf-compiler python3-protobuf
   dataset-fashion-mnist python3-torch python3-sklearn python3-pil
-  xvfb xauth
+  xvfb xauth openbox x11-utils
 )
 
 missing=()

@@ -6,7 +6,7 @@
 namespace tbench::ui {
 
 void GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
-                       const XMapping& mapping, int rawFrom, int smoothFrom) {
+                       const XMapping& mapping, int rawFrom, int smoothFrom, bool smoothValues) {
   const int n = series.size();
   const int first = std::min(rawFrom, smoothFrom);
   QVector<QCPGraphData> rawData, smoothData;
@@ -20,7 +20,8 @@ void GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series
     if (x < previous) sorted = false;
     previous = x;
     if (i >= rawFrom) rawData.append(QCPGraphData(x, series.value(i)));
-    if (i >= smoothFrom) smoothData.append(QCPGraphData(x, series.smoothed(i)));
+    if (i >= smoothFrom)
+      smoothData.append(QCPGraphData(x, smoothValues ? series.smoothed(i) : series.value(i)));
   }
   if (rawFrom == 0)
     raw->setPoints(rawData, sorted);

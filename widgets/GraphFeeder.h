@@ -13,9 +13,10 @@ class GraphFeeder {
  public:
   /// Points [rawFrom, size) go to `raw` and [smoothFrom, size) to `smooth`; a start of 0
   /// replaces the graph's data, any other appends. Appending keys that follow the graph's
-  /// last key costs O(new points) (QCPDataContainer appends without sorting).
+  /// last key costs O(new points) (QCPDataContainer appends without sorting). With
+  /// `smoothValues` false, `smooth` gets the raw values too (a held value is never averaged).
   static void feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
-                   const XMapping& mapping, int rawFrom, int smoothFrom);
+                   const XMapping& mapping, int rawFrom, int smoothFrom, bool smoothValues = true);
 };
 
 }  // namespace tbench::ui

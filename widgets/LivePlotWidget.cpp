@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "widgets/ChartGrouping.h"
+#include "widgets/ChartPanel.h"
 #include "widgets/EmaSmoother.h"
 #include "widgets/MetricChart.h"
 #include "widgets/Palette.h"
@@ -24,8 +25,12 @@
 namespace tbench::ui {
 
 namespace {
-constexpr int kColumns = 2;
-constexpr int kChartMinimumHeight = 300;
+constexpr int kPrimaryMinimumHeight = 220;
+constexpr int kMinSecondaryHeight = 100;
+constexpr int kComfortableSecondaryHeight = 140;  // what a row gets if the height allows
+constexpr int kMaxSecondaryHeight = 220;
+constexpr int kSpacing = 6;
+constexpr int kDataBoundWindow = 3;  // the latest fullness values the verdict averages
 }  // namespace
 
 LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
@@ -33,9 +38,13 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   controls_ = new PlotControls(this);
   controls_->setSmoothingWeight(smoothingWeight_);
   chartArea_ = new QWidget;
-  grid_ = new QGridLayout(chartArea_);
-  grid_->setContentsMargins(4, 4, 4, 4);
-  grid_->setSpacing(6);
+  areaLayout_ = new QVBoxLayout(chartArea_);
+  areaLayout_->setContentsMargins(4, 4, 4, 4);
+  areaLayout_->setSpacing(kSpacing);
+  strip_ = new QWidget(chartArea_);
+  stripGrid_ = new QGridLayout(strip_);
+  stripGrid_->setContentsMargins(0, 0, 0, 0);
+  stripGrid_->setSpacing(kSpacing);
   scroll_ = new QScrollArea(this);
   scroll_->setWidgetResizable(true);
   scroll_->setFrameShape(QFrame::NoFrame);
@@ -46,7 +55,9 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   emptyHint_->setWordWrap(true);
   emptyHint_->setStyleSheet(Palette::mutedText() + QStringLiteral(" font-size: 13pt;"));
   emptyHint_->setText(tr("No curves yet: every scalar of a run is plotted here as it arrives."));
-  grid_->addWidget(emptyHint_, 0, 0, 1, kColumns);
+  areaLayout_->addWidget(emptyHint_, 1);
+  areaLayout_->addWidget(strip_);
+  areaLayout_->addStretch(0);  // takes the room a collapsed primary chart leaves
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -83,11 +94,12 @@ void LivePlotWidget::appendPoints(const MetricPoints& points) {
   for (const SeriesKey& key : store_.append(points)) {
     if (MetricChart* chart = chartOfKey_.value(key)) {
       dirty_.insert(chart);
-    } else if (!newKeySet_.contains(key)) {
+    } else if (!newKeySet_.contains(key) && !uncharted_.contains(key)) {
       newKeySet_.insert(key);
       newKeys_.append(key);
     }
   }
+  for (MetricChart* chart : std::as_const(heldCharts_)) dirty_.insert(chart);  // lines grow
   scheduleFlush();
 }
 
@@ -103,24 +115,31 @@ void LivePlotWidget::flush() {
   if (smoothingPending_) {
     smoothingPending_ = false;
     store_.setSmoothingWeight(smoothingWeight_);
-    for (MetricChart* chart : charts_) chart->invalidateSmoothing();
+    for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->invalidateSmoothing();
     markAllDirty();
   }
   for (const SeriesKey& key : newKeys_) {
     if (!store_.series(key)) continue;  // its run was cleared meanwhile
     const ChartPlacement placement = ChartGrouping::placementFor(key.name);
+    if (!placement.supersededBy.isEmpty() && store_.series({key.run, placement.supersededBy})) {
+      uncharted_.insert(key);  // the engine puts the better scalar first, in the same burst
+      continue;
+    }
     MetricChart* chart = chartFor(placement);
     chart->addSeries(key, placement);
     chart->setRunVisible(key.run, isRunVisible(key.run));
+    if (chart->hasHeldValues()) heldCharts_.insert(chart);
     chartOfKey_.insert(key, chart);
     dirty_.insert(chart);
   }
   if (!newKeys_.isEmpty()) restyleAll();  // new names or runs change colours and legends
   newKeys_.clear();
   newKeySet_.clear();
-  for (MetricChart* chart : std::as_const(dirty_)) {
-    chart->sync();
-    chart->replot();
+  for (ChartPanel* panel : std::as_const(panels_)) {
+    if (!dirty_.contains(panel->chart())) continue;
+    panel->chart()->sync();
+    panel->chart()->replot();
+    updateBadge(panel);
   }
   dirty_.clear();
   ++replotCount_;
@@ -131,41 +150,130 @@ void LivePlotWidget::flush() {
 }
 
 MetricChart* LivePlotWidget::chartFor(const ChartPlacement& placement) {
-  for (MetricChart* chart : std::as_const(charts_))
-    if (chart->title() == placement.chart) return chart;
-  auto* chart = new MetricChart(placement.chart, store_, chartArea_);
-  chart->setMinimumHeight(kChartMinimumHeight);
+  if (MetricChart* existing = chart(placement.chart)) return existing;
+  auto* chart = new MetricChart(placement.chart, store_);
   chart->setXAxisMode(xMode_);
   chart->setLogY(logY_ || placement.logYByDefault);
-  if (placement.chart == ChartGrouping::lossAndErrorChart())
-    charts_.prepend(chart);
+  auto* panel = new ChartPanel(chart, chartArea_);
+  connect(panel, &ChartPanel::enlargeToggled, this,
+          [this](ChartPanel* p) { setEnlargedPanel(enlarged_ == p ? nullptr : p); });
+  connect(panel, &ChartPanel::collapsedChanged, this, [this] { updateSecondaryHeights(); });
+  if (placement.primary)
+    panels_.prepend(panel);
   else
-    charts_.append(chart);
+    panels_.append(panel);
   relayoutCharts();
   return chart;
 }
 
 void LivePlotWidget::setEmptyText(const QString& text) { emptyHint_->setText(text); }
 
+void LivePlotWidget::setEnlargedPanel(ChartPanel* panel) {
+  if (panel && !panels_.contains(panel)) return;
+  if (enlarged_) enlarged_->setEnlarged(false);
+  enlarged_ = panel;
+  if (enlarged_) enlarged_->setEnlarged(true);
+  relayoutCharts();
+}
+
+int LivePlotWidget::columnsFor(int width) const {
+  const int secondaries = std::max(1, int(panels_.size()) - 1);
+  const int fit = std::max(1, (width + kSpacing) / (kMinSecondaryWidth + kSpacing));
+  return std::min({fit, kMaxSecondaryColumns, secondaries});
+}
+
 void LivePlotWidget::relayoutCharts() {
-  emptyHint_->setVisible(charts_.isEmpty());
-  for (MetricChart* chart : std::as_const(charts_)) grid_->removeWidget(chart);
-  const int n = int(charts_.size());
-  for (int i = 0; i < n; ++i) {
-    // Two per row; an odd last chart takes the whole row.
-    const int span = (i == n - 1 && i % kColumns == 0) ? kColumns : 1;
-    grid_->addWidget(charts_[i], i / kColumns, i % kColumns, 1, span);
-    charts_[i]->show();
+  emptyHint_->setVisible(panels_.isEmpty());
+  for (ChartPanel* panel : std::as_const(panels_)) {
+    areaLayout_->removeWidget(panel);
+    stripGrid_->removeWidget(panel);
   }
-  for (int c = 0; c < kColumns; ++c) grid_->setColumnStretch(c, 1);
+  secondaryColumns_ = columnsFor(scroll_->viewport()->width());
+  for (int i = 0; i < panels_.size(); ++i) {
+    ChartPanel* panel = panels_[i];
+    if (enlarged_) {
+      panel->setVisible(panel == enlarged_);
+      if (panel == enlarged_) areaLayout_->insertWidget(1, panel, 1);
+    } else if (i == 0) {
+      areaLayout_->insertWidget(1, panel, 1);
+      panel->show();
+    } else {
+      const int slot = i - 1;
+      stripGrid_->addWidget(panel, slot / secondaryColumns_, slot % secondaryColumns_);
+      panel->show();
+    }
+  }
+  for (int c = 0; c < kMaxSecondaryColumns; ++c)
+    stripGrid_->setColumnStretch(c, c < secondaryColumns_ ? 1 : 0);
+  strip_->setVisible(!enlarged_ && panels_.size() > 1);
+  updateSecondaryHeights();
+}
+
+void LivePlotWidget::updateSecondaryHeights() {
+  const int secondaries = int(panels_.size()) - 1;
+  const int rows = secondaries > 0 ? (secondaries + secondaryColumns_ - 1) / secondaryColumns_ : 1;
+  const int available = scroll_->viewport()->height() - 8;
+  // The strip's share of the height, but never so much that the area would have to scroll.
+  const int share = int(available * kSecondaryShare) / rows - kSpacing;
+  const int fit = (available - kPrimaryMinimumHeight) / rows - kSpacing;
+  const int rowHeight = std::clamp(std::min(std::max(share, kComfortableSecondaryHeight), fit),
+                                   kMinSecondaryHeight, kMaxSecondaryHeight);
+  for (int i = 0; i < panels_.size(); ++i) {
+    ChartPanel* panel = panels_[i];
+    if (panel == enlarged_) {
+      panel->setMinimumHeight(0);
+      panel->setMaximumHeight(QWIDGETSIZE_MAX);
+    } else if (panel->isCollapsed()) {
+      panel->setFixedHeight(panel->headerHeight());
+    } else if (i == 0) {
+      panel->setMinimumHeight(kPrimaryMinimumHeight);
+      panel->setMaximumHeight(QWIDGETSIZE_MAX);
+    } else {
+      panel->setFixedHeight(rowHeight);
+    }
+  }
+}
+
+void LivePlotWidget::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (columnsFor(scroll_->viewport()->width()) != secondaryColumns_)
+    relayoutCharts();
+  else
+    updateSecondaryHeights();
+}
+
+void LivePlotWidget::updateBadge(ChartPanel* panel) {
+  // The verdict reads the newest visible run (the live one while training).
+  const Series* latest = nullptr;
+  for (const SeriesKey& key : panel->chart()->seriesKeys())
+    if (isRunVisible(key.run) && ChartGrouping::placementFor(key.name).dataBoundSignal)
+      latest = store_.series(key);
+  if (!latest || latest->size() == 0) return;
+  const int n = latest->size(), from = std::max(0, n - kDataBoundWindow);
+  double sum = 0;
+  for (int i = from; i < n; ++i) sum += latest->value(i);
+  const double fullness = sum / double(n - from);
+  const QString percent = QString::number(qRound(fullness * 100.0)) + QLatin1Char('%');
+  if (fullness < kDataBoundFullness)
+    panel->setBadge(tr("data-bound"),
+                    tr("The input queue is %1 full on average: training waits for data. Speed "
+                       "up the input pipeline (more workers, prefetching, caching).")
+                        .arg(percent),
+                    true);
+  else
+    panel->setBadge(tr("keeps up"),
+                    tr("The input queue is %1 full on average: the model, not the data, sets "
+                       "the pace.")
+                        .arg(percent),
+                    false);
 }
 
 void LivePlotWidget::markAllDirty() {
-  for (MetricChart* chart : std::as_const(charts_)) dirty_.insert(chart);
+  for (ChartPanel* panel : std::as_const(panels_)) dirty_.insert(panel->chart());
 }
 
 void LivePlotWidget::restyleAll() {
-  for (MetricChart* chart : std::as_const(charts_)) chart->restyle(store_.runs());
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->restyle(store_.runs());
 }
 
 void LivePlotWidget::setSmoothingWeight(double weight) {
@@ -182,7 +290,7 @@ void LivePlotWidget::setXAxisMode(XAxisMode mode) {
   if (mode == xMode_) return;
   xMode_ = mode;
   controls_->setXAxisMode(mode);
-  for (MetricChart* chart : std::as_const(charts_)) chart->setXAxisMode(mode);
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->setXAxisMode(mode);
   markAllDirty();
   scheduleFlush();
 }
@@ -190,13 +298,13 @@ void LivePlotWidget::setXAxisMode(XAxisMode mode) {
 void LivePlotWidget::setLogY(bool on) {
   logY_ = on;
   controls_->setLogY(on);
-  for (MetricChart* chart : std::as_const(charts_)) chart->setLogY(on);
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->setLogY(on);
   markAllDirty();
   scheduleFlush();
 }
 
 void LivePlotWidget::fitAll() {
-  for (MetricChart* chart : std::as_const(charts_)) chart->fit();
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->fit();
 }
 
 void LivePlotWidget::setRunVisible(const QString& run, bool visible) {
@@ -205,7 +313,7 @@ void LivePlotWidget::setRunVisible(const QString& run, bool visible) {
     hiddenRuns_.remove(run);
   else
     hiddenRuns_.insert(run);
-  for (MetricChart* chart : std::as_const(charts_)) chart->setRunVisible(run, visible);
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->setRunVisible(run, visible);
   restyleAll();
   markAllDirty();
   scheduleFlush();
@@ -221,12 +329,12 @@ void LivePlotWidget::setStepsPerEpoch(const QString& run, qint64 steps) {
 
 void LivePlotWidget::clear() {
   flushTimer_.stop();
-  for (MetricChart* chart : std::as_const(charts_)) {
-    grid_->removeWidget(chart);
-    delete chart;
-  }
-  charts_.clear();
+  enlarged_ = nullptr;
+  qDeleteAll(panels_);
+  panels_.clear();
   chartOfKey_.clear();
+  uncharted_.clear();
+  heldCharts_.clear();
   newKeys_.clear();
   newKeySet_.clear();
   dirty_.clear();
@@ -237,13 +345,18 @@ void LivePlotWidget::clear() {
 
 QStringList LivePlotWidget::chartTitles() const {
   QStringList titles;
-  for (const MetricChart* chart : charts_) titles.append(chart->title());
+  for (const ChartPanel* panel : panels_) titles.append(panel->title());
   return titles;
 }
 
 MetricChart* LivePlotWidget::chart(const QString& title) const {
-  for (MetricChart* chart : charts_)
-    if (chart->title() == title) return chart;
+  ChartPanel* found = panel(title);
+  return found ? found->chart() : nullptr;
+}
+
+ChartPanel* LivePlotWidget::panel(const QString& title) const {
+  for (ChartPanel* panel : panels_)
+    if (panel->title() == title) return panel;
   return nullptr;
 }
 
@@ -254,20 +367,20 @@ bool LivePlotWidget::exportPng(const QString& path) {
 
 bool LivePlotWidget::exportPdf(const QString& path) {
   flush();
-  if (charts_.isEmpty()) return false;
+  if (panels_.isEmpty()) return false;
   QPdfWriter writer(path);
   writer.setResolution(72);  // one pixel of the chart = one PDF point
   writer.setPageMargins(QMarginsF(0, 0, 0, 0));
   writer.setTitle(tr("Towerbench live plots"));
-  const QSize first = charts_.first()->plot()->size();
+  const QSize first = panels_.first()->chart()->plot()->size();
   writer.setPageSize(QPageSize(QSizeF(first), QPageSize::Point));
   QCPPainter painter;
   if (!painter.begin(&writer)) return false;
   painter.setMode(QCPPainter::pmVectorized);
   painter.setMode(QCPPainter::pmNoCaching);
   painter.setMode(QCPPainter::pmNonCosmetic);
-  for (int i = 0; i < charts_.size(); ++i) {
-    QCustomPlot* plot = charts_[i]->plot();
+  for (int i = 0; i < panels_.size(); ++i) {
+    QCustomPlot* plot = panels_[i]->chart()->plot();
     if (i > 0) {
       writer.setPageSize(QPageSize(QSizeF(plot->size()), QPageSize::Point));
       writer.newPage();

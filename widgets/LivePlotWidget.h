@@ -1,8 +1,15 @@
 #pragma once
 // LivePlotWidget: the live plots of one or more runs. Scalars arrive as MetricPoints; each is
-// put on a chart chosen by ChartGrouping (charts are created on demand, "loss & error" first)
-// and drawn raw (faint) and smoothed. A tool bar (PlotControls) sets smoothing, x axis mode,
-// log y, fit and export; every chart also has its own menu (right button).
+// put on a chart chosen by ChartGrouping (charts are created on demand) and drawn raw (faint)
+// and smoothed. A tool bar (PlotControls) sets smoothing, x axis mode, log y, fit and export;
+// every chart also has its own menu (right button).
+//
+// Layout: the primary chart (losses and error rates, ChartPlacement::primary; else the first
+// chart) fills the width and the height that is left; the other charts share a strip below it,
+// up to kMaxSecondaryColumns side by side (fewer where the area is narrow), each about
+// kSecondaryShare of the area's height over the strip's rows. Every chart sits in a ChartPanel:
+// its header collapses it, and enlarges it to the whole area (again to restore). The
+// input queue's panel says "data-bound" while the queue stays nearly empty.
 //
 // Coalescing (see docs/ARCHITECTURE.md §2): appendPoints() only stores the points and marks
 // their charts dirty; a single-shot timer, started by the first append after a flush, fires
@@ -28,9 +35,11 @@
 class QGridLayout;
 class QLabel;
 class QScrollArea;
+class QVBoxLayout;
 
 namespace tbench::ui {
 
+class ChartPanel;
 class MetricChart;
 class PlotControls;
 struct ChartPlacement;
@@ -46,6 +55,13 @@ class LivePlotWidget : public QWidget {
   static constexpr double kReplotBudgetFactor = 20.0;
   /// Smoothing weight on start-up (TensorBoard's default).
   static constexpr double kDefaultSmoothing = 0.6;
+  /// Most charts side by side below the primary chart, and the narrowest each may be.
+  static constexpr int kMaxSecondaryColumns = 4;
+  static constexpr int kMinSecondaryWidth = 220;
+  /// The share of the area's height the strip of smaller charts takes (within bounds).
+  static constexpr double kSecondaryShare = 0.36;
+  /// The input queue's fullness under which the run is called data-bound.
+  static constexpr double kDataBoundFullness = 0.1;
 
   explicit LivePlotWidget(QWidget* parent = nullptr);
   ~LivePlotWidget() override;
@@ -79,10 +95,19 @@ class LivePlotWidget : public QWidget {
   /// What the chart area says while there is no chart (before the first scalar arrives).
   void setEmptyText(const QString& text);
 
-  /// Chart titles in display order.
+  /// Chart titles in display order (the primary chart first).
   QStringList chartTitles() const;
   /// The chart with `title`, or nullptr.
   MetricChart* chart(const QString& title) const;
+  /// The panel (header and chart) with `title`, or nullptr.
+  ChartPanel* panel(const QString& title) const;
+  /// The large chart's panel, or nullptr while there is no chart.
+  ChartPanel* primaryPanel() const { return panels_.isEmpty() ? nullptr : panels_.first(); }
+  /// Fills the chart area with `panel`'s chart; nullptr restores every chart.
+  void setEnlargedPanel(ChartPanel* panel);
+  ChartPanel* enlargedPanel() const { return enlarged_; }
+  /// Charts side by side in the strip below the primary chart (follows the width).
+  int secondaryColumns() const { return secondaryColumns_; }
   const SeriesStore& store() const { return store_; }
   PlotControls* controls() const { return controls_; }
   /// Coalesced replot passes so far (each replots every dirty chart once).
@@ -103,10 +128,16 @@ class LivePlotWidget : public QWidget {
   /// After each coalesced pass.
   void replotted();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void scheduleFlush();
   MetricChart* chartFor(const ChartPlacement& placement);
   void relayoutCharts();
+  void updateSecondaryHeights();
+  int columnsFor(int width) const;
+  void updateBadge(ChartPanel* panel);
   void markAllDirty();
   void restyleAll();
   void askAndExport(const QString& caption, const QString& filter, const QString& suffix,
@@ -116,12 +147,18 @@ class LivePlotWidget : public QWidget {
   PlotControls* controls_ = nullptr;
   QScrollArea* scroll_ = nullptr;
   QWidget* chartArea_ = nullptr;
-  QLabel* emptyHint_ = nullptr;  ///< shown while charts_ is empty
-  QGridLayout* grid_ = nullptr;
-  QVector<MetricChart*> charts_;  // display order
+  QLabel* emptyHint_ = nullptr;        ///< shown while panels_ is empty
+  QVBoxLayout* areaLayout_ = nullptr;  // empty hint, primary panel, strip
+  QWidget* strip_ = nullptr;           // the smaller charts
+  QGridLayout* stripGrid_ = nullptr;
+  QVector<ChartPanel*> panels_;  // display order: the primary first
+  ChartPanel* enlarged_ = nullptr;
+  int secondaryColumns_ = 1;
   QHash<SeriesKey, MetricChart*> chartOfKey_;
   QVector<SeriesKey> newKeys_;  // stored but not yet on a chart
   QSet<SeriesKey> newKeySet_;
+  QSet<SeriesKey> uncharted_;      // superseded by another scalar of their run (never charted)
+  QSet<MetricChart*> heldCharts_;  // charts with a held value: synced when their runs move
   QSet<MetricChart*> dirty_;
   QSet<QString> hiddenRuns_;
   QTimer flushTimer_;

@@ -1,25 +1,21 @@
 #include "widgets/LogAxisTicker.h"
 
-#include <cmath>
+#include "widgets/NumberAxisTicker.h"
 
 namespace tbench::ui {
 
-QString LogAxisTicker::getTickLabel(double tick, const QLocale& locale, QChar formatChar,
-                                    int precision) {
-  constexpr int kMaxDigits = 3;
-  for (int digits = 0; digits < kMaxDigits; ++digits) {
-    const QString label = locale.toString(tick, 'e', digits);
-    if (std::abs(locale.toDouble(label) - tick) <= 1e-9 * std::abs(tick)) return label;
-  }
-  return locale.toString(tick, 'e', kMaxDigits);
+QString LogAxisTicker::getTickLabel(double tick, const QLocale&, QChar, int) {
+  return NumberAxisTicker::label(tick, 0.0, format_);
 }
 
-void setLogarithmic(QCPAxis& axis, bool on) {
-  axis.setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  axis.setTicker(on ? QSharedPointer<QCPAxisTicker>(new LogAxisTicker)
-                    : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-  axis.setNumberFormat(on ? QStringLiteral("eb") : QStringLiteral("gb"));  // 10^-3, not 0.001
-  axis.setNumberPrecision(on ? 0 : 6);
+void setValueScale(QCPAxis& axis, bool logarithmic, TickFormat format) {
+  const int tickCount = axis.ticker() ? axis.ticker()->tickCount() : 5;
+  axis.setScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  axis.setTicker(logarithmic ? QSharedPointer<QCPAxisTicker>(new LogAxisTicker(format))
+                             : QSharedPointer<QCPAxisTicker>(new NumberAxisTicker(format)));
+  axis.ticker()->setTickCount(tickCount);
+  // The tickers write the labels; "g" keeps QCustomPlot from turning an "e" into "·10^".
+  axis.setNumberFormat(QStringLiteral("g"));
 }
 
 }  // namespace tbench::ui

@@ -9,9 +9,11 @@
 #include "widgets/ChartMenu.h"
 #include "widgets/GraphFeeder.h"
 #include "widgets/LogAxisTicker.h"
+#include "widgets/NumberAxisTicker.h"
 #include "widgets/Palette.h"
 #include "widgets/SeriesCsvWriter.h"
 #include "widgets/SeriesPalette.h"
+#include "widgets/WallTimeAxisTicker.h"
 
 namespace tbench::ui {
 
@@ -35,6 +37,10 @@ constexpr double kSmoothPenWidth = 1.6;
 constexpr double kMagnitudeRatio = 20.0;
 constexpr int kMaxLegendColumns = 4;
 constexpr int kLegendItemMargins = 20;  // an entry's left and right margins, with slack
+// Room per tick label, so that labels never run together (wall times are the widest).
+constexpr int kPixelsPerXTick = 110;
+constexpr int kPixelsPerYTick = 45;
+constexpr int kMaxTicks = 8;
 
 const QCPGraphData* nearestPoint(const QCPGraphDataContainer& data, double x) {
   if (data.isEmpty()) return nullptr;
@@ -69,6 +75,11 @@ MetricChart::MetricChart(const QString& title, const SeriesStore& store, QWidget
   setUpPlot();
 }
 
+MetricChart::~MetricChart() {
+  // The legend is out of the plot's layout while hidden, so the layout does not delete it.
+  if (plot_->legend && !plot_->legend->layout()) delete plot_->legend;
+}
+
 void MetricChart::setUpPlot() {
   plot_ = new QCustomPlot(this);
   auto* layout = new QVBoxLayout(this);
@@ -83,20 +94,17 @@ void MetricChart::setUpPlot() {
   QCPAxisRect* rect = plot_->axisRect();
   rect->setRangeDragAxes({plot_->xAxis}, {plot_->yAxis, plot_->yAxis2});
   rect->setRangeZoomAxes({plot_->xAxis}, {plot_->yAxis, plot_->yAxis2});
+  rect->setRangeZoom(Qt::Horizontal);  // the wheel zooms time; Ctrl+wheel zooms values
+  plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberAxisTicker));
+  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) setValueScale(*axis, false);
   plot_->yAxis2->setVisible(false);
   plot_->addLayer(QStringLiteral("raw"), plot_->layer(QStringLiteral("main")),
                   QCustomPlot::limBelow);
 
-  // Rows: title, axis rect, legend (below the data, so it never hides a curve).
-  plot_->plotLayout()->insertRow(0);
-  QFont titleFont = font();
-  titleFont.setBold(true);
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title_, titleFont));
+  // Rows: axis rect, legend (below the data, so it never hides a curve). The title is the
+  // header of the ChartPanel around the chart.
   rect->insetLayout()->take(plot_->legend);
-  plot_->plotLayout()->addElement(2, 0, plot_->legend);
-  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-  plot_->plotLayout()->setRowStretchFactor(2, 0.001);
-  plot_->legend->setVisible(true);
+  plot_->legend->setVisible(false);
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
   plot_->legend->setWrap(kMaxLegendColumns);
   plot_->legend->setBorderPen(Qt::NoPen);
@@ -114,7 +122,12 @@ void MetricChart::setUpPlot() {
   }
   cursorLine_->setVisible(false);
 
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { stopFollowing(); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent* event) {
+    // Runs before the axis rect zooms: choose what this turn of the wheel zooms.
+    plot_->axisRect()->setRangeZoom((event->modifiers() & Qt::ControlModifier) ? Qt::Vertical
+                                                                               : Qt::Horizontal);
+    stopFollowing();
+  });
   connect(plot_, &QCustomPlot::mouseMove, this, &MetricChart::onMouseMove);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { fit(); });
   plot_->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -131,13 +144,25 @@ void MetricChart::addSeries(const SeriesKey& key, const ChartPlacement& placemen
   curve.side = placement.axis;
   curve.label = placement.label;
   curve.shownLabel = placement.label;
+  curve.axisLabel = placement.axisLabel;
   curve.validation = ChartGrouping::isValidation(placement.label);
   curve.fixedAxis = placement.fixedAxis;
+  curve.held = placement.heldValue;
   QCPAxis* valueAxis = curve.side == YAxisSide::Right ? plot_->yAxis2 : plot_->yAxis;
   curve.raw = new DecimatedGraph(plot_->xAxis, valueAxis);  // owned by the plot
   curve.raw->setLayer(QStringLiteral("raw"));
   curve.smooth = new DecimatedGraph(plot_->xAxis, valueAxis);
   curve.smooth->setName(curve.label);
+  if (curve.held) {
+    curve.smooth->setLineStyle(QCPGraph::lsStepLeft);
+    curve.tail = new QCPGraph(plot_->xAxis, valueAxis);
+  }
+  if (placement.tickFormat != TickFormat::Number || placement.unitRange) {
+    AxisStyle& style = curve.side == YAxisSide::Right ? rightStyle_ : leftStyle_;
+    style.format = placement.tickFormat;
+    style.unitRange = style.unitRange || placement.unitRange;
+    setValueScale(*valueAxis, logY_, style.format);
+  }
   curves_.append(curve);
 }
 
@@ -155,13 +180,12 @@ QVector<SeriesKey> MetricChart::seriesKeys() const {
 void MetricChart::setXAxisMode(XAxisMode mode) {
   if (mode == xMode_) return;
   xMode_ = mode;
-  if (mode == XAxisMode::WallTime) {
-    QSharedPointer<QCPAxisTickerTime> ticker(new QCPAxisTickerTime);
-    ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
-    plot_->xAxis->setTicker(ticker);
-  } else {
-    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-  }
+  const int tickCount = plot_->xAxis->ticker()->tickCount();
+  if (mode == XAxisMode::WallTime)
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new WallTimeAxisTicker));
+  else
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberAxisTicker));
+  plot_->xAxis->ticker()->setTickCount(tickCount);
   following_ = true;  // the old range means nothing on the new axis
   updateAxisLabels();
 }
@@ -169,7 +193,8 @@ void MetricChart::setXAxisMode(XAxisMode mode) {
 void MetricChart::setLogY(bool on) {
   if (on == logY_) return;
   logY_ = on;
-  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) setLogarithmic(*axis, on);
+  setValueScale(*plot_->yAxis, on, leftStyle_.format);
+  setValueScale(*plot_->yAxis2, on, rightStyle_.format);
   fitAxes();  // a linear range may hold zero or negatives, which a log axis cannot show
 }
 
@@ -178,11 +203,14 @@ void MetricChart::setRunVisible(const QString& run, bool visible) {
     hiddenRuns_.remove(run);
   else
     hiddenRuns_.insert(run);
-  for (Curve& c : curves_) {
-    if (c.key.run != run) continue;
-    c.smooth->setVisible(visible);
-    c.raw->setVisible(visible && store_.smoothingWeight() > 0.0);
-  }
+  for (Curve& c : curves_)
+    if (c.key.run == run) showCurve(c, visible);
+}
+
+void MetricChart::showCurve(Curve& curve, bool visible) {
+  curve.smooth->setVisible(visible);
+  curve.raw->setVisible(visible && !curve.held && store_.smoothingWeight() > 0.0);
+  if (curve.tail) curve.tail->setVisible(visible);
 }
 
 bool MetricChart::curveVisible(const Curve& curve) const {
@@ -206,6 +234,7 @@ void MetricChart::restyle(const QStringList& runOrder) {
     QPen pen(style.colour, kSmoothPenWidth);
     pen.setStyle(style.penStyle);
     c.smooth->setPen(pen);
+    if (c.tail) c.tail->setPen(pen);
     QColor faint = style.colour;
     faint.setAlpha(kRawAlpha);
     c.raw->setPen(QPen(faint, 1.0));
@@ -224,6 +253,17 @@ void MetricChart::rebuildLegend() {
   plot_->legend->clearItems();
   for (const Curve& c : curves_)
     if (curveVisible(c)) c.smooth->addToLegend(plot_->legend);
+  // One curve needs no legend (the chart's title names it): the plot keeps the room.
+  const bool show = plot_->legend->itemCount() > 1;
+  if (show == plot_->legend->visible()) return;
+  plot_->legend->setVisible(show);
+  if (show) {
+    plot_->plotLayout()->addElement(1, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  } else {
+    plot_->plotLayout()->take(plot_->legend);
+    plot_->plotLayout()->simplify();
+  }
 }
 
 void MetricChart::updateAxisLabels() {
@@ -235,15 +275,15 @@ void MetricChart::updateAxisLabels() {
       plot_->xAxis->setLabel(tr("epoch"));
       break;
     case XAxisMode::WallTime:
-      plot_->xAxis->setLabel(tr("wall time (h:m:s)"));
+      plot_->xAxis->setLabel(tr("wall time"));
       break;
   }
-  // A value axis is named after its scalar when all its curves show the same one.
+  // A value axis is named after its scalar (or the unit it gives) when all its curves share it.
   QStringList left, right;
   for (const Curve& c : curves_) {
     QStringList& side = c.side == YAxisSide::Right ? right : left;
-    const QString base = ChartGrouping::baseName(c.label);
-    if (!side.contains(base)) side.append(base);
+    const QString name = c.axisLabel.isEmpty() ? ChartGrouping::baseName(c.label) : c.axisLabel;
+    if (!side.contains(name)) side.append(name);
   }
   plot_->yAxis->setLabel(left.size() == 1 ? left.first() : QString());
   plot_->yAxis2->setLabel(right.size() == 1 ? right.first() : QString());
@@ -270,15 +310,20 @@ void MetricChart::syncCurve(Curve& curve, const Series& series) {
   const bool rekey = curve.synced > series.size() || curve.syncedMode != xMode_ ||
                      (xMode_ == XAxisMode::Epoch && curve.syncedEpochRevision != revision);
   const int from = rekey ? 0 : curve.synced;
-  GraphFeeder::feed(curve.raw, curve.smooth, series, mapping, from, smoothingDirty_ ? 0 : from);
+  GraphFeeder::feed(curve.raw, curve.smooth, series, mapping, from,
+                    smoothingDirty_ && !curve.held ? 0 : from, !curve.held);
   const int n = series.size();
   curve.synced = n;
   curve.syncedMode = xMode_;
   curve.syncedEpochRevision = revision;
-  const bool visible = curveVisible(curve);
-  curve.smooth->setVisible(visible);
-  curve.raw->setVisible(visible && store_.smoothingWeight() > 0.0);
-  const bool markers = n <= kMaxMarkedPoints && (curve.validation || isSparse(series));
+  showCurve(curve, curveVisible(curve));
+  if (curve.tail && n > 0) {  // the value holds from its last point to the run's latest point
+    const double lastX = (curve.smooth->data()->constEnd() - 1)->key;
+    const double endX = std::max(lastX, store_.runEndX(curve.key.run, xMode_));
+    curve.tail->setData({lastX, endX}, {series.value(n - 1), series.value(n - 1)}, true);
+  }
+  const bool markers =
+      n <= kMaxMarkedPoints && !curve.held && (curve.validation || isSparse(series));
   if (markers != curve.markers) {
     curve.markers = markers;
     curve.smooth->setScatterStyle(
@@ -316,6 +361,7 @@ bool MetricChart::moveTo(Curve& curve, YAxisSide side) {
   QCPAxis* axis = side == YAxisSide::Right ? plot_->yAxis2 : plot_->yAxis;
   curve.raw->setValueAxis(axis);
   curve.smooth->setValueAxis(axis);
+  if (curve.tail) curve.tail->setValueAxis(axis);
   return true;
 }
 
@@ -348,6 +394,16 @@ void MetricChart::updateLegendWrap() {
 void MetricChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   updateLegendWrap();
+  updateTickDensity();
+}
+
+void MetricChart::updateTickDensity() {
+  const auto count = [](int pixels, int perTick) {
+    return std::clamp(pixels / perTick, 2, kMaxTicks);
+  };
+  plot_->xAxis->ticker()->setTickCount(count(width(), kPixelsPerXTick));
+  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2})
+    axis->ticker()->setTickCount(count(height(), kPixelsPerYTick));
 }
 
 void MetricChart::fitAxes() {
@@ -360,6 +416,7 @@ void MetricChart::fitAxes() {
     if (!series) continue;
     x.include(c.smooth->data()->constBegin()->key);
     x.include((c.smooth->data()->constEnd() - 1)->key);
+    if (c.tail && !c.tail->data()->isEmpty()) x.include((c.tail->data()->constEnd() - 1)->key);
     const Series::Bounds& b = logY_ ? series->positiveBounds() : series->bounds();
     if (!b.valid) continue;
     Series::Bounds& side = c.side == YAxisSide::Right ? right : left;
@@ -367,6 +424,12 @@ void MetricChart::fitAxes() {
     side.include(b.upper);
   }
   if (x.valid) plot_->xAxis->setRange(paddedRange(x.lower, x.upper, false, 0.01));
+  // Fractions keep their whole scale, so that "nearly empty" looks nearly empty.
+  for (auto [style, bounds] : {std::pair{&leftStyle_, &left}, std::pair{&rightStyle_, &right}}) {
+    if (!style->unitRange || !bounds->valid) continue;
+    bounds->include(logY_ ? std::min(bounds->lower, 0.01) : 0.0);
+    bounds->include(1.0);
+  }
   if (left.valid) plot_->yAxis->setRange(paddedRange(left.lower, left.upper, logY_, 0.05));
   if (right.valid) plot_->yAxis2->setRange(paddedRange(right.lower, right.upper, logY_, 0.05));
 }
@@ -424,7 +487,7 @@ QString MetricChart::tooltipText(double x) const {
   QStringList lines{formatX(anchor)};
   for (const Hit& h : hits) {
     QString line = h.curve->shownLabel + QStringLiteral(": ") + formatValue(h.point->value);
-    if (showRaw) {
+    if (showRaw && !h.curve->held) {
       if (const QCPGraphData* r = nearestPoint(*h.curve->raw->data(), h.point->key))
         line += QStringLiteral(" (raw %1)").arg(formatValue(r->value));
     }
@@ -488,6 +551,10 @@ bool MetricChart::exportCsv(const QString& path, QString* error) const {
   for (const Curve& c : curves_)
     if (curveVisible(c)) keys.append(c.key);
   return SeriesCsvWriter::writeFile(path, store_, keys, error);
+}
+
+bool MetricChart::hasHeldValues() const {
+  return std::any_of(curves_.cbegin(), curves_.cend(), [](const Curve& c) { return c.held; });
 }
 
 qint64 MetricChart::graphPointCount() const {

@@ -9,8 +9,16 @@
 // scalars (no fixed axis, e.g. a monitor's "Prefix/..." group) a scalar 20x larger or smaller
 // than the left axis' first scalar takes the free second axis when its first points arrive.
 //
-// Mouse: drag pans, the wheel zooms, a double click fits, the right button opens a menu (fit,
-// log y, export); hovering shows a cursor line and a tooltip with every series' value there.
+// A held value (ChartPlacement::heldValue, the learning rate) is drawn unsmoothed as a step line
+// and continued from its last point to the run's latest point (SeriesStore::runEndX), so a
+// constant learning rate is a line from its first point on. Axes label their ticks plainly
+// (NumberAxisTicker, LogAxisTicker, WallTimeAxisTicker), as many as fit the chart's size.
+// Fractions (ChartPlacement::unitRange) keep their axis at [0, 1] and read in percent.
+//
+// Mouse: drag pans, the wheel zooms the x axis only (Ctrl+wheel zooms the values), a double
+// click fits, the right button opens a menu (fit, log y, export); hovering shows a cursor line
+// and a tooltip with every series' value there. The legend shows when there are two curves or
+// more; the title is shown by the ChartPanel around the chart.
 //
 // The chart is "following" until the user pans or zooms: sync() then keeps the axes fitted
 // to the data. fit() follows again.
@@ -36,6 +44,7 @@ class MetricChart : public QWidget {
   Q_OBJECT
  public:
   MetricChart(const QString& title, const SeriesStore& store, QWidget* parent = nullptr);
+  ~MetricChart() override;
 
   const QString& title() const { return title_; }
   /// The plot, for embedding code, tests and benchmarks.
@@ -84,6 +93,9 @@ class MetricChart : public QWidget {
 
   /// Data points currently held by the graphs (raw and smoothed), for tests and benchmarks.
   qint64 graphPointCount() const;
+  /// True if a curve is a held value, whose line follows the run's latest point: the chart
+  /// must be synced whenever its runs get points, not only its own series.
+  bool hasHeldValues() const;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -95,18 +107,29 @@ class MetricChart : public QWidget {
     SeriesKey key;
     YAxisSide side = YAxisSide::Left;
     QString label;       // legend text for a single run
+    QString axisLabel;   // the value axis' label it asks for; empty: its base name
     QString shownLabel;  // legend text as shown (run-qualified when several runs are visible)
     bool validation = false;
     bool fixedAxis = false;
     bool markers = false;
+    bool held = false;  // a held value: step line, unsmoothed, continued by `tail`
     DecimatedGraph* raw = nullptr;
     DecimatedGraph* smooth = nullptr;
-    int synced = 0;  // points of the series already in the graphs
+    QCPGraph* tail = nullptr;  // from the last point to the run's latest point (held only)
+    int synced = 0;            // points of the series already in the graphs
     XAxisMode syncedMode = XAxisMode::Step;
     int syncedEpochRevision = -1;
   };
 
+  /// How one value axis labels its ticks and fits its range.
+  struct AxisStyle {
+    TickFormat format = TickFormat::Number;
+    bool unitRange = false;
+  };
+
   void setUpPlot();
+  void showCurve(Curve& curve, bool visible);
+  void updateTickDensity();
   void syncCurve(Curve& curve, const Series& series);
   void fitAxes();
   void updateAxisLabels();
@@ -124,6 +147,7 @@ class MetricChart : public QWidget {
   QCPItemLine* cursorLine_ = nullptr;
   QVector<Curve> curves_;
   QSet<QString> hiddenRuns_;
+  AxisStyle leftStyle_, rightStyle_;
   XAxisMode xMode_ = XAxisMode::Step;
   bool logY_ = false;
   bool following_ = true;

@@ -1,6 +1,7 @@
 #include "widgets/SeriesStore.h"
 
 #include <QSet>
+#include <algorithm>
 
 namespace tbench::ui {
 
@@ -34,6 +35,9 @@ QVector<SeriesKey> SeriesStore::append(const MetricPoints& points) {
       }
     }
     noteEpoch(*lastInfo, p.epoch, p.step);
+    lastInfo->lastStep = std::max(lastInfo->lastStep, p.step);
+    lastInfo->lastEpoch = std::max(lastInfo->lastEpoch, p.epoch);
+    lastInfo->lastWallTime = std::max(lastInfo->lastWallTime, p.wallTime);
     last->append(p.step, p.epoch, p.wallTime, p.value);
     ++pointCount_;
   }
@@ -95,6 +99,22 @@ XMapping SeriesStore::xMapping(const QString& run, XAxisMode mode) const {
   if (it != runInfo_.cend()) mapping.wallOrigin = it->wallOrigin;
   mapping.stepsPerEpoch = stepsPerEpoch(run);
   return mapping;
+}
+
+double SeriesStore::runEndX(const QString& run, XAxisMode mode) const {
+  auto it = runInfo_.constFind(run);
+  if (it == runInfo_.cend() || !it->started) return 0.0;
+  switch (mode) {
+    case XAxisMode::Epoch: {
+      const double perEpoch = stepsPerEpoch(run);
+      return perEpoch > 0.0 ? double(it->lastStep) / perEpoch : double(it->lastEpoch);
+    }
+    case XAxisMode::WallTime:
+      return it->lastWallTime - it->wallOrigin;
+    case XAxisMode::Step:
+      break;
+  }
+  return double(it->lastStep);
 }
 
 void SeriesStore::removeRun(const QString& run) {

@@ -46,6 +46,9 @@ class SeriesStore {
   int epochScaleRevision(const QString& run) const;
   /// How x is computed for the points of `run` in `mode`.
   XMapping xMapping(const QString& run, XAxisMode mode) const;
+  /// The x in `mode` of the latest point of `run` in any series (where a held value such as
+  /// the learning rate still holds); 0 for an unknown run.
+  double runEndX(const QString& run, XAxisMode mode) const;
 
   /// Forgets a run and its series.
   void removeRun(const QString& run);
@@ -61,6 +64,9 @@ class SeriesStore {
     qint64 currentEpoch = 0;  // highest epoch seen so far
     qint64 maxStepInCurrentEpoch = 0;
     int epochScaleRevision = 0;
+    qint64 lastStep = 0;  // the highest step, epoch and wall time of any point
+    qint64 lastEpoch = 0;
+    double lastWallTime = 0.0;
   };
   void noteEpoch(RunInfo& info, qint64 epoch, qint64 step);
 

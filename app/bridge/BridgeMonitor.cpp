@@ -5,7 +5,7 @@
 namespace tbench::bridge {
 namespace {
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
-constexpr auto kRateWindow = std::chrono::seconds(3);
+constexpr double kRateWindowSeconds = 3.0;
 }  // namespace
 
 void BridgeMonitor::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
@@ -36,18 +36,39 @@ void BridgeMonitor::processImage(const std::string& name, const ImageData& image
 
 void BridgeMonitor::onBeforeTrain() {
   globalStep_ = context().globalStep();
+  trainStart_ = Clock::now();
+  pausedAtStart_ = context().secondsPaused();
+  firstStepDone_ = false;
   recent_.clear();
-  recent_.emplace_back(Clock::now(), context().globalStep());
-  publishProgress(Clock::now());
+  recent_.emplace_back(0.0, context().globalStep());
+  publishProgress(trainStart_);
 }
 
 void BridgeMonitor::onAfterRun() {
   globalStep_.store(context().globalStep(), std::memory_order_relaxed);
+  if (!firstStepDone_) {
+    firstStepDone_ = true;
+    publishFirstLearningRate();
+  }
   const auto now = Clock::now();
   if (now - lastPublished_ >= kProgressInterval) publishProgress(now);
 }
 
+void BridgeMonitor::publishFirstLearningRate() {
+  HyperParam* rate = context().hyperParam("learning_rate");
+  if (!rate) return;
+  const double wallTime =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  mailbox_->addSample(MetricSample{QStringLiteral("learning_rate"), context().globalStep(),
+                                   context().epochNum(), wallTime, rate->get()});
+}
+
 void BridgeMonitor::onAfterTrain() { publishProgress(Clock::now()); }
+
+double BridgeMonitor::activeSeconds(Clock::time_point now) const {
+  const double wall = std::chrono::duration<double>(now - trainStart_).count();
+  return wall - (context().secondsPaused() - pausedAtStart_);
+}
 
 void BridgeMonitor::publishProgress(Clock::time_point now) {
   lastPublished_ = now;
@@ -60,9 +81,12 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.stepInEpoch = p.stepsPerEpoch > 0 ? p.globalStep - (p.epoch - 1) * p.stepsPerEpoch : 0;
   if (p.stepInEpoch < 0 || p.stepInEpoch > p.stepsPerEpoch) p.stepInEpoch = 0;
 
-  recent_.emplace_back(now, p.globalStep);
-  while (recent_.size() > 2 && now - recent_.front().first > kRateWindow) recent_.pop_front();
-  const double seconds = std::chrono::duration<double>(now - recent_.front().first).count();
+  const double active = activeSeconds(now);
+  recent_.emplace_back(active, p.globalStep);
+  while (recent_.size() > 2 && active - recent_.front().first > kRateWindowSeconds) {
+    recent_.pop_front();
+  }
+  const double seconds = active - recent_.front().first;
   const int64_t steps = p.globalStep - recent_.front().second;
   if (seconds > 0.05 && steps > 0) {
     p.stepsPerSecond = steps / seconds;

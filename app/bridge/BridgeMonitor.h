@@ -2,8 +2,14 @@
 // BridgeMonitor: the GUI's monitor inside the engine (docs/ARCHITECTURE.md §2). It runs on the
 // engine thread like every monitor and only appends to a RunMailbox: every scalar and every
 // image (with its step, epoch and wall time), and the loop's progress at most every 100 ms
-// (epoch, step, a steps/s rate over the last few seconds, the ETA of the run). Nothing here
-// waits for the GUI. Internal to app/bridge.
+// (epoch, step, a steps/s rate over the last few seconds of training, the ETA of the run).
+// Time the loop spent paused (TrainerContext::secondsPaused) counts in neither: the rate window
+// runs on a clock that stops while paused. Nothing here waits for the GUI. Internal to
+// app/bridge.
+//
+// The engine puts the learning rate once per epoch (the value each epoch used); the window
+// wants it from the start, so after the run's first step this monitor also sends the value in
+// force then as a "learning_rate" sample (to the window only: stats.json is unchanged).
 
 #include <atomic>
 #include <chrono>
@@ -26,6 +32,10 @@ class BridgeMonitor : public TrainingMonitor {
                     const MetricStamp& stamp) override;
   std::string name() const override { return "BridgeMonitor"; }
 
+  /// Publishes the progress now (before the loop pauses, so that the window shows the step it
+  /// paused at). Engine thread, between steps.
+  void publishNow() { publishProgress(Clock::now()); }
+
   /// The global step after the last finished step; any thread.
   int64_t globalStep() const { return globalStep_.load(std::memory_order_relaxed); }
 
@@ -35,11 +45,17 @@ class BridgeMonitor : public TrainingMonitor {
   void onAfterRun() override;
   void onAfterTrain() override;
   void publishProgress(Clock::time_point now);
+  /// Seconds of training since beforeTrain at `now`: wall time less the time spent paused.
+  double activeSeconds(Clock::time_point now) const;
+  void publishFirstLearningRate();
 
   std::shared_ptr<RunMailbox> mailbox_;
   std::atomic<int64_t> globalStep_{0};
   Clock::time_point lastPublished_{};
-  std::deque<std::pair<Clock::time_point, int64_t>> recent_;  // (time, global step), ~3 s
+  Clock::time_point trainStart_{};
+  double pausedAtStart_ = 0;
+  bool firstStepDone_ = false;
+  std::deque<std::pair<double, int64_t>> recent_;  // (activeSeconds, global step), ~3 s
 };
 
 }  // namespace tbench::bridge

@@ -100,6 +100,9 @@ struct KeyView {
   QStringList choices;
   QString zeroText;  ///< what 0 means ("all cores"), for spin boxes
   QString fileFilter;
+  /// "file" and "directory": an output made when missing (run_root); otherwise the path must
+  /// exist, and the form says so while it is typed.
+  bool createdIfMissing = false;
   QString placeholder;
   QStringList suggestions;
 };
@@ -186,6 +189,7 @@ struct CheckpointIndexView {
   QString latest;        ///< empty before the first save
   QStringList all;       ///< every model-<step>.pt kept, oldest first
   QStringList kept;      ///< kept for good
+  QStringList manual;    ///< saved on request ("save now"), a subset of `kept`
   struct Best {
     QString stat;  ///< the stat, or the file stem for a second saver of the same stat
     QString file;

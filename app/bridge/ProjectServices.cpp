@@ -128,6 +128,7 @@ KeyView toView(const KeyDescription& k) {
   v.choices = toQt(k.choiceList);
   v.zeroText = q(k.zeroText);
   v.fileFilter = q(k.fileFilter);
+  v.createdIfMissing = k.madeWhenMissing;
   v.placeholder = q(k.placeholderText);
   v.suggestions = toQt(k.suggestionList);
   return v;
@@ -219,6 +220,7 @@ CheckpointIndexView readCheckpointIndex(const QString& runDir) {
     view.latest = q(index->latest);
     view.all = toQt(index->all);
     view.kept = toQt(index->kept);
+    view.manual = toQt(index->manual);
     for (const auto& [stat, best] : index->best) {
       view.best.append({q(stat), q(best.file), best.value, best.globalStep});
     }

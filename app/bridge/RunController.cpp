@@ -1,12 +1,14 @@
 #include "app/bridge/RunController.h"
 
 #include <QThread>
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
+#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
@@ -39,7 +41,9 @@ void logToMailbox(LogLevel, const std::string& line, void* user) {
 }
 
 /// Engine thread, between steps: saves through the project's ModelSaver when it has one.
-void saveNow(EngineRun& engine, Trainer& trainer) {
+/// `manual`: the window's "save now" (kept for good and marked so in the index); otherwise the
+/// final checkpoint of a stop, listed as the latest.
+void saveNow(EngineRun& engine, Trainer& trainer, bool manual) {
   std::shared_ptr<ModelSaver> saver;
   std::string runDir;
   {
@@ -50,6 +54,7 @@ void saveNow(EngineRun& engine, Trainer& trainer) {
   const int64_t step = trainer.globalStep();
   std::string path;
   if (saver) {
+    if (!manual) return;  // its afterTrain saves the final state
     saver->saveNow();
     if (saver->lastSavedStep() != step) return;  // ModelSaver logged why
     path = (fs::path(saver->directory()) / ModelSaver::fileNameForStep(step)).string();
@@ -61,7 +66,26 @@ void saveNow(EngineRun& engine, Trainer& trainer) {
       TB_LOG(Error) << "cannot save " << path << ": " << e.what();
       return;
     }
-    TB_LOG(Info) << "saved " << path << " (requested from the window)";
+    // Listed as manual in the run's index, so that the history and the export dialog show it
+    // and a later saver in this directory never deletes it.
+    try {
+      CheckpointIndex index;
+      if (auto existing = CheckpointIndex::read(runDir)) index = *existing;
+      const std::string name = ModelSaver::fileNameForStep(step);
+      if (manual) {
+        index.addManual(name);
+      } else {
+        if (std::find(index.all.begin(), index.all.end(), name) == index.all.end()) {
+          index.all.push_back(name);
+        }
+        index.latest = name;
+      }
+      index.write(runDir);
+    } catch (const std::exception& e) {
+      TB_LOG(Warning) << "saved " << path << " but cannot list it in the index: " << e.what();
+    }
+    TB_LOG(Info) << "saved " << path
+                 << (manual ? " (manual, requested from the window)" : " (final, on stop)");
   }
   RunEvent event{RunEvent::Kind::CheckpointSaved};
   event.text = QString::fromStdString(path);
@@ -199,7 +223,7 @@ void RunController::stop(bool saveFinalCheckpoint) {
     if (saveFinalCheckpoint && !engine.modelSaver) {
       Trainer* trainer = engine.trainer;
       auto shared = engine_;
-      trainer->post([shared, trainer] { saveNow(*shared, *trainer); });
+      trainer->post([shared, trainer] { saveNow(*shared, *trainer, /*manual=*/false); });
     }
     engine.trainer->requestStop();
   }
@@ -212,7 +236,12 @@ void RunController::setPaused(bool paused) {
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
     engine_->pauseBeforeStart = paused;
-    if (engine_->trainer) engine_->trainer->setPaused(paused);
+    if (engine_->trainer) {
+      // Runs at the step boundary where the loop pauses (commands run before the wait).
+      std::shared_ptr<BridgeMonitor> monitor = engine_->monitor;
+      if (paused) engine_->trainer->post([monitor] { monitor->publishNow(); });
+      engine_->trainer->setPaused(paused);
+    }
   }
   if (state_ == RunState::Running || state_ == RunState::Paused) {
     setState(paused ? RunState::Paused : RunState::Running);
@@ -225,7 +254,7 @@ void RunController::saveCheckpointNow() {
   if (!engine_->trainer) return;
   Trainer* trainer = engine_->trainer;
   auto shared = engine_;
-  trainer->post([shared, trainer] { saveNow(*shared, *trainer); });
+  trainer->post([shared, trainer] { saveNow(*shared, *trainer, /*manual=*/true); });
 }
 
 void RunController::setLearningRate(double value) {

@@ -286,6 +286,11 @@ bool MainWindow::newFromTemplate(const QString& resource) {
 
 void MainWindow::loadDocument(const QString& text, const QString& path) {
   projectPath_ = path;
+  // Relative paths are the project file's (an untitled project's: the current directory's).
+  editor_->setPathBase(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
+  // Another project: nothing of the last one's run stays on the plots, images or status bar
+  // (a run still going keeps its own until it ends).
+  if (!runs_.isActive()) clearRunView();
   QString problems;
   if (!editor_->setDocument(text, &problems)) {
     log_->appendNote(tr("%1 has problems (shown in the editor):\n%2")
@@ -326,6 +331,7 @@ bool MainWindow::saveProjectAs(const QString& path) {
     return false;
   }
   projectPath_ = QFileInfo(path).absoluteFilePath();
+  editor_->setPathBase(QFileInfo(projectPath_).absolutePath());
   editor_->setUnmodified();
   addRecent(projectPath_);
   updateTitle();
@@ -488,10 +494,18 @@ void MainWindow::readSettings() {
   const QString exportDir = settings.value("exportDirectory").toString();
   if (!exportDir.isEmpty()) ExportCheckpointDialog::setLastDirectory(exportDir);
   if (!restoreGeometry(settings.value("geometry").toByteArray())) {
-    // First start: 1440x900, or the whole usable screen when it is smaller (a 1280x800 laptop).
+    // First start: 1440x900, or maximised when the usable screen is not larger than that with
+    // room for the window manager's frame (a 1280x800 laptop: a client area of the screen's
+    // size put the frame's bottom, the status bar, off the screen under openbox).
     const QSize preferred(1440, 900);
-    resize(screen() != nullptr ? preferred.boundedTo(screen()->availableGeometry().size())
-                               : preferred);
+    const QSize frameAllowance(16, 64);
+    const QSize available =
+        screen() != nullptr ? screen()->availableGeometry().size() : preferred + frameAllowance;
+    resize(preferred.boundedTo(available));
+    if (available.width() < preferred.width() + frameAllowance.width() ||
+        available.height() < preferred.height() + frameAllowance.height()) {
+      setWindowState(windowState() | Qt::WindowMaximized);
+    }
   }
   if (!restoreState(settings.value("windowState").toByteArray())) {
     // First start: the editor wide enough for its form, the log a strip under the plots.

@@ -118,6 +118,11 @@ class MainWindow : public QMainWindow {
 
   // MainWindowRun.cpp: the run.
   void connectRun();
+  /// Empties the plots, images, status bar and learning-rate field of the last run.
+  void clearRunView();
+  /// The learning rate the document starts a run with (its schedule's first point, else the
+  /// optimizer's), NaN when unknown.
+  double startingLearningRate() const;
   void startRun();
   void stopRun();
   void askLearningRate();

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLocale>
+#include <cmath>
 
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
@@ -34,8 +35,10 @@ void MainWindow::connectRun() {
     history_->refresh();
   });
   connect(&runs_, &RunController::runFinished, this, [this](bool stoppedEarly) {
-    log_->appendNote(stoppedEarly ? tr("run stopped: %1").arg(liveRunDir_)
-                                  : tr("run finished: %1").arg(liveRunDir_));
+    status_->setRunEnded(stoppedEarly);  // before stateChanged(Finished)
+    const qint64 step = runs_.globalStep();
+    log_->appendNote(stoppedEarly ? tr("run stopped at step %1: %2").arg(step).arg(liveRunDir_)
+                                  : tr("run finished at step %1: %2").arg(step).arg(liveRunDir_));
     history_->setLiveRun(QString());
     history_->refresh();
   });
@@ -53,11 +56,39 @@ void MainWindow::connectRun() {
   });
 }
 
+void MainWindow::clearRunView() {
+  plots_->clear();
+  images_->clear();
+  overlaid_.clear();
+  liveRunId_.clear();
+  liveRunDir_.clear();
+  status_->reset();
+  controls_->clearLearningRate();
+}
+
+double MainWindow::startingLearningRate() const {
+  if (services_.learningRateCurve) {
+    const QVector<QPointF> curve = services_.learningRateCurve(editor_->document());
+    if (!curve.isEmpty()) return curve.first().y();
+  }
+  const QJsonObject optimizer = editor_->object().value("optimizer").toObject();
+  if (optimizer.contains("learning_rate")) return optimizer.value("learning_rate").toDouble(NAN);
+  if (const bridge::ComponentKindView* kind = services_.catalog.kind("optimizer")) {
+    for (const bridge::KeyView& key :
+         kind->keysOf(optimizer.value(kind->typeKey).toString(kind->defaultType))) {
+      if (key.name == QLatin1String("learning_rate")) return key.fallback.toDouble(NAN);
+    }
+  }
+  return NAN;
+}
+
 void MainWindow::startRun() {
   if (runs_.isActive()) return;
   editor_->validateNow();
-  if (editor_->hasParseError() || !editor_->isValid()) {
+  const bridge::ProjectIssueViews typed = editor_->inputProblems();
+  if (editor_->hasParseError() || !editor_->isValid() || !typed.isEmpty()) {
     QStringList lines;
+    for (const auto& issue : typed) lines << issue.path + ": " + issue.message;
     for (const auto& issue : editor_->issues()) lines << issue.path + ": " + issue.message;
     if (lines.isEmpty()) lines << tr("the JSON text does not parse");
     showMessage(QMessageBox::Warning, tr("Cannot Start"),
@@ -65,11 +96,8 @@ void MainWindow::startRun() {
     return;
   }
   // The plots show this run, plus the runs checked for overlay in the history.
-  plots_->clear();
-  images_->clear();
-  overlaid_.clear();
-  liveRunId_.clear();
-  liveRunDir_.clear();
+  clearRunView();
+  controls_->beginRun(startingLearningRate());
   bridge::StartOptions options;
   options.projectText = editor_->document();
   options.projectPath = projectPath_.isEmpty() ? projectName() + " (unsaved)" : projectPath_;

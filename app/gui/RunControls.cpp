@@ -2,13 +2,16 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QDoubleValidator>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QToolButton>
+#include <cmath>
 #include <optional>
+
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -38,10 +41,6 @@ RunControls::RunControls(QAction* start, QAction* stop, QAction* pause, QAction*
   rate_->setObjectName("learningRateEdit");
   rate_->setPlaceholderText(tr("e.g. 3e-4"));
   rate_->setMaximumWidth(110);
-  auto* validator = new QDoubleValidator(0.0, 1e6, 12, rate_);
-  validator->setNotation(QDoubleValidator::ScientificNotation);
-  validator->setLocale(QLocale::c());
-  rate_->setValidator(validator);
   rate_->setToolTip(
       tr("Sets the optimizer's learning rate at the next step of the running "
          "training. A schedule in the project sets it again at its next point."));
@@ -52,29 +51,82 @@ RunControls::RunControls(QAction* start, QAction* stop, QAction* pause, QAction*
   layout->addStretch(1);
   connect(setRate_, &QPushButton::clicked, this, &RunControls::applyLearningRate);
   connect(rate_, &QLineEdit::returnPressed, this, &RunControls::applyLearningRate);
+  connect(rate_, &QLineEdit::textEdited, this, &RunControls::onEdited);
   setRunActive(false);
 }
 
 bool RunControls::saveFinalCheckpoint() const { return saveFinal_->isChecked(); }
 
 void RunControls::setRunActive(bool active) {
+  active_ = active;
   rate_->setEnabled(active);
-  setRate_->setEnabled(active);
+  updateRateState();
+}
+
+void RunControls::beginRun(double value) {
+  edited_ = false;
+  if (std::isfinite(value)) {
+    rate_->setText(QLocale::c().toString(value, 'g', 6));
+  } else {
+    rate_->clear();
+  }
+  updateRateState();
 }
 
 void RunControls::showLearningRate(double value) {
-  if (!rate_->hasFocus()) rate_->setText(QLocale::c().toString(value, 'g', 6));
+  if (edited_) return;  // the user's edit stays until it is applied or a new run begins
+  rate_->setText(QLocale::c().toString(value, 'g', 6));
+  updateRateState();
+}
+
+void RunControls::clearLearningRate() {
+  edited_ = false;
+  rate_->clear();
+  updateRateState();
 }
 
 std::optional<double> RunControls::typedLearningRate() const {
   bool ok = false;
   const double value = QLocale::c().toDouble(rate_->text().trimmed(), &ok);
-  if (!ok || !(value > 0)) return std::nullopt;
+  if (!ok || !(value > 0) || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 
+QString RunControls::learningRateProblem() const {
+  const QString text = rate_->text().trimmed();
+  if (text.isEmpty()) return QString();
+  bool ok = false;
+  const double value = QLocale::c().toDouble(text, &ok);
+  if (!ok || !std::isfinite(value)) return tr("\"%1\" is not a number").arg(text);
+  if (!(value > 0)) return tr("must be > 0 (is %1)").arg(text);
+  return QString();
+}
+
+void RunControls::onEdited() {
+  edited_ = true;
+  updateRateState();
+}
+
+void RunControls::updateRateState() {
+  const QString problem = learningRateProblem();
+  rate_->setProperty("invalid", !problem.isEmpty());
+  rate_->setStyleSheet(problem.isEmpty() ? QString()
+                                         : QStringLiteral("QLineEdit { border: 1px solid %1; }")
+                                               .arg(ui::Palette::hex(ui::Palette::error())));
+  rate_->setToolTip(problem.isEmpty()
+                        ? tr("Sets the optimizer's learning rate at the next step of the running "
+                             "training. A schedule in the project sets it again at its next point.")
+                        : tr("Learning rate %1").arg(problem));
+  setRate_->setEnabled(active_ && edited_ && typedLearningRate().has_value());
+}
+
 void RunControls::applyLearningRate() {
-  if (const auto value = typedLearningRate()) emit learningRateRequested(*value);
+  if (!active_ || !edited_) return;
+  const auto value = typedLearningRate();
+  if (!value) return;  // flagged at the field; nothing is sent
+  edited_ = false;
+  updateRateState();
+  emit learningRateRequested(*value);
 }
 
 }  // namespace tbench::gui

@@ -31,19 +31,57 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
 }
 
 void RunStatusBar::setState(bridge::RunState state) {
-  QString text = bridge::toString(state);
-  text[0] = text[0].toUpper();
-  state_->setText(text);
-  if (state == bridge::RunState::Starting) {
+  using bridge::RunState;
+  if (state == RunState::Starting || state == RunState::Idle) {
     bar_->setValue(0);
     position_->clear();
     rate_->clear();
     eta_->clear();
+    stoppedEarly_ = false;
+    hasProgress_ = false;
+    last_ = bridge::RunProgress();
   }
-  if (state == bridge::RunState::Finished || state == bridge::RunState::Failed) eta_->clear();
+  current_ = state;
+  showState();
+  if (state == RunState::Finished || state == RunState::Failed) eta_->clear();
+}
+
+void RunStatusBar::showState() {
+  using bridge::RunState;
+  const RunState state = current_;
+  const QString where = hasProgress_
+                            ? tr(" at step %1 (epoch %2)").arg(last_.globalStep).arg(last_.epoch)
+                            : tr(" before the first step");
+  QString text;
+  switch (state) {
+    case RunState::Paused:
+      text = hasProgress_ ? tr("Paused at step %1").arg(last_.globalStep) : tr("Paused");
+      break;
+    case RunState::Stopping:
+      text = tr("Stopping…");
+      break;
+    case RunState::Finished:
+      text = stoppedEarly_ ? tr("Stopped") + where : tr("Finished") + where;
+      break;
+    case RunState::Failed:
+      text = tr("Failed") + where;
+      break;
+    default:
+      text = bridge::toString(state);
+      text[0] = text[0].toUpper();
+  }
+  state_->setText(text);
+}
+
+void RunStatusBar::reset() {
+  setState(bridge::RunState::Idle);
+  clearMessage();
 }
 
 void RunStatusBar::setProgress(const bridge::RunProgress& p) {
+  last_ = p;
+  hasProgress_ = true;
+  if (current_ != bridge::RunState::Running) showState();  // "Paused at step N" follows
   position_->setText(tr("epoch %1/%2 · step %3/%4 · global step %5")
                          .arg(p.epoch)
                          .arg(p.maxEpoch)

@@ -1,6 +1,10 @@
 #pragma once
 // RunStatusBar: the window's status bar while a run goes: state, epoch and step, a progress bar
-// over the whole run, steps/s (and samples/s) and the estimated time left. GUI thread only.
+// over the whole run, steps/s (and samples/s) and the estimated time left. It never shows what
+// is no longer true: a run that was stopped reads "Stopped at step N (epoch E)" (only a run that
+// reached its last step reads "Finished"), one that failed "Failed at step N", and reset() (a
+// project opened) takes the last run's figures away. Rates come from the engine, which leaves
+// paused time out. GUI thread only.
 
 #include <QStatusBar>
 
@@ -18,6 +22,10 @@ class RunStatusBar : public QStatusBar {
   explicit RunStatusBar(QWidget* parent = nullptr);
 
   void setState(bridge::RunState state);
+  /// How the run ended (RunController::runFinished), before setState(Finished).
+  void setRunEnded(bool stoppedEarly) { stoppedEarly_ = stoppedEarly; }
+  /// Idle, with nothing of the last run.
+  void reset();
   /// Samples per step of the current run, for samples/s (0: not shown).
   void setSamplesPerStep(qint64 samples) { samplesPerStep_ = samples; }
   void setProgress(const bridge::RunProgress& progress);
@@ -31,12 +39,18 @@ class RunStatusBar : public QStatusBar {
   int progressPercent() const;
 
  private:
+  void showState();
+
   QLabel* state_;
   QLabel* position_;
   QProgressBar* bar_;
   QLabel* rate_;
   QLabel* eta_;
   qint64 samplesPerStep_ = 0;
+  bool stoppedEarly_ = false;
+  bool hasProgress_ = false;
+  bridge::RunProgress last_;  // the latest progress of the current run
+  bridge::RunState current_ = bridge::RunState::Idle;
 };
 
 }  // namespace tbench::gui

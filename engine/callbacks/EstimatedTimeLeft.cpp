@@ -8,7 +8,7 @@
 namespace tbench {
 
 void EstimatedTimeLeft::onTriggerEpoch() {
-  durations_.push_back(clock_.seconds());
+  durations_.push_back(clock_.seconds() - (context().secondsPaused() - pausedAtStart_));
   std::vector<double> sorted = durations_;
   std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
   const double median = sorted[sorted.size() / 2];

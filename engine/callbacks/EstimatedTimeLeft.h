@@ -15,11 +15,15 @@ class EstimatedTimeLeft : public Callback {
   double secondsLeft() const { return secondsLeft_; }
 
  private:
-  void onBeforeEpoch() override { clock_.restart(); }
+  void onBeforeEpoch() override {
+    clock_.restart();
+    pausedAtStart_ = context().secondsPaused();
+  }
   void onTriggerEpoch() override;
 
   Stopwatch clock_;
   std::vector<double> durations_;
+  double pausedAtStart_ = 0;  // secondsPaused() when the epoch began: paused time is excluded
   double secondsLeft_ = -1;
 };
 

@@ -5,6 +5,7 @@ namespace tbench {
 void ThroughputTracker::mark() {
   clock_.restart();
   callbackSecondsAtMark_ = context().secondsInCallbacks();
+  pausedSecondsAtMark_ = context().secondsPaused();
   stepAtMark_ = context().globalStep();
 }
 
@@ -12,7 +13,8 @@ void ThroughputTracker::onTrigger() {
   const int64_t steps = context().globalStep() - stepAtMark_;
   if (steps <= 0) return;  // nothing ran since the last report (a trigger before training)
   const double inCallbacks = context().secondsInCallbacks() - callbackSecondsAtMark_;
-  const double seconds = clock_.seconds() - inCallbacks;
+  const double paused = context().secondsPaused() - pausedSecondsAtMark_;
+  const double seconds = clock_.seconds() - inCallbacks - paused;
   const double stepsPerSec = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
   context().monitors().putScalar("ThroughputTracker/steps_per_sec", stepsPerSec);
   context().monitors().putScalar("ThroughputTracker/samples_per_sec",

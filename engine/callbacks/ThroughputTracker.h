@@ -3,7 +3,8 @@
 // "ThroughputTracker/samples_per_sec" measured since its previous trigger() (tensorpack's
 // ThroughputTracker): at the end of every epoch by default, or on any schedule with
 // PeriodicTrigger(tracker, PeriodicTriggerOptions().steps(100)). Time spent inside callbacks
-// is excluded, so the figures measure the trainer and its input alone.
+// and paused (TrainerContext::secondsPaused) is excluded, so the figures measure the trainer and
+// its input alone.
 
 #include "engine/callbacks/Callback.h"
 #include "engine/core/Stopwatch.h"
@@ -18,6 +19,7 @@ class ThroughputTracker : public Callback {
 
   Stopwatch clock_;
   double callbackSecondsAtMark_ = 0;
+  double pausedSecondsAtMark_ = 0;
   int64_t stepAtMark_ = 0;
 };
 

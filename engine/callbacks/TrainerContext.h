@@ -47,6 +47,9 @@ class TrainerContext {
   virtual int64_t samplesPerStep() const = 0;
   /// Seconds spent inside callbacks since training started (for throughput that excludes them).
   virtual double secondsInCallbacks() const = 0;
+  /// Seconds the loop has waited paused since training started (rates and ETAs exclude them).
+  /// 0 for contexts that cannot pause.
+  virtual double secondsPaused() const { return 0.0; }
 
   virtual MonitorSink& monitors() = 0;
   /// The hyper-parameter called `name`, or nullptr.

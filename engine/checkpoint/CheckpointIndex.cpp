@@ -54,6 +54,7 @@ CheckpointIndex parse(const std::string& path, const std::string& text) {
   }
   index.all = nameList(path, doc, "all");
   index.kept = nameList(path, doc, "kept");
+  index.manual = nameList(path, doc, "manual");
   if (doc.contains("best")) {
     const auto& best = doc.at("best");
     if (!best.is_object()) throw InputError(str(path, ": \"best\" must be an object"));
@@ -113,11 +114,23 @@ void CheckpointIndex::write(const std::string& runDir) const {
   doc["latest"] = latest.empty() ? nlohmann::json(nullptr) : nlohmann::json(latest);
   doc["all"] = all;
   if (!kept.empty()) doc["kept"] = kept;
+  if (!manual.empty()) doc["manual"] = manual;
   doc["best"] = nlohmann::json::object();
   for (const auto& [stat, b] : best) {
     doc["best"][stat] = {{"file", b.file}, {"value", b.value}, {"global_step", b.globalStep}};
   }
   writeFileAtomically(pathIn(runDir), doc.dump(2) + "\n");
+}
+
+bool CheckpointIndex::isManual(const std::string& name) const {
+  return std::find(manual.begin(), manual.end(), name) != manual.end();
+}
+
+void CheckpointIndex::addManual(const std::string& name) {
+  for (auto* list : {&all, &kept, &manual}) {
+    if (std::find(list->begin(), list->end(), name) == list->end()) list->push_back(name);
+  }
+  latest = name;
 }
 
 std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir) {

@@ -4,7 +4,9 @@
 //
 //   {"latest": "model-1200.pt",
 //    "all": ["model-600.pt", "model-1200.pt"],          oldest first
-//    "kept": ["model-600.pt"],                          kept for good (keepCheckpointEveryNHours)
+//    "kept": ["model-600.pt", "model-900.pt"],          kept for good (keepCheckpointEveryNHours,
+//                                                       or saved on request)
+//    "manual": ["model-900.pt"],                        saved on request ("save now"); optional
 //    "best": {"validation_error": {"file": "min-validation_error.pt", "value": 0.08,
 //                                  "global_step": 1200}}}
 //
@@ -35,8 +37,15 @@ struct CheckpointIndex {
   std::string latest;             ///< empty when the run has no checkpoint yet
   std::vector<std::string> all;   ///< every model-<step>.pt of the run, oldest first
   std::vector<std::string> kept;  ///< the subset that retention never deletes
+  /// The subset of `kept` saved on request (the window's "Save checkpoint now"), not by a
+  /// schedule. Also listed in `kept`, so that readers that do not know this key keep them too.
+  std::vector<std::string> manual;
   /// By stat name (by file name without ".pt" for a second saver of the same stat).
   std::map<std::string, BestCheckpoint> best;
+
+  bool isManual(const std::string& name) const;
+  /// Lists `name` in all, kept and manual (once each) and makes it the latest.
+  void addManual(const std::string& name);
 
   /// <runDir>/checkpoint.
   static std::string pathIn(const std::string& runDir);

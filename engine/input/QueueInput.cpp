@@ -21,6 +21,9 @@ class QueueInput::Reporter : public Callback {
       input_.sizeSum_ = 0;
       input_.sizeCount_ = 0;
     }
+    // Fullness first: a monitor that shows it (the window) may then leave queue_size out.
+    context().monitors().putScalar("QueueInput/queue_fullness",
+                                   average / static_cast<double>(input_.capacity_));
     context().monitors().putScalar("QueueInput/queue_size", average);
   }
   void onAfterTrain() override { input_.stop(); }

@@ -7,8 +7,9 @@
 //   A stop never leaves the thread hanging on a full queue.
 // - An exception in the DataFlow is kept and rethrown by nextBatch() on the trainer's thread,
 //   with its original type and message, once the batches produced before it are consumed.
-// - The callback puts "QueueInput/queue_size": the average number of batches waiting when the
-//   trainer asked for one during the epoch. Near 0 means training waits for data.
+// - The callback puts "QueueInput/queue_fullness" (that average over the capacity, in [0, 1])
+//   and "QueueInput/queue_size": the average number of batches waiting when the trainer asked
+//   for one during the epoch. Near 0 means training waits for data (data-bound).
 
 #include <condition_variable>
 #include <deque>

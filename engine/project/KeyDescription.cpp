@@ -94,6 +94,10 @@ KeyDescription& KeyDescription::placeholder(std::string text) {
   placeholderText = std::move(text);
   return *this;
 }
+KeyDescription& KeyDescription::createdIfMissing() {
+  madeWhenMissing = true;
+  return *this;
+}
 KeyDescription& KeyDescription::suggestions(std::vector<std::string> values) {
   suggestionList = std::move(values);
   return *this;

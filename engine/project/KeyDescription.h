@@ -51,6 +51,9 @@ struct KeyDescription {
   std::string fileFilter;  ///< File: the file dialog's filter
   std::string placeholderText;
   std::vector<std::string> suggestionList;  ///< String: values offered as the user types
+  /// Directory: made when a run needs it (an output, such as run_root), so a missing one is
+  /// fine; otherwise file and directory keys name inputs that must exist.
+  bool madeWhenMissing = false;
 
   KeyDescription& label(std::string text);
   KeyDescription& help(std::string text);
@@ -64,6 +67,7 @@ struct KeyDescription {
   KeyDescription& filter(std::string text);
   KeyDescription& placeholder(std::string text);
   KeyDescription& suggestions(std::vector<std::string> values);
+  KeyDescription& createdIfMissing();
 
   /// ">= 1", "in [0, 1)", "one of: min, max"; empty when unconstrained.
   std::string constraintText() const;

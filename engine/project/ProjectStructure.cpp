@@ -80,7 +80,8 @@ const std::vector<ObjectDescription>& fixedObjects() {
                     key::directory("run_root", p.runRoot)
                         .label("Run root")
                         .help("Runs go to <run_root>/<name>/<run-id>/")
-                        .notEmpty()}});
+                        .notEmpty()
+                        .createdIfMissing()}});
     out.push_back({"data",
                    "Data",
                    {key::integer("batch_size", p.data.batchSize)

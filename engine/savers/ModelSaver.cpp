@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -49,6 +50,7 @@ void ModelSaver::onBeforeTrain() {
   removeStaleTempFiles();
   managed_.clear();
   kept_.clear();
+  manual_.clear();
   lastPreserved_ = Clock::now();
   lastSavedStep_ = -1;
   startStep_ = context().globalStep();
@@ -64,7 +66,9 @@ void ModelSaver::onBeforeTrain() {
     std::error_code ec;
     const auto modified = fs::last_write_time(fs::path(dir_) / name, ec);
     if (ec) continue;  // listed but gone
-    if (std::find(index->kept.begin(), index->kept.end(), name) != index->kept.end()) {
+    if (index->isManual(name)) {
+      manual_.push_back(name);
+    } else if (std::find(index->kept.begin(), index->kept.end(), name) != index->kept.end()) {
       kept_.push_back(name);
     } else {
       const auto age = fs::file_time_type::clock::now() - modified;
@@ -88,7 +92,7 @@ void ModelSaver::onAfterTrain() {
   save();
 }
 
-void ModelSaver::save() {
+void ModelSaver::save(bool manual) {
   const int64_t step = context().globalStep();
   const std::string name = fileNameForStep(step);
   const std::string path = (fs::path(dir_) / name).string();
@@ -104,12 +108,20 @@ void ModelSaver::save() {
 
   const auto previousManaged = managed_;
   const auto previousKept = kept_;
+  const auto previousManual = manual_;
   const auto previousPreserved = lastPreserved_;
+  // A scheduled save at the step of a manual one leaves it manual.
+  manual = manual || std::find(manual_.begin(), manual_.end(), name) != manual_.end();
   managed_.erase(std::remove_if(managed_.begin(), managed_.end(),
                                 [&](const Managed& m) { return m.name == name; }),
                  managed_.end());
   kept_.erase(std::remove(kept_.begin(), kept_.end(), name), kept_.end());
-  managed_.push_back({name, Clock::now()});
+  manual_.erase(std::remove(manual_.begin(), manual_.end(), name), manual_.end());
+  if (manual) {
+    manual_.push_back(name);
+  } else {
+    managed_.push_back({name, Clock::now()});
+  }
   std::vector<std::string> doomed;
   const auto keepEvery = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double, std::ratio<3600>>(options_.keepCheckpointEveryNHours()));
@@ -125,17 +137,7 @@ void ModelSaver::save() {
   }
 
   try {
-    CheckpointIndex index;
-    try {
-      if (auto existing = CheckpointIndex::read(dir_)) index = *existing;
-    } catch (const InputError& e) {
-      TB_LOG(Warning) << "ModelSaver: " << e.what() << "; writing a new index";
-    }
-    index.latest = name;
-    index.kept = kept_;
-    index.all = kept_;
-    for (const auto& m : managed_) index.all.push_back(m.name);
-    index.write(dir_);
+    writeIndex(name);
   } catch (const std::exception& e) {
     // The new file is on disk but not in the index; delete nothing and retry retention with
     // the next save, which writes an index that lists it.
@@ -143,11 +145,17 @@ void ModelSaver::save() {
                   << "; no checkpoint deleted";
     managed_ = previousManaged;
     kept_ = previousKept;
+    manual_ = previousManual;
     lastPreserved_ = previousPreserved;
     managed_.erase(std::remove_if(managed_.begin(), managed_.end(),
                                   [&](const Managed& m) { return m.name == name; }),
                    managed_.end());
-    managed_.push_back({name, Clock::now()});
+    manual_.erase(std::remove(manual_.begin(), manual_.end(), name), manual_.end());
+    if (manual) {
+      manual_.push_back(name);
+    } else {
+      managed_.push_back({name, Clock::now()});
+    }
     lastSavedStep_ = step;
     return;
   }
@@ -159,7 +167,33 @@ void ModelSaver::save() {
     }
   }
   lastSavedStep_ = step;
-  TB_LOG(Info) << "ModelSaver: saved " << path;
+  TB_LOG(Info) << "ModelSaver: saved " << path
+               << (manual ? " (manual: kept, never deleted by retention)" : "");
+}
+
+void ModelSaver::writeIndex(const std::string& name) const {
+  CheckpointIndex index;
+  try {
+    if (auto existing = CheckpointIndex::read(dir_)) index = *existing;
+  } catch (const InputError& e) {
+    TB_LOG(Warning) << "ModelSaver: " << e.what() << "; writing a new index";
+  }
+  index.latest = name;
+  index.kept = kept_;
+  index.kept.insert(index.kept.end(), manual_.begin(), manual_.end());
+  index.manual = manual_;
+  index.all = index.kept;
+  for (const auto& m : managed_) index.all.push_back(m.name);
+  // Oldest first: by the step in the name (every name here is model-<step>.pt).
+  const auto stepOf = [](const std::string& file) {
+    return std::strtoll(file.c_str() + 6, nullptr, 10);  // after "model-"
+  };
+  const auto byStep = [&](const std::string& a, const std::string& b) {
+    return stepOf(a) < stepOf(b);
+  };
+  std::stable_sort(index.all.begin(), index.all.end(), byStep);
+  std::stable_sort(index.kept.begin(), index.kept.end(), byStep);
+  index.write(dir_);
 }
 
 void ModelSaver::removeStaleTempFiles() {

@@ -8,7 +8,8 @@
 // (CheckpointIndex), and only then deletes the checkpoints retention drops: a kill at any
 // moment leaves an index whose `latest` loads. Retention (TensorFlow's Saver): the newest
 // `maxToKeep` stay; of the older ones, one per `keepCheckpointEveryNHours` of wall time is kept
-// for good. A run that continues in a directory takes over its index (and the files it lists).
+// for good; checkpoints saved on request (saveNow) are always kept and marked manual. A run
+// that continues in a directory takes over its index (and the files it lists).
 //
 // A failed write (disk full, permissions) is logged as an error naming the path and the reason;
 // what was on disk stays as it was and training continues.
@@ -48,9 +49,10 @@ class ModelSaver : public Callback {
   const std::string& directory() const { return dir_; }
   /// The global step of the last successful save of this run, or -1.
   int64_t lastSavedStep() const { return lastSavedStep_; }
-  /// Saves now, outside the schedule (the window's "Save checkpoint now"), with the same
-  /// retention and index as a scheduled save. Engine thread, between steps.
-  void saveNow() { save(); }
+  /// Saves now, outside the schedule (the window's "Save checkpoint now"). The checkpoint is
+  /// manual: listed in the index's `kept` and `manual`, never deleted by retention, and not
+  /// counted in maxToKeep. Engine thread, between steps.
+  void saveNow() { save(/*manual=*/true); }
 
  private:
   using Clock = std::chrono::system_clock;
@@ -64,13 +66,16 @@ class ModelSaver : public Callback {
   void onBeforeTrain() override;
   void onTrigger() override;
   void onAfterTrain() override;
-  void save();
+  void save(bool manual = false);
+  /// Writes the index for the lists above with `name` as the latest.
+  void writeIndex(const std::string& name) const;
   void removeStaleTempFiles();
 
   Options options_;
   std::string dir_;
-  std::vector<Managed> managed_;   // checkpoints retention may delete, oldest first
-  std::vector<std::string> kept_;  // checkpoints kept for good, oldest first
+  std::vector<Managed> managed_;     // checkpoints retention may delete, oldest first
+  std::vector<std::string> kept_;    // checkpoints kept for good, oldest first
+  std::vector<std::string> manual_;  // checkpoints saved on request, kept for good, oldest first
   Clock::time_point lastPreserved_;
   int64_t lastSavedStep_ = -1;
   int64_t startStep_ = 0;

@@ -22,6 +22,9 @@
 //
 // Note [Trainer state]: the two optimizers are checkpoint roles "generator" and
 // "discriminator"; the update counters are extra state.
+//
+// Not done here: gradient clipping and "grad_norm" (SingleCostTrainer's GradientProcessing);
+// launchTrainWithConfig refuses a config that asks this trainer to clip.
 
 #include <array>
 #include <functional>

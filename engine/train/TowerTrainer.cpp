@@ -91,7 +91,20 @@ std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint&
   const Device& device = devices_.front();
   if (!inferenceModule_) {
     inferenceTower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/false);
+    // Its initial weights are overwritten below, but drawing them would move the run's CPU
+    // generator at the first validation: a resumed run (which builds it at another step) would
+    // then draw other noise and dropout masks than the uninterrupted one (Note [Trainer state]).
+    auto generator = at::detail::getDefaultCPUGenerator();
+    torch::Tensor saved;
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      saved = generator.get_state();
+    }
     inferenceModule_ = model_->buildTower(*inferenceTower_);
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_state(saved);
+    }
     inferenceModule_->to(toTorch(device));
   }
   torch::NoGradGuard noGrad;

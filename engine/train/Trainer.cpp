@@ -1,5 +1,7 @@
 #include "engine/train/Trainer.h"
 
+#include <chrono>
+#include <cmath>
 #include <exception>
 #include <utility>
 
@@ -195,6 +197,8 @@ void Trainer::mainLoop() {
 }
 
 void Trainer::betweenSteps() {
+  bool waiting = false;
+  std::chrono::steady_clock::time_point pausedAt;
   if (hasCommands_.load(std::memory_order_relaxed) || paused_.load(std::memory_order_relaxed)) {
     std::unique_lock<std::mutex> lock(commandMutex_);
     while (true) {
@@ -207,8 +211,20 @@ void Trainer::betweenSteps() {
       }
       hasCommands_ = false;
       if (!paused_ || stopRequested_) break;
+      if (!waiting) {
+        waiting = true;
+        pausedAt = std::chrono::steady_clock::now();
+        TB_LOG(Info) << "paused at global step " << globalStep_;
+      }
       commandCv_.wait(lock, [&] { return !paused_ || stopRequested_ || !commands_.empty(); });
     }
+  }
+  if (waiting) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - pausedAt).count();
+    secondsPaused_ += seconds;
+    TB_LOG(Info) << (stopRequested_ ? "stopped while paused" : "resumed") << " at global step "
+                 << globalStep_ << " after " << std::round(seconds * 10) / 10 << " s paused";
   }
   if (stopRequested_.load(std::memory_order_relaxed)) throw StopTraining("stop requested");
 }

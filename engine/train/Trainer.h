@@ -72,7 +72,9 @@ class Trainer : public TrainerContext {
   // Commands, from any thread.
   void requestStop() override;
   bool stopRequested() const { return stopRequested_.load(); }
-  /// While paused the loop waits at the next step boundary (commands still run).
+  /// While paused the loop waits at the next step boundary (commands still run). The loop logs
+  /// "paused at global step N" when it starts waiting and "resumed at global step N" when it
+  /// goes on; the wait counts in secondsPaused(), not in any rate.
   void setPaused(bool paused);
   /// Runs `command` on the engine thread at the next step boundary.
   void post(std::function<void()> command);
@@ -100,6 +102,8 @@ class Trainer : public TrainerContext {
   bool resumed() const override { return options_.startingGlobalStep.has_value(); }
   int64_t stepsDoneInEpoch() const override { return globalStep_ - epochStartStep_; }
   double secondsInCallbacks() const override;
+  /// Engine thread (callbacks); the wait in progress is not counted until it ends.
+  double secondsPaused() const override { return secondsPaused_; }
   MonitorSink& monitors() override { return *monitors_; }
   HyperParam* hyperParam(const std::string& name) override;
   const std::string& runDir() const override { return runDir_; }
@@ -138,6 +142,7 @@ class Trainer : public TrainerContext {
   int64_t globalStep_ = 0;
   int64_t localStep_ = 0;
   int64_t epochStartStep_ = 0;  // globalStep_ when the current epoch's first step began
+  double secondsPaused_ = 0.0;  // engine thread: total of the finished pause waits
 
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> paused_{false};

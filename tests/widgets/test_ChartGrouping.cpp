@@ -26,21 +26,31 @@ class TestChartGrouping : public QObject {
     QTest::newRow("a loss") << "cross_entropy_loss" << lossError << false << false
                             << "cross_entropy_loss";
     QTest::newRow("learning_rate") << "learning_rate"
-                                   << "learning_rate" << false << true << "learning_rate";
-    QTest::newRow("prefix") << "ThroughputTracker/steps_per_sec"
-                            << "ThroughputTracker" << false << false << "steps_per_sec";
-    QTest::newRow("prefix 2") << "ThroughputTracker/samples_per_sec"
-                              << "ThroughputTracker" << false << false << "samples_per_sec";
-    QTest::newRow("queue") << "QueueInput/queue_size"
-                           << "QueueInput" << false << false << "queue_size";
+                                   << "Learning rate" << false << true << "learning_rate";
+    QTest::newRow("steps") << "ThroughputTracker/steps_per_sec"
+                           << "Steps per second" << false << false << "steps/s";
+    QTest::newRow("samples") << "ThroughputTracker/samples_per_sec"
+                             << "Samples per second" << false << false << "samples/s";
+    QTest::newRow("queue fullness") << "QueueInput/queue_fullness"
+                                    << "Input queue" << false << false << "fullness";
+    QTest::newRow("queue size") << "QueueInput/queue_size"
+                                << "Input queue (batches)" << false << false << "batches waiting";
+    QTest::newRow("GPU") << "GPUUtil/cuda:0"
+                         << "GPU utilization" << false << false << "cuda:0";
+    QTest::newRow("a monitor's prefix in words")
+        << "MyTracker/items_per_sec"
+        << "My tracker" << false << false << "items_per_sec";
     QTest::newRow("a prefix wins over the loss rule") << "GAN/loss"
                                                       << "GAN" << false << false << "loss";
+    QTest::newRow("GAN losses") << "d_loss" << lossError << false << false << "d_loss";
+    QTest::newRow("GAN accuracies") << "accuracy_fake"
+                                    << "Accuracy" << false << false << "accuracy_fake";
     QTest::newRow("user scalar") << "grad_norm"
-                                 << "grad_norm" << false << false << "grad_norm";
+                                 << "Grad norm" << false << false << "grad_norm";
     QTest::newRow("its validation twin") << "validation_grad_norm"
-                                         << "grad_norm" << false << false << "validation_grad_norm";
+                                         << "Grad norm" << false << false << "validation_grad_norm";
     QTest::newRow("a bare prefix is a name") << "validation_"
-                                             << "validation_" << false << false << "validation_";
+                                             << "Validation" << false << false << "validation_";
     QTest::newRow("leading slash") << "/odd"
                                    << "/odd" << false << false << "/odd";
   }
@@ -63,6 +73,32 @@ class TestChartGrouping : public QObject {
     QVERIFY(!ChartGrouping::placementFor("ThroughputTracker/steps_per_sec").fixedAxis);
     QVERIFY(!ChartGrouping::placementFor("grad_norm").fixedAxis);
     QVERIFY(!ChartGrouping::placementFor("learning_rate").fixedAxis);
+  }
+
+  void howEachScalarIsDrawn() {
+    QVERIFY(ChartGrouping::placementFor("cost").primary);
+    QVERIFY(ChartGrouping::placementFor("validation_error").primary);
+    QVERIFY(ChartGrouping::placementFor("g_loss").primary);
+    QVERIFY(!ChartGrouping::placementFor("learning_rate").primary);
+    const ChartPlacement rate = ChartGrouping::placementFor("learning_rate");
+    QVERIFY(rate.heldValue);
+    QCOMPARE(rate.axisLabel, QString("learning rate"));
+    QVERIFY(!ChartGrouping::placementFor("cost").heldValue);
+    const ChartPlacement queue = ChartGrouping::placementFor("QueueInput/queue_fullness");
+    QVERIFY(queue.dataBoundSignal && queue.unitRange);
+    QVERIFY(queue.tickFormat == TickFormat::Percent);
+    QCOMPARE(queue.axisLabel, QString("% full"));
+    QCOMPARE(ChartGrouping::placementFor("QueueInput/queue_size").supersededBy,
+             QString("QueueInput/queue_fullness"));
+    QCOMPARE(ChartGrouping::placementFor("ThroughputTracker/steps_per_sec").axisLabel,
+             QString("steps/s"));
+  }
+
+  void identifiersInWords() {
+    QCOMPARE(ChartGrouping::inWords("grad_norm"), QString("Grad norm"));
+    QCOMPARE(ChartGrouping::inWords("ThroughputTracker"), QString("Throughput tracker"));
+    QCOMPARE(ChartGrouping::inWords("GPUUtil"), QString("GPUUtil"));
+    QCOMPARE(ChartGrouping::inWords("_"), QString("_"));
   }
 
   void baseNameAndValidation() {

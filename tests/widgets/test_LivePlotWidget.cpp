@@ -74,14 +74,14 @@ class TestLivePlotWidget : public QObject {
     widget_->appendPoints({{"r", "validation_cost", 10, 1, 1000.1, 0.7}});
     widget_->flush();
     QCOMPARE(widget_->chartTitles(),
-             (QStringList{ChartGrouping::lossAndErrorChart(), "learning_rate", "ThroughputTracker",
-                          "QueueInput", "grad_norm"}));
+             (QStringList{ChartGrouping::lossAndErrorChart(), "Learning rate", "Steps per second",
+                          "Samples per second", "Input queue (batches)", "Grad norm"}));
     MetricChart* loss = widget_->chart(ChartGrouping::lossAndErrorChart());
     QCOMPARE(loss->seriesKeys(),
              (QVector<SeriesKey>{{"r", "cost"}, {"r", "train_error"}, {"r", "validation_cost"}}));
-    QVERIFY(widget_->chart("learning_rate")->logY());
+    QVERIFY(widget_->chart("Learning rate")->logY());
     QVERIFY(!loss->logY());
-    QCOMPARE(widget_->chart("ThroughputTracker")->seriesKeys().size(), 2);
+    QCOMPARE(widget_->chart("Steps per second")->seriesKeys().size(), 1);
     QVERIFY(loss->isVisible());
     QVERIFY(loss->width() > 500);
   }
@@ -209,7 +209,7 @@ class TestLivePlotWidget : public QObject {
     QCOMPARE(legendEntries(plot), 4);
     QVERIFY(plot->graph(1)->pen().color() != plot->graph(5)->pen().color());  // run colours
     // The run colours are the same on every chart.
-    QCOMPARE(widget_->chart("grad_norm")->plot()->graph(1)->pen().color(),
+    QCOMPARE(widget_->chart("Grad norm")->plot()->graph(1)->pen().color(),
              plot->graph(1)->pen().color());
     widget_->setRunVisible("run-2", false);
     widget_->flush();
@@ -223,7 +223,7 @@ class TestLivePlotWidget : public QObject {
     // A run that arrives hidden stays hidden on new charts.
     widget_->appendPoints({{"run-2", "new_metric", 1, 1, 0, 1}});
     widget_->flush();
-    QVERIFY(!widget_->chart("new_metric")->plot()->graph(1)->visible());
+    QVERIFY(!widget_->chart("New metric")->plot()->graph(1)->visible());
   }
 
   void exportsOfTheWholeArea() {
@@ -254,7 +254,7 @@ class TestLivePlotWidget : public QObject {
     QVERIFY(widget_->chartTitles().isEmpty());
     widget_->appendPoints(stepPoints("r", 1));
     widget_->flush();
-    QCOMPARE(widget_->chartTitles().size(), 5);
+    QCOMPARE(widget_->chartTitles().size(), 6);
   }
 };
 

@@ -8,6 +8,8 @@
 
 #include "widgets/ChartGrouping.h"
 #include "widgets/MetricChart.h"
+#include "widgets/NumberAxisTicker.h"
+#include "widgets/WallTimeAxisTicker.h"
 
 using namespace tbench::ui;
 
@@ -147,7 +149,8 @@ class TestMetricChart : public QObject {
     chart_->sync();
     QCOMPARE(keys(cost), (QVector<double>{0, 1, 3, 6}));  // seconds since the run's first point
     QCOMPARE(keys(chart_->plot()->graph(5)), QVector<double>{7});
-    QVERIFY(chart_->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerTime>());
+    QVERIFY(chart_->plot()->xAxis->ticker().dynamicCast<WallTimeAxisTicker>());
+    QCOMPARE(chart_->plot()->xAxis->label(), QString("wall time"));
     chart_->setXAxisMode(XAxisMode::Epoch);
     chart_->sync();
     QCOMPARE(keys(cost), (QVector<double>{1, 1, 1, 1}));  // steps per epoch not known yet
@@ -188,10 +191,19 @@ class TestMetricChart : public QObject {
     const QPointF centre = plot->axisRect()->rect().center();
     QWheelEvent wheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
                       Qt::NoModifier, Qt::NoScrollPhase, false);
+    const QCPRange valuesBefore = plot->yAxis->range();
     QCoreApplication::sendEvent(plot, &wheel);
     QVERIFY(!chart_->isFollowing());
     const QCPRange zoomed = plot->xAxis->range();
     QVERIFY(zoomed.size() < 3.0);
+    // The wheel zooms time only: no curve is cut off at the top or the bottom.
+    QCOMPARE(plot->yAxis->range(), valuesBefore);
+    // Ctrl+wheel zooms the values only.
+    QWheelEvent ctrlWheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(plot, &ctrlWheel);
+    QCOMPARE(plot->xAxis->range(), zoomed);
+    QVERIFY(plot->yAxis->range().size() < valuesBefore.size());
     add(store_, *chart_, {{"r", "cost", 40, 2, 200.0, 0.5}});
     QCOMPARE(plot->xAxis->range(), zoomed);  // new data does not steal the user's view
     chart_->fit();
@@ -211,7 +223,7 @@ class TestMetricChart : public QObject {
     QCOMPARE(plot->graph(2)->valueAxis(), plot->yAxis2);  // with its raw curve
     QCOMPARE(plot->graph(5)->valueAxis(), plot->yAxis);   // the second axis is taken
     QVERIFY(plot->yAxis2->visible());
-    QCOMPARE(plot->yAxis2->label(), QString("samples_per_sec"));
+    QCOMPARE(plot->yAxis2->label(), QString("samples/s"));
     QVERIFY(plot->yAxis2->range().contains(1280.0));
     QVERIFY(plot->yAxis->range().contains(10.0));
     QVERIFY(plot->yAxis->range().upper < 1000.0);
@@ -245,13 +257,102 @@ class TestMetricChart : public QObject {
                  qPrintable(item->property("text").toString()));
   }
 
-  void logAxisLabelsArePowersOfTen() {
+  void logAxisLabelsArePlainNumbers() {
     add(store_, *chart_,
         {{"r", "learning_rate", 1, 1, 0, 1e-3}, {"r", "learning_rate", 2, 1, 0, 1e-5}});
     chart_->setLogY(true);
-    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("eb"));
+    chart_->plot()->replot();
+    // "g" without "b": QCustomPlot does not rewrite "1e-4" as "1·10^-4" when drawing.
+    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("g"));
+    const QVector<QString> labels = chart_->plot()->yAxis->tickVectorLabels();
+    QVERIFY2(labels.contains("0.001") && labels.contains("1e-4") && labels.contains("1e-5"),
+             qPrintable(QStringList(labels.begin(), labels.end()).join(' ')));
     chart_->setLogY(false);
-    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("gb"));
+    QCOMPARE(chart_->plot()->yAxis->numberFormat(), QString("g"));
+  }
+
+  void numberLabelsReadPlainly() {
+    QCOMPARE(NumberAxisTicker::label(2.5, 0.5), QString("2.5"));
+    QCOMPARE(NumberAxisTicker::label(2.0, 0.5), QString("2"));
+    QCOMPARE(NumberAxisTicker::label(0.25, 0.05), QString("0.25"));
+    QCOMPARE(NumberAxisTicker::label(1200, 200), QString("1200"));
+    QCOMPARE(NumberAxisTicker::label(1e-17, 0.5), QString("0"));  // a rounding error at zero
+    QCOMPARE(NumberAxisTicker::label(2.5e-4, 5e-5), QString("2.5e-4"));
+    QCOMPARE(NumberAxisTicker::label(3e6, 1e6), QString("3e6"));
+    QCOMPARE(NumberAxisTicker::label(1.0, 0.0), QString("1"));
+    QCOMPARE(NumberAxisTicker::label(0.5, 0.0), QString("0.5"));
+    QCOMPARE(NumberAxisTicker::label(0.0012, 0.0), QString("0.0012"));
+    QCOMPARE(NumberAxisTicker::label(1e-4, 0.0), QString("1e-4"));
+    QCOMPARE(NumberAxisTicker::label(0.25, 0.25, TickFormat::Percent), QString("25%"));
+    QCOMPARE(NumberAxisTicker::label(1.0, 0.2, TickFormat::Percent), QString("100%"));
+  }
+
+  void wallTimeLabelsAreShort() {
+    QCOMPARE(WallTimeAxisTicker::label(65, 15, 600), QString("1:05"));
+    QCOMPARE(WallTimeAxisTicker::label(0, 15, 600), QString("0:00"));
+    QCOMPARE(WallTimeAxisTicker::label(5400, 1800, 7200), QString("1:30"));
+    QCOMPARE(WallTimeAxisTicker::label(3725, 5, 4000), QString("1:02:05"));
+    QCOMPARE(WallTimeAxisTicker::label(1.5, 0.5, 3), QString("0:01.5"));
+  }
+
+  void tickLabelsOnEveryAxisMode() {
+    // Five minutes of a run: step, epoch and wall-time x; linear and log y. Every label is
+    // plain text, and the x labels do not run together at this width.
+    MetricPoints points;
+    for (int i = 1; i <= 300; ++i)
+      points.append({"r", "cost", i, (i - 1) / 100 + 1, 1000.0 + i, 2.5 / std::sqrt(double(i))});
+    add(store_, *chart_, points);
+    const QFontMetrics metrics(chart_->plot()->xAxis->tickLabelFont());
+    for (XAxisMode mode : {XAxisMode::Step, XAxisMode::Epoch, XAxisMode::WallTime}) {
+      for (bool log : {false, true}) {
+        chart_->setXAxisMode(mode);
+        chart_->setLogY(log);
+        chart_->sync();
+        chart_->plot()->replot();
+        const QString where = QString("mode %1 log %2").arg(int(mode)).arg(log);
+        const QVector<QString> x = chart_->plot()->xAxis->tickVectorLabels();
+        const QVector<QString> y = chart_->plot()->yAxis->tickVectorLabels();
+        QVERIFY2(x.size() >= 2 && y.size() >= 2, qPrintable(where));
+        int widths = 0;
+        for (const QString& label : x + y) {
+          QVERIFY2(!label.contains(QChar(0xB7)) && !label.contains("10^") && label.size() <= 7,
+                   qPrintable(where + ": " + label));
+          widths += metrics.horizontalAdvance(label);
+        }
+        for (const QString& label : x) widths += metrics.horizontalAdvance(label) + 20;
+        QVERIFY2(widths < 2 * chart_->plot()->axisRect()->width(), qPrintable(where));
+        if (mode == XAxisMode::WallTime)
+          QVERIFY2(x.contains("1:00") || x.contains("2:00"),
+                   qPrintable(QStringList(x.begin(), x.end()).join(' ')));
+      }
+    }
+  }
+
+  void aHeldValueIsALineFromItsFirstPoint() {
+    // One learning-rate point at the first step, the run now at step 100: a line across.
+    store_.setSmoothingWeight(0.6);
+    const MetricPoints points{{"r", "learning_rate", 1, 1, 0, 1e-3}, {"r", "cost", 100, 1, 9, 1}};
+    for (const SeriesKey& key : store_.append(points))
+      if (key.name == "learning_rate")
+        chart_->addSeries(key, ChartGrouping::placementFor(key.name));
+    chart_->restyle(store_.runs());
+    chart_->sync();
+    chart_->replot();
+    QCustomPlot* plot = chart_->plot();
+    QCOMPARE(plot->graphCount(), 3);  // raw, held value, its continuation
+    QCOMPARE(plot->graph(1)->lineStyle(), QCPGraph::lsStepLeft);
+    QVERIFY(!plot->graph(0)->visible());  // a held value is never smoothed: no faint copy
+    QCPGraph* tail = plot->graph(2);
+    QVERIFY(tail->visible());
+    QCOMPARE(keys(tail), (QVector<double>{1, 100}));
+    QCOMPARE(values(tail), (QVector<double>{1e-3, 1e-3}));
+    QCOMPARE(tail->pen().color(), plot->graph(1)->pen().color());
+    QVERIFY(plot->xAxis->range().contains(1.0) && plot->xAxis->range().contains(100.0));
+    // A new value (after epoch 1) is drawn as it is, not averaged with the old one.
+    store_.append({{"r", "learning_rate", 150, 2, 10, 1e-4}, {"r", "cost", 200, 2, 11, 1}});
+    chart_->sync();
+    QCOMPARE(values(plot->graph(1)), (QVector<double>{1e-3, 1e-4}));
+    QCOMPARE(keys(tail), (QVector<double>{150, 200}));
   }
 
   void logAxisLabelsStayDistinctWithinADecade() {
@@ -276,7 +377,7 @@ class TestMetricChart : public QObject {
     chart_->setLogY(true);
     chart_->plot()->replot();
     const QVector<QString> decades = chart_->plot()->yAxis->tickVectorLabels();
-    QVERIFY(decades.contains(QStringLiteral("1e-04")));
+    QVERIFY(decades.contains(QStringLiteral("1e-4")));
   }
 
   void tooltipListsEverySeriesAtTheCursor() {

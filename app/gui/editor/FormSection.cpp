@@ -4,12 +4,10 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QCoreApplication>
-#include <QDoubleValidator>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QRegularExpressionValidator>
 #include <QScopedValueRollback>
 #include <QSpinBox>
 #include <QToolButton>
@@ -29,6 +27,15 @@ namespace {
 // Numbers are read in the C locale whatever the user's: JSON writes "0.5", never "0,5".
 double parseNumber(const QString& text, bool* ok) { return QLocale::c().toDouble(text, ok); }
 
+input::Bounds boundsOf(const bridge::KeyView& key) {
+  input::Bounds b;
+  b.minimum = key.minimum;
+  b.minimumInclusive = key.minimumInclusive;
+  b.maximum = key.maximum;
+  b.maximumInclusive = key.maximumInclusive;
+  return b;
+}
+
 QStringList splitList(const QString& text) {
   QStringList parts;
   for (const QString& part : text.split(QLatin1Char(','))) {
@@ -46,18 +53,6 @@ QString joinList(const QJsonArray& array) {
   QStringList parts;
   for (const QJsonValue& element : array) parts.append(textOf(element));
   return parts.join(QStringLiteral(", "));
-}
-
-QJsonArray integerArray(const QString& text) {
-  QJsonArray array;
-  for (const QString& part : splitList(text)) array.append(part.toLongLong());
-  return array;
-}
-
-QJsonArray numberArray(const QString& text) {
-  QJsonArray array;
-  for (const QString& part : splitList(text)) array.append(parseNumber(part, nullptr));
-  return array;
 }
 
 QJsonArray stringArray(const QString& text) {
@@ -140,22 +135,17 @@ QSpinBox* FormSection::addInteger(const QString& key, const QString& label, int 
   return spin;
 }
 
-QLineEdit* FormSection::addNumber(const QString& key, const QString& label, double fallback) {
+QLineEdit* FormSection::addNumber(const QString& key, const QString& label, double fallback,
+                                  const input::Bounds& bounds) {
   auto* edit = new QLineEdit(formatNumber(fallback), this);
-  auto* validator = new QDoubleValidator(0.0, std::numeric_limits<double>::max(), 1000, edit);
-  validator->setNotation(QDoubleValidator::ScientificNotation);
-  QLocale c = QLocale::c();
-  c.setNumberOptions(QLocale::RejectGroupSeparator);
-  validator->setLocale(c);
-  edit->setValidator(validator);
-  bindLineEdit(addField(key, label, Kind::Number, edit, fallback));
+  const int index = addField(key, label, Kind::Number, edit, fallback);
+  fields_[index].bounds = bounds;
+  bindLineEdit(index);
   return edit;
 }
 
 QLineEdit* FormSection::addSeed(const QString& key, const QString& label, qint64 fallback) {
   auto* edit = new QLineEdit(QString::number(fallback), this);
-  edit->setValidator(
-      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,19}")), edit));
   bindLineEdit(addField(key, label, Kind::Seed, edit, fallback));
   return edit;
 }
@@ -177,13 +167,17 @@ QLineEdit* FormSection::addText(const QString& key, const QString& label, const 
 }
 
 QLineEdit* FormSection::addPath(const QString& key, const QString& label, PathKind kind,
-                                const QString& filter) {
+                                const QString& filter, bool createdIfMissing) {
   auto* edit = new QLineEdit(this);
   auto* browse = new QToolButton(this);
   browse->setText(tr("Browse…"));
   browse->setObjectName(nameOf(key) + QStringLiteral(".browse"));
   const int index = addField(key, label, Kind::Text, edit, QString(), browse);
+  fields_[index].pathKind = int(kind);
+  fields_[index].createdIfMissing = createdIfMissing;
   bindLineEdit(index);
+  connect(markers_, &IssueMarkers::pathBaseChanged, this,
+          [this, index] { checkPath(fields_[index]); });
   connect(browse, &QToolButton::clicked, this, [this, edit, index, kind, filter, label] {
     const QString chosen = kind == PathKind::Directory
                                ? QFileDialog::getExistingDirectory(this, label, edit->text())
@@ -214,23 +208,22 @@ QComboBox* FormSection::addChoice(const QString& key, const QString& label,
 }
 
 QLineEdit* FormSection::addIntegerList(const QString& key, const QString& label,
-                                       const QJsonArray& fallback) {
+                                       const QJsonArray& fallback, const input::Bounds& bounds) {
   auto* edit = new QLineEdit(joinList(fallback), this);
-  edit->setValidator(new QRegularExpressionValidator(
-      QRegularExpression(QStringLiteral("\\s*(\\d+(\\s*,\\s*\\d+)*)?\\s*")), edit));
   edit->setPlaceholderText(tr("none"));
-  bindLineEdit(addField(key, label, Kind::IntegerList, edit, fallback));
+  const int index = addField(key, label, Kind::IntegerList, edit, fallback);
+  fields_[index].bounds = bounds;
+  bindLineEdit(index);
   return edit;
 }
 
 QLineEdit* FormSection::addNumberList(const QString& key, const QString& label,
-                                      const QJsonArray& fallback) {
+                                      const QJsonArray& fallback, const input::Bounds& bounds) {
   auto* edit = new QLineEdit(joinList(fallback), this);
-  const QString number = QStringLiteral("-?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?");
-  edit->setValidator(new QRegularExpressionValidator(
-      QRegularExpression(QStringLiteral("\\s*(%1(\\s*,\\s*%1)*)?\\s*").arg(number)), edit));
   edit->setPlaceholderText(tr("none"));
-  bindLineEdit(addField(key, label, Kind::NumberList, edit, fallback));
+  const int index = addField(key, label, Kind::NumberList, edit, fallback);
+  fields_[index].bounds = bounds;
+  bindLineEdit(index);
   return edit;
 }
 
@@ -253,10 +246,11 @@ QLabel* FormSection::addNote(const QString& text) {
 void FormSection::bindLineEdit(int index) {
   auto* edit = static_cast<QLineEdit*>(fields_[index].widget);
   connect(edit, &QLineEdit::textEdited, this, [this, index] { userChanged(index); });
-  // Text left half-typed ("1e-", or empty) is not written; leaving the field shows the
-  // document's value again.
+  // Leaving a field shows the document's value in its own words ("1e-4" for "0.0001"), unless
+  // the text was refused: then it stays, flagged, for the user to fix.
   connect(edit, &QLineEdit::editingFinished, this, [this, index] {
     const Field& field = fields_[index];
+    if (!markers_->inputProblem(field.widget).isEmpty() && field.pathKind < 0) return;
     const QScopedValueRollback<bool> guard(loading_, true);
     showValue(field, current_.value(field.key));
   });
@@ -289,7 +283,7 @@ QWidget* FormSection::addKey(const bridge::KeyView& key) {
     if (!key.zeroText.isEmpty() && minimum == 0) spin->setSpecialValueText(key.zeroText);
     widget = spin;
   } else if (type == QLatin1String("number")) {
-    widget = addNumber(key.name, label, key.fallback.toDouble());
+    widget = addNumber(key.name, label, key.fallback.toDouble(), boundsOf(key));
   } else if (type == QLatin1String("seed")) {
     widget = addSeed(key.name, label, key.fallback.toInteger());
   } else if (type == QLatin1String("boolean")) {
@@ -297,16 +291,16 @@ QWidget* FormSection::addKey(const bridge::KeyView& key) {
   } else if (type == QLatin1String("choice")) {
     widget = addChoice(key.name, label, key.choices, key.fallback.toString());
   } else if (type == QLatin1String("file") || type == QLatin1String("directory")) {
-    QLineEdit* edit = addPath(key.name, label,
-                              type == QLatin1String("file") ? PathKind::File : PathKind::Directory,
-                              key.fileFilter.isEmpty() ? tr("All files (*)") : key.fileFilter);
+    QLineEdit* edit = addPath(
+        key.name, label, type == QLatin1String("file") ? PathKind::File : PathKind::Directory,
+        key.fileFilter.isEmpty() ? tr("All files (*)") : key.fileFilter, key.createdIfMissing);
     edit->setPlaceholderText(key.placeholder);
     fields_.last().fallback = key.fallback;
     widget = edit;
   } else if (type == QLatin1String("integer list")) {
-    widget = addIntegerList(key.name, label, key.fallback.toArray());
+    widget = addIntegerList(key.name, label, key.fallback.toArray(), boundsOf(key));
   } else if (type == QLatin1String("number list")) {
-    widget = addNumberList(key.name, label, key.fallback.toArray());
+    widget = addNumberList(key.name, label, key.fallback.toArray(), boundsOf(key));
   } else if (type == QLatin1String("string list") || type == QLatin1String("device list")) {
     widget = addStringList(key.name, label, key.fallback.toArray());
   } else {  // string, device
@@ -374,7 +368,16 @@ void FormSection::load(const QJsonObject& root) {
   const QScopedValueRollback<bool> guard(loading_, true);
   current_ = valueAt(root, base_).toObject();
   applyTypeDefaults();
-  for (const Field& field : fields_) showValue(field, current_.value(field.key));
+  for (Field& field : fields_) {
+    const QJsonValue stored = current_.value(field.key);
+    if (field.pathKind < 0 && !markers_->inputProblem(field.widget).isEmpty()) {
+      // Refused text stays until the document's value changes from elsewhere.
+      if (stored == field.heldBack) continue;
+      markers_->setInputProblem(field.widget, QString(), /*remark=*/false);
+    }
+    showValue(field, stored);
+    if (field.pathKind >= 0) checkPath(field, /*remark=*/false);
+  }
   showVariantRows();
 }
 
@@ -386,7 +389,12 @@ void FormSection::showVariantRows() {
   for (const Field& field : fields_) {
     if (!all.contains(field.key)) continue;
     if (hideForeign_) {
-      form_->setRowVisible(field.row, own.contains(field.key));
+      // Not QFormLayout::setRowVisible: in Qt 6.4 a row shown that way and then resized (an
+      // issue label appearing in it) makes the layout write past its row arrays. A form layout
+      // skips rows whose widgets are hidden.
+      const bool visible = own.contains(field.key);
+      field.row->setVisible(visible);
+      if (QWidget* label = form_->labelForField(field.row)) label->setVisible(visible);
     } else {
       field.row->setEnabled(own.contains(field.key));
     }
@@ -444,34 +452,33 @@ void FormSection::showValue(const Field& field, const QJsonValue& stored) {
     case Kind::NumberList:
     case Kind::StringList: {
       auto* edit = static_cast<QLineEdit*>(field.widget);
-      const bool acceptable = edit->hasAcceptableInput();
-      const QJsonArray shown =
-          field.kind == Kind::IntegerList && acceptable  ? integerArray(edit->text())
-          : field.kind == Kind::NumberList && acceptable ? numberArray(edit->text())
-                                                         : stringArray(edit->text());
-      if (value.isArray() && shown == value.toArray()) return;
+      const QJsonValue shown = valueOf(field);
+      if (value.isArray() && shown.isArray() && shown.toArray() == value.toArray()) return;
       edit->setText(value.isArray() ? joinList(value.toArray()) : textOf(value));
       return;
     }
   }
 }
 
-QJsonValue FormSection::valueOf(const Field& field) const {
+QJsonValue FormSection::valueOf(const Field& field, QString* problem) const {
   const QJsonValue nothing(QJsonValue::Undefined);
+  QString why;
+  QJsonValue value = nothing;
+  const auto text = [&] { return static_cast<QLineEdit*>(field.widget)->text(); };
   switch (field.kind) {
     case Kind::Integer:
       return qint64(static_cast<QSpinBox*>(field.widget)->value());
-    case Kind::Number:
+    case Kind::Number: {
+      double number = 0;
+      why = input::readNumber(text(), field.bounds, &number);
+      if (why.isEmpty()) value = number;
+      break;
+    }
     case Kind::Seed: {
-      const auto* edit = static_cast<QLineEdit*>(field.widget);
-      if (!edit->hasAcceptableInput()) return nothing;
-      bool ok = false;
-      if (field.kind == Kind::Seed) {
-        const qint64 seed = edit->text().toLongLong(&ok);
-        return ok ? QJsonValue(seed) : nothing;
-      }
-      const double number = parseNumber(edit->text(), &ok);
-      return ok ? QJsonValue(number) : nothing;
+      qint64 seed = 0;
+      why = input::readSeed(text(), &seed);
+      if (why.isEmpty()) value = seed;
+      break;
     }
     case Kind::Text:
       return static_cast<QLineEdit*>(field.widget)->text();
@@ -481,25 +488,41 @@ QJsonValue FormSection::valueOf(const Field& field) const {
       const auto* combo = static_cast<QComboBox*>(field.widget);
       return combo->currentIndex() < 0 ? nothing : QJsonValue(combo->currentText());
     }
-    case Kind::IntegerList: {
-      const auto* edit = static_cast<QLineEdit*>(field.widget);
-      return edit->hasAcceptableInput() ? QJsonValue(integerArray(edit->text())) : nothing;
-    }
+    case Kind::IntegerList:
     case Kind::NumberList: {
-      const auto* edit = static_cast<QLineEdit*>(field.widget);
-      return edit->hasAcceptableInput() ? QJsonValue(numberArray(edit->text())) : nothing;
+      QJsonArray array;
+      why = field.kind == Kind::IntegerList ? input::readIntegerList(text(), field.bounds, &array)
+                                            : input::readNumberList(text(), field.bounds, &array);
+      if (why.isEmpty()) value = array;
+      break;
     }
     case Kind::StringList:
       return stringArray(static_cast<QLineEdit*>(field.widget)->text());
   }
-  return nothing;
+  if (problem) *problem = why;
+  return value;
+}
+
+void FormSection::checkPath(const Field& field, bool remark) {
+  if (field.pathKind < 0) return;
+  markers_->setInputProblem(field.widget,
+                            input::checkPath(static_cast<QLineEdit*>(field.widget)->text(),
+                                             field.pathKind == int(PathKind::Directory),
+                                             field.createdIfMissing, markers_->pathBase()),
+                            remark);
 }
 
 void FormSection::userChanged(int index) {
   if (loading_) return;
-  const Field& field = fields_[index];
-  const QJsonValue value = valueOf(field);
-  if (value.isUndefined()) return;
+  Field& field = fields_[index];
+  QString problem;
+  const QJsonValue value = valueOf(field, &problem);
+  if (field.pathKind >= 0) checkPath(field);
+  if (field.pathKind < 0) markers_->setInputProblem(field.widget, problem);
+  if (value.isUndefined()) {
+    field.heldBack = current_.value(field.key);  // refused: the document keeps its value
+    return;
+  }
   JsonEdits edits = variant_ != nullptr && field.key == variant_->typeKey
                         ? switchType(value.toString())
                         : JsonEdits{{pathOf(field.key), value}};

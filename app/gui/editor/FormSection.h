@@ -8,6 +8,12 @@
 // (setVariant) hides or disables the fields of the other types, and switching its type removes
 // their keys from the document (the engine rejects them) and puts back the ones the new type
 // had when the user left it.
+//
+// Typed text is read by FieldInput and never coerced: text that is not a value of the key
+// (unparsable, out of the key's bounds, a list with a bad element) is flagged at the field
+// (IssueMarkers::setInputProblem) and not written; the field keeps the text until the user
+// fixes it or the document's value changes from elsewhere. Paths are checked against the file
+// system as they are typed (written all the same: the file may appear before the run).
 
 #include <QHash>
 #include <QJsonArray>
@@ -15,6 +21,7 @@
 #include <QList>
 #include <functional>
 
+#include "app/gui/editor/FieldInput.h"
 #include "app/gui/editor/ProjectSchema.h"
 #include "app/gui/editor/ProjectSection.h"
 
@@ -48,23 +55,27 @@ class FormSection : public ProjectSection {
   /// outside it, which the validation then marks).
   QSpinBox* addInteger(const QString& key, const QString& label, int minimum, int maximum,
                        int fallback);
-  /// A number >= 0 typed as text: "0.001", "1e-4" and "3E-5" all work.
-  QLineEdit* addNumber(const QString& key, const QString& label, double fallback);
+  /// A number typed as text: "0.001", "1e-4" and "3E-5" all work; within `bounds`.
+  QLineEdit* addNumber(const QString& key, const QString& label, double fallback,
+                       const input::Bounds& bounds = nonNegative());
   /// An integer >= 0 up to 2^63-1, typed as text (seeds).
   QLineEdit* addSeed(const QString& key, const QString& label, qint64 fallback);
   /// A string; `suggestions` are offered as the user types.
   QLineEdit* addText(const QString& key, const QString& label, const QString& fallback,
                      QValidator* validator = nullptr, const QStringList& suggestions = {});
-  /// A string with a browse button.
+  /// A string with a browse button; the path is checked as it is typed (an input must exist;
+  /// with `createdIfMissing` a missing directory is fine).
   QLineEdit* addPath(const QString& key, const QString& label, PathKind kind,
-                     const QString& filter = QString());
+                     const QString& filter = QString(), bool createdIfMissing = false);
   QCheckBox* addBoolean(const QString& key, const QString& label, bool fallback);
   QComboBox* addChoice(const QString& key, const QString& label, const QStringList& choices,
                        const QString& fallback);
-  /// An array of integers >= 0 typed as "256, 128" (empty text: []).
-  QLineEdit* addIntegerList(const QString& key, const QString& label, const QJsonArray& fallback);
-  /// An array of numbers typed as "0.5, 0.25" (empty text: []).
-  QLineEdit* addNumberList(const QString& key, const QString& label, const QJsonArray& fallback);
+  /// An array of integers typed as "256, 128" (empty text: []), each within `bounds`.
+  QLineEdit* addIntegerList(const QString& key, const QString& label, const QJsonArray& fallback,
+                            const input::Bounds& bounds = nonNegative());
+  /// An array of numbers typed as "0.5, 0.25" (empty text: []), each within `bounds`.
+  QLineEdit* addNumberList(const QString& key, const QString& label, const QJsonArray& fallback,
+                           const input::Bounds& bounds = input::Bounds());
   /// An array of strings typed as "cost, train_error".
   QLineEdit* addStringList(const QString& key, const QString& label, const QJsonArray& fallback);
   /// A grey line of explanation under the last row.
@@ -104,6 +115,13 @@ class FormSection : public ProjectSection {
 
   void load(const QJsonObject& root) override;
 
+  /// [0, inf): what numbers and integer lists accept unless told otherwise.
+  static input::Bounds nonNegative() {
+    input::Bounds b;
+    b.minimum = 0;
+    return b;
+  }
+
  private:
   enum class Kind {
     Integer,
@@ -125,6 +143,11 @@ class FormSection : public ProjectSection {
     QJsonValue fallback;
     int minimum = 0;  // Kind::Integer
     int maximum = 0;
+    input::Bounds bounds;  // Kind::Number and the lists
+    int pathKind = -1;     // a PathKind for paths, -1 otherwise
+    bool createdIfMissing = false;
+    QJsonValue heldBack = QJsonValue(QJsonValue::Undefined);  // the document's value when the
+                                                              // field's text was refused
   };
 
   QString pathOf(const QString& key) const { return joinPath(base_, key); }
@@ -133,7 +156,11 @@ class FormSection : public ProjectSection {
                const QJsonValue& fallback, QWidget* extra = nullptr);
   void bindLineEdit(int index);
   void showValue(const Field& field, const QJsonValue& stored);
-  QJsonValue valueOf(const Field& field) const;  // undefined: nothing to write yet
+  /// The value the field's text means (undefined: none), with why not in `*problem`.
+  QJsonValue valueOf(const Field& field, QString* problem = nullptr) const;
+  /// Checks a path field's text and shows the result at the field (with `remark`; load()
+  /// leaves marking to the editor).
+  void checkPath(const Field& field, bool remark = true);
   void userChanged(int index);
   JsonEdits switchType(const QString& type);
   void showVariantRows();

@@ -3,6 +3,7 @@
 #include <QLabel>
 #include <QMap>
 #include <QWidget>
+#include <algorithm>
 
 #include "app/gui/editor/JsonPath.h"
 #include "widgets/Palette.h"
@@ -12,6 +13,16 @@ namespace tbench::gui {
 namespace {
 
 const char* const kIssueProperty = "tbIssue";
+
+// A word-wrapping label that does not ask its layout for height-for-width: in Qt 6.4 a
+// QFormLayout with hidden rows writes past its row arrays while it lays out a height-for-width
+// field (seen with valgrind when a message appeared under a field of a row just shown).
+class IssueLabel : public QLabel {
+ public:
+  using QLabel::QLabel;
+  bool hasHeightForWidth() const override { return false; }
+  QSize minimumSizeHint() const override { return sizeHint(); }
+};
 
 bool encloses(const QString& fieldPath, bool enclosing, const QString& issuePath) {
   if (fieldPath.isEmpty()) return false;
@@ -26,7 +37,7 @@ bool encloses(const QString& fieldPath, bool enclosing, const QString& issuePath
 IssueMarkers::IssueMarkers(QWidget* scope, QObject* parent) : QObject(parent), scope_(scope) {}
 
 QLabel* IssueMarkers::makeLabel(const QString& fieldName, QWidget* parent) {
-  auto* label = new QLabel(parent);
+  auto* label = new IssueLabel(parent);
   label->setObjectName(fieldName + QStringLiteral(".issue"));
   label->setWordWrap(true);
   label->setStyleSheet(ui::Palette::errorText());
@@ -93,10 +104,46 @@ bridge::ProjectIssueViews IssueMarkers::show(const bridge::ProjectIssueViews& is
     messages[field].append(part.isEmpty() ? issue.message
                                           : part + QStringLiteral(": ") + issue.message);
   }
+  for (auto it = fields_.cbegin(); it != fields_.cend(); ++it) {
+    // Like issues, only on fields that can be fixed now (a hidden row's field stays unmarked:
+    // showing its label would show part of a row the form layout hides).
+    if (it->inputProblem.isEmpty()) continue;
+    if (!it.key()->isVisibleTo(scope_) || !it.key()->isEnabledTo(scope_)) continue;
+    messages[it.key()].prepend(it->inputProblem);
+  }
   for (auto it = messages.cbegin(); it != messages.cend(); ++it) {
     mark(it.key(), fields_.value(it.key()), it.value());
   }
   return unclaimed;
+}
+
+void IssueMarkers::setInputProblem(QWidget* field, const QString& message, bool remark) {
+  auto it = fields_.find(field);
+  if (it == fields_.end() || it->inputProblem == message) return;
+  it->inputProblem = message;
+  if (remark) show(issues_);  // the field's other messages stay; what no field takes is unchanged
+}
+
+QString IssueMarkers::inputProblem(QWidget* field) const {
+  return fields_.value(field).inputProblem;
+}
+
+bridge::ProjectIssueViews IssueMarkers::inputProblems() const {
+  bridge::ProjectIssueViews problems;
+  for (auto it = fields_.cbegin(); it != fields_.cend(); ++it) {
+    if (it->inputProblem.isEmpty()) continue;
+    if (!it.key()->isVisibleTo(scope_) || !it.key()->isEnabledTo(scope_)) continue;
+    problems.append({QStringLiteral("$.") + it->path, it->inputProblem});
+  }
+  std::sort(problems.begin(), problems.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  return problems;
+}
+
+void IssueMarkers::setPathBase(const QString& dir) {
+  if (pathBase_ == dir) return;
+  pathBase_ = dir;
+  emit pathBaseChanged();
 }
 
 void IssueMarkers::clear(QWidget* field, const Field& entry) {

@@ -7,6 +7,11 @@
 // and enabled: a field hidden because it belongs to another type cannot fix anything. That
 // field gets a red border, the messages as its tooltip (before its own help) and the messages
 // in its label. Issues no field takes are returned, for the summary list.
+//
+// A field may also have an input problem: what the user typed, which the field did not write
+// to the document (FieldInput: "must be > 0"), or a path that does not exist. It is shown
+// first, the same way, and stays until the field sets another (validation does not clear it).
+// The path base is the folder relative paths are judged against (the project file's).
 
 #include <QHash>
 #include <QObject>
@@ -42,6 +47,20 @@ class IssueMarkers : public QObject {
   /// Clears every marker, marks `issues` and returns those no field shows, in their order.
   bridge::ProjectIssueViews show(const bridge::ProjectIssueViews& issues);
 
+  /// Sets (or, with an empty message, clears) the input problem of a registered `field`, and
+  /// with `remark` marks the fields again at once. A section loading a document passes false
+  /// (marking shows labels, which must not lay out a form whose rows are being changed; the
+  /// editor marks every field once the sections are loaded).
+  void setInputProblem(QWidget* field, const QString& message, bool remark = true);
+  /// The input problem of `field` (empty when none).
+  QString inputProblem(QWidget* field) const;
+  /// Every input problem of a visible, enabled field, at the field's path.
+  bridge::ProjectIssueViews inputProblems() const;
+
+  /// The folder relative paths are taken against (empty: the current directory).
+  void setPathBase(const QString& dir);
+  const QString& pathBase() const { return pathBase_; }
+
   /// The issues last given to show(), for re-marking after fields were shown or hidden.
   const bridge::ProjectIssueViews& issues() const { return issues_; }
 
@@ -55,6 +74,7 @@ class IssueMarkers : public QObject {
     bool enclosing = true;
     QString itemName;
     QString help;  // the field's own tooltip
+    QString inputProblem;
   };
 
   static QString where(const Field& entry, const QString& issuePath);
@@ -64,6 +84,11 @@ class IssueMarkers : public QObject {
   QWidget* scope_;
   QHash<QWidget*, Field> fields_;
   bridge::ProjectIssueViews issues_;
+  QString pathBase_;
+
+ signals:
+  /// setPathBase changed the folder: path fields check their text again.
+  void pathBaseChanged();
 };
 
 }  // namespace tbench::gui

@@ -7,6 +7,7 @@
 #include <QScopedValueRollback>
 #include <QScrollBar>
 #include <QTextBlock>
+#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
 #include "app/gui/editor/JsonPath.h"
@@ -22,6 +23,14 @@ void fitListHeight(QListWidget* list, int maxRows) {
 
 JsonTextPage::JsonTextPage(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
+  syntaxError_ = new QLabel(this);
+  syntaxError_->setObjectName("json.syntaxError");
+  syntaxError_->setWordWrap(true);
+  syntaxError_->setTextFormat(Qt::RichText);
+  syntaxError_->setStyleSheet(ui::Palette::errorText() + QStringLiteral(" font-weight: bold;"));
+  syntaxError_->hide();
+  layout->addWidget(syntaxError_);
+  connect(syntaxError_, &QLabel::linkActivated, this, [this] { goToSyntaxError(); });
   editor_ = new QPlainTextEdit(this);
   editor_->setObjectName("json");
   editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -81,6 +90,34 @@ void JsonTextPage::setIssues(const bridge::ProjectIssueViews& issues, int parseE
                                      : tr("%n problem(s):", nullptr, int(issues.size())));
 }
 
+void JsonTextPage::setSyntaxError(const QString& message, int offset) {
+  QList<QTextEdit::ExtraSelection> marks;
+  if (message.isEmpty()) {
+    syntaxError_->clear();
+    syntaxError_->hide();
+    editor_->setExtraSelections(marks);
+    return;
+  }
+  parseErrorOffset_ = offset;
+  syntaxError_->setText(
+      tr("Syntax error at %1 <a href=\"#error\">Go there</a>").arg(message.toHtmlEscaped()));
+  syntaxError_->show();
+  QTextEdit::ExtraSelection line;
+  line.cursor = QTextCursor(editor_->document());
+  line.cursor.setPosition(qBound(0, offset, editor_->document()->characterCount() - 1));
+  line.format.setBackground(ui::Palette::error().lighter(185));
+  line.format.setProperty(QTextFormat::FullWidthSelection, true);
+  marks.append(line);
+  editor_->setExtraSelections(marks);
+  if (!editor_->hasFocus()) moveCursorTo(offset, /*focus=*/false);
+}
+
+QString JsonTextPage::syntaxError() const {
+  return syntaxError_->isVisible() || !syntaxError_->text().isEmpty()
+             ? QTextDocumentFragment::fromHtml(syntaxError_->text()).toPlainText()
+             : QString();
+}
+
 void JsonTextPage::locate(const QString& path) {
   const QString text = editor_->toPlainText();
   if (withoutRoot(path).isEmpty() && parseErrorOffset_ >= 0) {
@@ -99,12 +136,12 @@ void JsonTextPage::locate(const QString& path) {
   moveCursorTo(qMax(0, position - 1));
 }
 
-void JsonTextPage::moveCursorTo(int offset) {
+void JsonTextPage::moveCursorTo(int offset, bool focus) {
   QTextCursor cursor(editor_->document());
   cursor.setPosition(qBound(0, offset, editor_->document()->characterCount() - 1));
   editor_->setTextCursor(cursor);
   editor_->ensureCursorVisible();
-  editor_->setFocus();
+  if (focus) editor_->setFocus();
 }
 
 }  // namespace tbench::gui

@@ -1,7 +1,10 @@
 #pragma once
 // JsonTextPage: the JSON tab. The document's text in a plain text editor ("json") and under
 // it every problem of the document ("json.issues"); clicking a problem puts the cursor where
-// it is. The page only shows and reports: ProjectEditor parses and validates.
+// it is. A syntax error is shown above the text ("json.syntaxError": line, column, what the
+// parser says, and a link that moves the cursor there), its line is highlighted, and the cursor
+// goes there unless the user is typing in the text. The page only shows and reports:
+// ProjectEditor parses and validates.
 
 #include <QWidget>
 
@@ -33,6 +36,15 @@ class JsonTextPage : public QWidget {
   /// on the problem at "$" goes.
   void setIssues(const bridge::ProjectIssueViews& issues, int parseErrorOffset);
 
+  /// Shows the parser's `message` ("line 3, column 7: missing comma") above the text and
+  /// highlights the line of `offset`; an empty message hides it. The cursor moves to `offset`
+  /// when the text editor does not have the focus (a loaded file, the form's banner).
+  void setSyntaxError(const QString& message, int offset);
+  /// The banner's text (empty when the text parses).
+  QString syntaxError() const;
+  /// Moves the cursor to the syntax error, focused.
+  void goToSyntaxError() { moveCursorTo(parseErrorOffset_); }
+
   /// Puts the cursor at the key `path` ends with ("$.data.train.foo" -> "foo" inside "train"
   /// inside "data"), as near as the text allows, and scrolls to it.
   void locate(const QString& path);
@@ -45,9 +57,10 @@ class JsonTextPage : public QWidget {
   void textEdited();
 
  private:
-  void moveCursorTo(int offset);
+  void moveCursorTo(int offset, bool focus = true);
 
   QPlainTextEdit* editor_;
+  QLabel* syntaxError_;
   QLabel* summary_;
   QListWidget* issues_;
   int parseErrorOffset_ = -1;

@@ -72,8 +72,13 @@ void ProjectEditor::buildForm(QWidget* page) {
   parseBanner_->setObjectName("form.parseError");
   parseBanner_->setWordWrap(true);
   parseBanner_->setStyleSheet(ui::Palette::errorText() + QStringLiteral(" font-weight: bold;"));
+  parseBanner_->setTextFormat(Qt::RichText);
   parseBanner_->hide();
   column->addWidget(parseBanner_);
+  connect(parseBanner_, &QLabel::linkActivated, this, [this] {
+    tabs_->setCurrentIndex(1);
+    jsonPage_->goToSyntaxError();
+  });
   issuesTitle_ = new QLabel(tr("Problems without a field here (click one to go to it):"), page);
   issuesTitle_->setObjectName("issues.title");
   issuesTitle_->setStyleSheet(ui::Palette::errorText());
@@ -223,6 +228,7 @@ void ProjectEditor::parseText() {
   parseErrorOffset_ = parsed.offset;
   sectionsBox_->setEnabled(parsed.ok);
   parseBanner_->setVisible(!parsed.ok);
+  jsonPage_->setSyntaxError(parsed.ok ? QString() : parsed.error, parsed.offset);
   if (parsed.ok) {
     root_ = parsed.object;
     loadSections();
@@ -248,9 +254,9 @@ void ProjectEditor::validateNow() {
       if (withoutRoot(issue.path).isEmpty()) where = issue.message;
     }
     if (issues_.isEmpty()) issues_.append({QStringLiteral("$"), parseError_});
-    parseBanner_->setText(tr("The JSON text does not parse (%1). Fix it in the JSON tab: the "
-                             "form is disabled until then.")
-                              .arg(where));
+    parseBanner_->setText(tr("The JSON text does not parse (%1). Fix it in the <a "
+                             "href=\"#json\">JSON tab</a>: the form is disabled until then.")
+                              .arg(where.toHtmlEscaped()));
   }
   showIssues();
   const bool valid = parsedOk_ && issues_.isEmpty();
@@ -281,6 +287,10 @@ void ProjectEditor::showIssues() {
   jsonPage_->setIssues(issues_, parsedOk_ ? -1 : parseErrorOffset_);
   tabs_->setTabText(1, issues_.isEmpty() ? tr("JSON") : tr("JSON (%1)").arg(issues_.size()));
 }
+
+bridge::ProjectIssueViews ProjectEditor::inputProblems() const { return markers_->inputProblems(); }
+
+void ProjectEditor::setPathBase(const QString& dir) { markers_->setPathBase(dir); }
 
 void ProjectEditor::updateModified() {
   const bool modified = document() != savedDocument_;

@@ -69,6 +69,12 @@ class ProjectEditor : public QWidget {
 
   /// The problems found by the last validation.
   bridge::ProjectIssueViews issues() const { return issues_; }
+  /// What form fields refused or found while the user typed (a number out of bounds, a path
+  /// that does not exist): shown at the fields, not in the document, so not in issues().
+  bridge::ProjectIssueViews inputProblems() const;
+  /// The folder relative paths of the project are taken against (the project file's; empty:
+  /// the current directory). Path fields check their text again.
+  void setPathBase(const QString& dir);
   bool isValid() const { return valid_; }
 
   /// The "trainer" object (empty when absent).

@@ -124,7 +124,7 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   preview_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
   preview_->xAxis->setLabel(tr("global step"));
   preview_->yAxis->setLabel(tr("learning rate"));
-  ui::setLogarithmic(*preview_->yAxis, true);
+  ui::setValueScale(*preview_->yAxis, true);
   layout->addWidget(preview_);
   previewNote_ = new QLabel(this);
   previewNote_->setObjectName("schedule.preview.note");

@@ -39,7 +39,9 @@ QVector<CheckpointChoice> checkpointChoices(const RunDirectoryInfo& run) {
   if (!checkpoints.latest.file.isEmpty()) {
     choices.push_back(
         choiceFor(CheckpointChoice::Kind::Latest,
-                  QStringLiteral("latest (%1)").arg(stepText(checkpoints.latest.globalStep)),
+                  QStringLiteral("latest (%1)%2")
+                      .arg(stepText(checkpoints.latest.globalStep),
+                           checkpoints.latest.manual ? QStringLiteral(" (manual)") : QString()),
                   checkpoints.latest));
   }
   for (const BestCheckpointFile& best : checkpoints.best) {
@@ -57,7 +59,11 @@ QVector<CheckpointChoice> checkpointChoices(const RunDirectoryInfo& run) {
       [](const CheckpointFile& a, const CheckpointFile& b) { return a.globalStep > b.globalStep; });
   for (const CheckpointFile& file : steps) {
     QString label = QStringLiteral("%1 (%2)").arg(stepText(file.globalStep), file.file);
-    if (file.keptForGood) label += QStringLiteral(", kept for good");
+    if (file.manual) {
+      label += QStringLiteral(" (manual)");
+    } else if (file.keptForGood) {
+      label += QStringLiteral(", kept for good");
+    }
     choices.push_back(choiceFor(CheckpointChoice::Kind::Step, label, file));
   }
   return choices;

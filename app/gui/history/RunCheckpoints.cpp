@@ -22,10 +22,14 @@ CheckpointFile fileIn(const QDir& dir, const QString& name) {
 RunCheckpoints fromIndex(const QDir& dir, const bridge::CheckpointIndexView& index) {
   RunCheckpoints result;
   result.fromIndex = true;
-  if (!index.latest.isEmpty()) result.latest = fileIn(dir, index.latest);
+  if (!index.latest.isEmpty()) {
+    result.latest = fileIn(dir, index.latest);
+    result.latest.manual = index.manual.contains(index.latest);
+  }
   for (const QString& name : index.all) {
     CheckpointFile f = fileIn(dir, name);
     f.keptForGood = index.kept.contains(name);
+    f.manual = index.manual.contains(name);
     result.all.push_back(f);
   }
   for (const auto& entry : index.best) {

@@ -20,6 +20,7 @@ struct CheckpointFile {
   qint64 globalStep = -1;    ///< from the name model-<step>.pt (or the best entry); -1 unknown
   bool exists = false;       ///< the file is on disk now
   bool keptForGood = false;  ///< listed in the index's "kept"
+  bool manual = false;       ///< listed in the index's "manual": saved on request, kept
 };
 
 /// The best checkpoint by one stat (MinSaver / MaxSaver).

@@ -82,7 +82,11 @@ QString checkpointsTooltip(const RunCheckpoints& checkpoints) {
                  .arg(best.stat, numberText(best.value), best.checkpoint.file);
   }
   for (const auto& file : checkpoints.all) {
-    if (!file.exists) lines << file.file + " (missing)";
+    if (!file.exists) {
+      lines << file.file + (file.manual ? " (manual, missing)" : " (missing)");
+    } else if (file.manual) {
+      lines << file.file + " (manual)";
+    }
   }
   if (!checkpoints.fromIndex && !checkpoints.all.isEmpty()) lines << "(no checkpoint index)";
   return lines.join('\n');
@@ -314,7 +318,11 @@ void RunHistoryPanel::rebuildTable() {
                       textItem(value != run.lastScalars.constEnd() ? numberText(*value) : QString(),
                                Qt::AlignRight));
     }
-    auto* checkpoints = textItem(QString::number(run.checkpoints.existingCount()), Qt::AlignRight);
+    const auto manual = std::count_if(run.checkpoints.all.begin(), run.checkpoints.all.end(),
+                                      [](const CheckpointFile& f) { return f.manual && f.exists; });
+    QString count = QString::number(run.checkpoints.existingCount());
+    if (manual > 0) count += tr(" (%1 manual)").arg(manual);
+    auto* checkpoints = textItem(count, Qt::AlignRight);
     checkpoints->setToolTip(checkpointsTooltip(run.checkpoints));
     table_->setItem(row, kFirstMetric + metrics.size(), checkpoints);
     table_->setItem(

@@ -121,6 +121,11 @@ class TestRunController : public QObject {
     QCOMPARE(cost.back().epoch, qint64(3));
     QVERIFY(cost.back().value < cost.front().value);
     QCOMPARE(log.named("validation_error").size(), 3);
+    // The learning rate from the first step on (the engine puts it after each epoch too).
+    const auto rate = log.named("learning_rate");
+    QCOMPARE(rate.size(), 4);
+    QCOMPARE(rate.front().step, qint64(1));
+    QCOMPARE(rate.back().step, qint64(96));
 
     QVERIFY(!progress.isEmpty());
     const auto last = progress.back().front().value<RunProgress>();

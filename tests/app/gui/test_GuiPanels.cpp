@@ -118,12 +118,20 @@ class TestGuiPanels : public QObject {
     auto* set = controls.findChild<QPushButton*>("setLearningRateButton");
     QVERIFY(!edit->isEnabled());
     controls.setRunActive(true);
-    edit->setText("3e-4");
+    QVERIFY(!set->isEnabled());  // nothing typed yet
+    QTest::keyClicks(edit, "3e-4");
+    QVERIFY(set->isEnabled());
     set->click();
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.front().front().toDouble(), 3e-4);
-    edit->setText("0");
+    QVERIFY(!set->isEnabled());  // applied
+    edit->selectAll();
+    QTest::keyClicks(edit, "0");  // kept as typed and flagged, never sent
+    QCOMPARE(edit->text(), QStringLiteral("0"));
+    QVERIFY(edit->property("invalid").toBool());
+    QVERIFY(!set->isEnabled());
     set->click();
+    QTest::keyClick(edit, Qt::Key_Return);
     QCOMPARE(requested.size(), 1);
     QVERIFY(controls.findChild<QToolButton*>("actionStartButton"));
   }

@@ -199,12 +199,18 @@ class TestMainWindow : public QObject {
     QVERIFY(window.logView()->toPlainText().contains("run stopped"));
 
     // A project whose data cannot be read: the run fails, the window says so and stays usable.
-    QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
-      doc["data"]["train"] = {{"type", "fashion-mnist"}, {"dir", "/nonexistent/fashion"}};
+    // (A directory that does not exist is refused before Start: test_InputChecks; this one
+    // exists and holds no Fashion-MNIST files.)
+    const QString empty = dir.filePath("no-fashion");
+    QVERIFY(QDir().mkpath(empty));
+    QVERIFY(window.openProject(writeProject(dir, [&](nlohmann::json& doc) {
+      doc["data"]["train"] = {{"type", "fashion-mnist"}, {"dir", empty.toStdString()}};
     })));
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Failed, 60000);
-    QVERIFY(window.logView()->toPlainText().contains("/nonexistent/fashion"));
+    QVERIFY(window.logView()->toPlainText().contains(empty));
+    QVERIFY2(window.runStatusBar()->stateText().startsWith("Failed"),
+             qPrintable(window.runStatusBar()->stateText()));
     QTRY_VERIFY(window.findChild<QMessageBox*>("messageBox") != nullptr);
     QVERIFY(action(window, "actionStart")->isEnabled());
   }

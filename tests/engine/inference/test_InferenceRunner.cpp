@@ -33,10 +33,16 @@ std::shared_ptr<SupervisedModel> tinyModel() {
       });
 }
 
-std::shared_ptr<SyntheticData> synthetic(int64_t n, uint64_t dataSeed) {
-  return std::make_shared<SyntheticData>(
-      SyntheticData::Options().numSamples(n).imageSize(8).numClasses(4).noise(2.0).dataSeed(
-          dataSeed));
+/// Samples of the patterns drawn from seed 1; `sampleSeed` 0 gives the training samples, another
+/// seed held-out samples of the same classes.
+std::shared_ptr<SyntheticData> synthetic(int64_t n, uint64_t sampleSeed) {
+  return std::make_shared<SyntheticData>(SyntheticData::Options()
+                                             .numSamples(n)
+                                             .imageSize(8)
+                                             .numClasses(4)
+                                             .noise(2.0)
+                                             .dataSeed(1)
+                                             .sampleSeed(sampleSeed));
 }
 
 }  // namespace
@@ -77,6 +83,8 @@ class TestInferenceRunner : public QObject {
   }
 
   void runsEveryEpochAndMatchesAHandComputation() {
+    // Held-out samples of the training classes (a validation set drawn from other patterns,
+    // as this test once had, stays at chance whatever the training: its "improvement" was luck).
     auto validation = synthetic(203, 99);  // 203 = 3 batches of 64 + 11
     auto runner = std::make_shared<InferenceRunner>(
         std::make_shared<BatchData>(validation, 64, /*remainder=*/true),
@@ -85,7 +93,7 @@ class TestInferenceRunner : public QObject {
     auto history = std::make_shared<ScalarHistory>();
     TrainConfig config;
     config.model = tinyModel();
-    config.dataflow = std::make_shared<BatchData>(synthetic(512, 1), 32);
+    config.dataflow = std::make_shared<BatchData>(synthetic(512, 0), 32);
     config.callbacks = {runner};
     config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};

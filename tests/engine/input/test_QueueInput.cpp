@@ -62,6 +62,10 @@ class TestQueueInput : public QObject {
     const auto& size = history->get("QueueInput/queue_size");
     QCOMPARE(size.size(), size_t{2});
     QVERIFY2(size[1].value < 1.0, qPrintable(QString::number(size[1].value)));
+    // The same as a share of the capacity (4), for the window's data-bound indicator.
+    const auto& fullness = history->get("QueueInput/queue_fullness");
+    QCOMPARE(fullness.size(), size_t{2});
+    QCOMPARE(fullness[1].value, size[1].value / 4.0);
   }
 
   void fastDataFlowFillsTheQueue() {
@@ -74,6 +78,8 @@ class TestQueueInput : public QObject {
     trainer.train({20, 1, 1});
     QVERIFY2(history->get("QueueInput/queue_size").at(0).value > 5.0,
              qPrintable(QString::number(history->get("QueueInput/queue_size").at(0).value)));
+    const double fullness = history->get("QueueInput/queue_fullness").at(0).value;
+    QVERIFY2(fullness > 5.0 / 8.0 && fullness <= 1.0, qPrintable(QString::number(fullness)));
   }
 
   void exceptionInDataFlowIsRethrownWithItsMessage() {

@@ -168,6 +168,49 @@ class TestModelSaver : public QObject {
     QCOMPARE(latestCheckpoint(dir), dir + "/model-10.pt");
   }
 
+  void manualSavesAreKeptAndMarked() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    auto modelSaver = saver(2);
+    // "Save now" at step 3 (mid-epoch) and at step 6 (an epoch end, saved by the schedule too).
+    auto saveNow = onTriggerStep("save now", [&](TrainerContext& c) {
+      if (c.globalStep() == 3 || c.globalStep() == 6) modelSaver->saveNow();
+    });
+    QCOMPARE(train(dir, {modelSaver, saveNow}, 6), int64_t{12});
+
+    QCOMPARE(filesIn(dir, "model-"),
+             (std::vector<std::string>{"model-10.pt", "model-12.pt", "model-3.pt", "model-6.pt"}));
+    auto index = CheckpointIndex::read(dir);
+    QVERIFY(index.has_value());
+    QCOMPARE(index->manual, (std::vector<std::string>{"model-3.pt", "model-6.pt"}));
+    QCOMPARE(index->kept, (std::vector<std::string>{"model-3.pt", "model-6.pt"}));
+    QCOMPARE(index->all,
+             (std::vector<std::string>{"model-3.pt", "model-6.pt", "model-10.pt", "model-12.pt"}));
+    QVERIFY(index->isManual("model-6.pt") && !index->isManual("model-12.pt"));
+
+    // A run that continues in the directory keeps them manual and never deletes them.
+    train(dir, {saver(1)}, 9, 7);
+    index = CheckpointIndex::read(dir);
+    QCOMPARE(index->manual, (std::vector<std::string>{"model-3.pt", "model-6.pt"}));
+    QCOMPARE(filesIn(dir, "model-"),
+             (std::vector<std::string>{"model-18.pt", "model-3.pt", "model-6.pt"}));
+  }
+
+  void indexWithoutManualListReadsAsBefore() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    std::ofstream(dir + "/checkpoint")
+        << R"({"latest": "model-4.pt", "all": ["model-2.pt", "model-4.pt"], "kept": ["model-2.pt"]})";
+    const auto index = CheckpointIndex::read(dir);
+    QVERIFY(index.has_value());
+    QVERIFY(index->manual.empty());
+    QCOMPARE(index->kept, std::vector<std::string>{"model-2.pt"});
+    index->write(dir);  // no "manual" key is written for an index without manual saves
+    std::ifstream in(dir + "/checkpoint");
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    QVERIFY(text.find("manual") == std::string::npos);
+  }
+
   void keepsOnePerIntervalForGood() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/callbacks/DumpTensorAsImage.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/SyntheticData.h"
@@ -114,17 +115,22 @@ Outcome train(const std::string& dir, const GanRun& run) {
   config.resumeFrom = run.resumeFrom;
   config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{history};
-  config.callbacks = {std::make_shared<CallbackFactory>(
-      "save", CallbackFactory::Hooks{{},
-                                     {},
-                                     {},
-                                     [dir, stop = run.stopAfterStep](TrainerContext& c) {
-                                       if (c.globalStep() != stop) return;
-                                       c.saveCheckpoint(dir + "/mid.pt");
-                                       c.requestStop();
-                                     },
-                                     {},
-                                     {}})};
+  // The samples callback builds the inference tower at the first epoch's end: that must not
+  // move the run's generator, or the resumed run would draw other noise.
+  auto noise = tinyGan()->sampleNoise(4, at::detail::createCPUGenerator(3));
+  config.callbacks = {
+      std::make_shared<DumpTensorAsImage>("samples", Datapoint{noise}, "samples"),
+      std::make_shared<CallbackFactory>(
+          "save", CallbackFactory::Hooks{{},
+                                         {},
+                                         {},
+                                         [dir, stop = run.stopAfterStep](TrainerContext& c) {
+                                           if (c.globalStep() != stop) return;
+                                           c.saveCheckpoint(dir + "/mid.pt");
+                                           c.requestStop();
+                                         },
+                                         {},
+                                         {}})};
   GanTrainer trainer(std::vector<Device>(static_cast<size_t>(run.towers), Device{}));
   launchTrainWithConfig(config, trainer);
   Outcome out;

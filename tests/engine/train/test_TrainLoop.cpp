@@ -2,10 +2,15 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <thread>
 
 #include "engine/callbacks/StopTraining.h"
+#include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+#include "engine/monitors/Monitors.h"
+#include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Recorder.h"
 
 using namespace tbench;
@@ -138,6 +143,47 @@ class TestTrainLoop : public QObject {
     trainer->setPaused(false);
     runner.join();
     QCOMPARE(steps.load(), int64_t{5});
+  }
+
+  void pausedTimeIsLoggedAndExcludedFromRates() {
+    // Pauses for 300 ms after step 10 of 20; the step's command resumes from another thread.
+    auto trainer = makeNoOpTrainer();
+    auto history = std::make_shared<ScalarHistory>();
+    trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{history}));
+    trainer->registerCallback(std::make_shared<ThroughputTracker>());
+    std::thread resumer;
+    auto rec = std::make_shared<Recorder>();
+    rec->hook = [&](const std::string& what, TrainerContext& c) {
+      if (what != "triggerStep" || c.globalStep() != 10) return;
+      trainer->setPaused(true);
+      resumer = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        trainer->setPaused(false);
+      });
+    };
+    trainer->registerCallback(rec);
+    std::vector<std::string> lines;  // logged on this thread (the loop's)
+    logging::setExtraSink(
+        [](LogLevel, const std::string& line, void* user) {
+          static_cast<std::vector<std::string>*>(user)->push_back(line);
+        },
+        &lines);
+    trainer->train({20, 1, 1});
+    logging::setExtraSink(nullptr, nullptr);
+    resumer.join();
+
+    QVERIFY2(trainer->secondsPaused() >= 0.25, std::to_string(trainer->secondsPaused()).c_str());
+    const auto has = [&](const std::string& text) {
+      return std::any_of(lines.begin(), lines.end(),
+                         [&](const std::string& l) { return l.find(text) != std::string::npos; });
+    };
+    QVERIFY(has("paused at global step 10"));
+    QVERIFY(has("resumed at global step 10 after 0."));
+    // 20 no-op steps take well under a millisecond each: counted with the pause they would
+    // make at most 20 / 0.3 ~ 67 steps/s.
+    const auto rate = history->get("ThroughputTracker/steps_per_sec");
+    QCOMPARE(rate.size(), size_t{1});
+    QVERIFY2(rate[0].value > 1000, std::to_string(rate[0].value).c_str());
   }
 
   void trainRunsOnce() {

@@ -1,8 +1,9 @@
 // The form's field of a number-list key (an image folder's mean and std), with the real
 // registry and validation: shown with commas, typed numbers written as a JSON array of numbers,
-// half-typed text not written.
+// half-typed or wrong text not written but kept and flagged at the field.
 
 #include <QJsonArray>
+#include <QLabel>
 #include <QLineEdit>
 #include <QtTest>
 
@@ -36,13 +37,18 @@ class NumberListFieldTest : public QObject {
              (QJsonArray{0.485, 0.456, 0.406}));
     QTest::keyClicks(mean, ", ");  // half-typed: the numbers before it stay written
     QCOMPARE(valueAt(editor.object(), "data.train.mean").toArray().size(), 3);
-    QVERIFY(!mean->hasAcceptableInput());
+    auto* issue = editor.findChild<QLabel*>("data.train.mean.issue");
+    QVERIFY(issue != nullptr);
+    QCOMPARE(issue->text(), QStringLiteral("element 4, \"\", is not a number"));
 
     std->selectAll();
     QTest::keyClicks(std, "2.5e-1");
     QCOMPARE(valueAt(editor.object(), "data.train.std").toArray(), QJsonArray{0.25});
-    QTest::keyClicks(std, "x");  // refused by the field
-    QCOMPARE(std->text(), QStringLiteral("2.5e-1"));
+    QTest::keyClicks(std, "x");  // kept as typed, flagged, not written
+    QCOMPARE(std->text(), QStringLiteral("2.5e-1x"));
+    QCOMPARE(valueAt(editor.object(), "data.train.std").toArray(), QJsonArray{0.25});
+    QCOMPARE(editor.findChild<QLabel*>("data.train.std.issue")->text(),
+             QStringLiteral("element 1, \"2.5e-1x\", is not a number"));
   }
 };
 
