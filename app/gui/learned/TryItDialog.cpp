@@ -140,7 +140,7 @@ void TryItDialog::classify() {
   if (q.checkpoint.isEmpty()) {
     bridge::TryItView view;
     view.error = tr("Choose a checkpoint (a model-<step>.pt file of a run).");
-    show(view);
+    showAnswer(view);
     return;
   }
   if (worker_.joinable()) worker_.join();  // the previous answer, already delivered
@@ -153,12 +153,12 @@ void TryItDialog::classify() {
   worker_ = std::thread([self, runner = runner_, q] {
     bridge::TryItView view = runner(q);
     QMetaObject::invokeMethod(qApp, [self, view = std::move(view)] {
-      if (self) self->show(view);
+      if (self) self->showAnswer(view);
     });
   });
 }
 
-void TryItDialog::show(const bridge::TryItView& view) {
+void TryItDialog::showAnswer(const bridge::TryItView& view) {
   busy_ = false;
   classify_->setEnabled(true);
   result_ = view;

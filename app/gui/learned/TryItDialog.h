@@ -41,7 +41,7 @@ class TryItDialog : public QDialog {
   void resultShown();
 
  private:
-  void show(const bridge::TryItView& view);
+  void showAnswer(const bridge::TryItView& view);
   void updateInputControls();
   void browseCheckpoint();
   void browseInput();
