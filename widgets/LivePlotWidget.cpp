@@ -20,7 +20,9 @@
 #include "widgets/MetricChart.h"
 #include "widgets/Palette.h"
 #include "widgets/PlotControls.h"
+#include "widgets/RunSelector.h"
 #include "widgets/SeriesCsvWriter.h"
+#include "widgets/SeriesPalette.h"
 
 namespace tbench::ui {
 
@@ -61,7 +63,9 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
+  runSelector_ = new RunSelector(this);
   layout->addWidget(controls_);
+  layout->addWidget(runSelector_);
   layout->addWidget(scroll_, 1);
 
   flushTimer_.setSingleShot(true);
@@ -73,6 +77,7 @@ LivePlotWidget::LivePlotWidget(QWidget* parent) : QWidget(parent) {
   connect(controls_, &PlotControls::xAxisModeChanged, this, &LivePlotWidget::setXAxisMode);
   connect(controls_, &PlotControls::logYToggled, this, &LivePlotWidget::setLogY);
   connect(controls_, &PlotControls::fitRequested, this, &LivePlotWidget::fitAll);
+  connect(runSelector_, &RunSelector::runToggled, this, &LivePlotWidget::setRunShown);
   connect(controls_, &PlotControls::exportPngRequested, this, [this] {
     askAndExport(tr("Export charts as PNG"), tr("PNG image (*.png)"), ".png",
                  [this](const QString& path) { return exportPng(path); });
@@ -273,7 +278,71 @@ void LivePlotWidget::markAllDirty() {
 }
 
 void LivePlotWidget::restyleAll() {
-  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->restyle(store_.runs());
+  QHash<QString, QColor> colours;
+  QHash<QString, QString> names;
+  for (auto it = appearance_.begin(); it != appearance_.end(); ++it) {
+    if (it->colour.isValid()) colours.insert(it.key(), it->colour);
+    if (!it->name.isEmpty()) names.insert(it.key(), it->name);
+  }
+  for (ChartPanel* panel : std::as_const(panels_)) {
+    panel->chart()->restyle(store_.runs(), colours, names);
+  }
+  updateRunSelector();
+}
+
+void LivePlotWidget::updateRunSelector() {
+  QVector<RunChip> chips;
+  const QStringList runs = store_.runs();
+  for (int i = 0; i < runs.size(); ++i) {
+    const QString& run = runs.at(i);
+    if (hiddenRuns_.contains(run)) continue;
+    const Appearance look = appearance_.value(run);
+    chips.append(RunChip{run, look.name.isEmpty() ? run : look.name,
+                         look.colour.isValid() ? look.colour : SeriesPalette::colour(i),
+                         !mutedRuns_.contains(run), run == liveRun_});
+  }
+  const auto same = [](const RunChip& a, const RunChip& b) {
+    return a.run == b.run && a.name == b.name && a.colour == b.colour && a.shown == b.shown &&
+           a.live == b.live;
+  };
+  const QVector<RunChip>& shown = runSelector_->runs();
+  if (shown.size() == chips.size() && std::equal(chips.begin(), chips.end(), shown.begin(), same)) {
+    return;
+  }
+  runSelector_->setRuns(chips);
+}
+
+void LivePlotWidget::applyRunVisibility(const QString& run) {
+  const bool visible = isRunVisible(run);
+  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->setRunVisible(run, visible);
+  restyleAll();
+  markAllDirty();
+  scheduleFlush();
+}
+
+void LivePlotWidget::setRunShown(const QString& run, bool shown) {
+  if (shown == !mutedRuns_.contains(run)) return;
+  if (shown)
+    mutedRuns_.remove(run);
+  else
+    mutedRuns_.insert(run);
+  applyRunVisibility(run);
+}
+
+void LivePlotWidget::setRunAppearance(const QString& run, const QString& name,
+                                      const QColor& colour) {
+  const Appearance old = appearance_.value(run);
+  if (appearance_.contains(run) && old.name == name && old.colour == colour) return;
+  appearance_.insert(run, Appearance{name, colour});
+  restyleAll();
+  markAllDirty();
+  scheduleFlush();
+}
+
+void LivePlotWidget::setLiveRun(const QString& run) {
+  if (run == liveRun_) return;
+  liveRun_ = run;
+  updateRunSelector();
 }
 
 void LivePlotWidget::setSmoothingWeight(double weight) {
@@ -308,15 +377,14 @@ void LivePlotWidget::fitAll() {
 }
 
 void LivePlotWidget::setRunVisible(const QString& run, bool visible) {
-  if (visible == isRunVisible(run)) return;
-  if (visible)
+  if (visible == !hiddenRuns_.contains(run)) return;
+  if (visible) {
     hiddenRuns_.remove(run);
-  else
+  } else {
     hiddenRuns_.insert(run);
-  for (ChartPanel* panel : std::as_const(panels_)) panel->chart()->setRunVisible(run, visible);
-  restyleAll();
-  markAllDirty();
-  scheduleFlush();
+    mutedRuns_.remove(run);  // overlaid again later, it comes back shown
+  }
+  applyRunVisibility(run);
 }
 
 void LivePlotWidget::setStepsPerEpoch(const QString& run, qint64 steps) {
@@ -339,7 +407,9 @@ void LivePlotWidget::clear() {
   newKeySet_.clear();
   dirty_.clear();
   hiddenRuns_.clear();
+  mutedRuns_.clear();
   store_.clear();
+  updateRunSelector();
   relayoutCharts();
 }
 

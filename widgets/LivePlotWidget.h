@@ -4,6 +4,10 @@
 // and smoothed. A tool bar (PlotControls) sets smoothing, x axis mode, log y, fit and export;
 // every chart also has its own menu (right button).
 //
+// Several runs: each run has one colour on every chart (setRunAppearance) and a chip in the
+// run selector above the charts (RunSelector.h), where it is shown or hidden; the legends then
+// list each scalar once, by line style.
+//
 // Layout: the primary chart (losses and error rates, ChartPlacement::primary; else the first
 // chart) fills the width and the height that is left; the other charts share a strip below it,
 // up to kMaxSecondaryColumns side by side (fewer where the area is narrow), each about
@@ -42,6 +46,7 @@ namespace tbench::ui {
 class ChartPanel;
 class MetricChart;
 class PlotControls;
+class RunSelector;
 struct ChartPlacement;
 
 class LivePlotWidget : public QWidget {
@@ -83,9 +88,22 @@ class LivePlotWidget : public QWidget {
   /// Fits every chart to its data; they follow new points again.
   void fitAll();
 
-  /// Shows or hides a run's curves on every chart (to overlay selected runs of the history).
+  /// Puts a run on the charts or takes it off (to overlay selected runs of the history); a run
+  /// taken off leaves the run selector too.
   void setRunVisible(const QString& run, bool visible);
-  bool isRunVisible(const QString& run) const { return !hiddenRuns_.contains(run); }
+  /// Whether the run's curves are drawn: on the charts and not hidden in the run selector.
+  bool isRunVisible(const QString& run) const {
+    return !hiddenRuns_.contains(run) && !mutedRuns_.contains(run);
+  }
+  /// Shows or hides a run's curves while it stays in the run selector (what its chip does).
+  void setRunShown(const QString& run, bool shown);
+  /// The name and colour a run has on the charts and in the run selector (default: its id and
+  /// Palette::categorical of its arrival position).
+  void setRunAppearance(const QString& run, const QString& name, const QColor& colour);
+  /// The run being trained, marked "(live)" in the run selector.
+  void setLiveRun(const QString& run);
+  /// The chips above the charts (RunSelector.h).
+  RunSelector* runSelector() const { return runSelector_; }
   /// Runs with at least one point, in arrival order.
   QStringList runs() const { return store_.runs(); }
   /// Steps per epoch of `run`, for the epoch axis (see SeriesStore::setStepsPerEpoch).
@@ -140,6 +158,8 @@ class LivePlotWidget : public QWidget {
   void updateBadge(ChartPanel* panel);
   void markAllDirty();
   void restyleAll();
+  void updateRunSelector();
+  void applyRunVisibility(const QString& run);
   void askAndExport(const QString& caption, const QString& filter, const QString& suffix,
                     const std::function<bool(const QString&)>& exporter);
 
@@ -160,7 +180,15 @@ class LivePlotWidget : public QWidget {
   QSet<SeriesKey> uncharted_;      // superseded by another scalar of their run (never charted)
   QSet<MetricChart*> heldCharts_;  // charts with a held value: synced when their runs move
   QSet<MetricChart*> dirty_;
-  QSet<QString> hiddenRuns_;
+  QSet<QString> hiddenRuns_;  // off the charts (not overlaid)
+  QSet<QString> mutedRuns_;   // hidden from the run selector
+  struct Appearance {
+    QString name;
+    QColor colour;
+  };
+  QHash<QString, Appearance> appearance_;
+  QString liveRun_;
+  RunSelector* runSelector_ = nullptr;
   QTimer flushTimer_;
   double smoothingWeight_ = kDefaultSmoothing;
   bool smoothingPending_ = false;

@@ -217,7 +217,8 @@ bool MetricChart::curveVisible(const Curve& curve) const {
   return !hiddenRuns_.contains(curve.key.run);
 }
 
-void MetricChart::restyle(const QStringList& runOrder) {
+void MetricChart::restyle(const QStringList& runOrder, const QHash<QString, QColor>& runColours,
+                          const QHash<QString, QString>& runNames) {
   // Slots go by base name, so "cost" and "validation_cost" look related.
   QSet<QString> visibleRuns;
   QStringList bases;
@@ -227,10 +228,14 @@ void MetricChart::restyle(const QStringList& runOrder) {
     if (!bases.contains(base)) bases.append(base);
   }
   const bool severalRuns = visibleRuns.size() > 1;
+  for (QCPGraph* key : std::as_const(legendKeys_)) plot_->removePlottable(key);
+  legendKeys_.clear();
+  QStringList keyLabels;
   for (Curve& c : curves_) {
-    const CurveStyle style = SeriesPalette::styleFor(
-        int(runOrder.indexOf(c.key.run)), int(bases.indexOf(ChartGrouping::baseName(c.label))),
-        severalRuns, c.validation);
+    const QColor runColour =
+        runColours.value(c.key.run, SeriesPalette::colour(int(runOrder.indexOf(c.key.run))));
+    const int slot = int(bases.indexOf(ChartGrouping::baseName(c.label)));
+    const CurveStyle style = SeriesPalette::styleFor(runColour, slot, severalRuns, c.validation);
     QPen pen(style.colour, kSmoothPenWidth);
     pen.setStyle(style.penStyle);
     c.smooth->setPen(pen);
@@ -238,21 +243,54 @@ void MetricChart::restyle(const QStringList& runOrder) {
     QColor faint = style.colour;
     faint.setAlpha(kRawAlpha);
     c.raw->setPen(QPen(faint, 1.0));
-    c.shownLabel = severalRuns ? c.key.run + QStringLiteral(" · ") + c.label : c.label;
+    c.shownLabel = c.label;
+    c.hoverLabel = severalRuns
+                       ? runNames.value(c.key.run, c.key.run) + QStringLiteral(" · ") + c.label
+                       : c.label;
     c.smooth->setName(c.shownLabel);
     c.smooth->setScatterStyle(
         c.markers ? QCPScatterStyle(QCPScatterStyle::ssCircle, style.colour, Qt::white, 5)
                   : QCPScatterStyle(QCPScatterStyle::ssNone));
+    // Several runs: the colour names the run (the run selector above the charts says which),
+    // so the legend has one entry per scalar, drawn in a neutral colour with its line style.
+    if (severalRuns && curveVisible(c) && !keyLabels.contains(c.label)) {
+      keyLabels << c.label;
+      auto* key = new QCPGraph(plot_->xAxis, c.smooth->valueAxis());
+      const QColor neutral = palette().color(QPalette::WindowText);
+      QPen keyPen(neutral, kSmoothPenWidth);
+      keyPen.setStyle(style.penStyle);
+      key->setPen(keyPen);
+      key->setName(c.label);
+      if (c.markers) {
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, neutral, Qt::white, 5));
+      }
+      key->setSelectable(QCP::stNone);
+      legendKeys_.append(key);
+    }
   }
   rebuildLegend();
   updateLegendWrap();
   updateAxisLabels();
 }
 
+QStringList MetricChart::legendLabels() const {
+  QStringList labels;
+  for (int i = 0; i < plot_->legend->itemCount(); ++i) {
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i))) {
+      labels << item->plottable()->name();
+    }
+  }
+  return labels;
+}
+
 void MetricChart::rebuildLegend() {
   plot_->legend->clearItems();
-  for (const Curve& c : curves_)
-    if (curveVisible(c)) c.smooth->addToLegend(plot_->legend);
+  if (!legendKeys_.isEmpty()) {
+    for (QCPGraph* key : std::as_const(legendKeys_)) key->addToLegend(plot_->legend);
+  } else {
+    for (const Curve& c : curves_)
+      if (curveVisible(c)) c.smooth->addToLegend(plot_->legend);
+  }
   // One curve needs no legend (the chart's title names it): the plot keeps the room.
   const bool show = plot_->legend->itemCount() > 1;
   if (show == plot_->legend->visible()) return;
@@ -371,10 +409,9 @@ void MetricChart::updateLegendWrap() {
   const QFontMetrics metrics(plot_->legend->font());
   const QCPLegend* legend = plot_->legend;
   QVector<int> widths;
-  for (const Curve& c : curves_)
-    if (curveVisible(c))
-      widths.append(metrics.horizontalAdvance(c.shownLabel) + legend->iconSize().width() +
-                    legend->iconTextPadding() + kLegendItemMargins);
+  for (const QString& label : legendLabels())
+    widths.append(metrics.horizontalAdvance(label) + legend->iconSize().width() +
+                  legend->iconTextPadding() + kLegendItemMargins);
   int columns = std::max(1, std::min(kMaxLegendColumns, int(widths.size())));
   for (; columns > 1; --columns) {
     int total = (columns - 1) * legend->columnSpacing() + kLegendItemMargins;
@@ -486,7 +523,7 @@ QString MetricChart::tooltipText(double x) const {
   const bool showRaw = store_.smoothingWeight() > 0.0;
   QStringList lines{formatX(anchor)};
   for (const Hit& h : hits) {
-    QString line = h.curve->shownLabel + QStringLiteral(": ") + formatValue(h.point->value);
+    QString line = h.curve->hoverLabel + QStringLiteral(": ") + formatValue(h.point->value);
     if (showRaw && !h.curve->held) {
       if (const QCPGraphData* r = nearestPoint(*h.curve->raw->data(), h.point->key))
         line += QStringLiteral(" (raw %1)").arg(formatValue(r->value));

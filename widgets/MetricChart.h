@@ -65,7 +65,13 @@ class MetricChart : public QWidget {
   void setRunVisible(const QString& run, bool visible);
   bool isRunVisible(const QString& run) const { return !hiddenRuns_.contains(run); }
   /// Recolours the curves: `runOrder` gives each run its colour index (SeriesPalette).
-  void restyle(const QStringList& runOrder);
+  /// `runColours` gives runs their colour (the run's Palette::categorical of its position in
+  /// `runOrder` otherwise). With several runs visible the legend lists each scalar once.
+  /// `runNames` name runs in the tooltip (their ids otherwise).
+  void restyle(const QStringList& runOrder, const QHash<QString, QColor>& runColours = {},
+               const QHash<QString, QString>& runNames = {});
+  /// The legend's entries, in order (empty while the legend is hidden... or has one entry).
+  QStringList legendLabels() const;
   /// The store's smoothed values changed (new weight): the next sync() redraws them all.
   void invalidateSmoothing() { smoothingDirty_ = true; }
 
@@ -108,7 +114,8 @@ class MetricChart : public QWidget {
     YAxisSide side = YAxisSide::Left;
     QString label;       // legend text for a single run
     QString axisLabel;   // the value axis' label it asks for; empty: its base name
-    QString shownLabel;  // legend text as shown (run-qualified when several runs are visible)
+    QString shownLabel;  // legend text as shown
+    QString hoverLabel;  // tooltip text (run-qualified when several runs are visible)
     bool validation = false;
     bool fixedAxis = false;
     bool markers = false;
@@ -146,6 +153,7 @@ class MetricChart : public QWidget {
   QCustomPlot* plot_ = nullptr;
   QCPItemLine* cursorLine_ = nullptr;
   QVector<Curve> curves_;
+  QVector<QCPGraph*> legendKeys_;  // one neutral legend entry per scalar while several runs show
   QSet<QString> hiddenRuns_;
   AxisStyle leftStyle_, rightStyle_;
   XAxisMode xMode_ = XAxisMode::Step;

@@ -20,10 +20,10 @@ class SeriesPalette {
  public:
   /// Palette::categorical (Tableau 10).
   static QColor colour(int index);
-  /// `runIndex`: the run's position among all runs; `slot`: the position of the scalar's base
-  /// name (ChartGrouping::baseName) among those of its chart; `severalRuns`: more than one
-  /// run is visible there.
-  static CurveStyle styleFor(int runIndex, int slot, bool severalRuns, bool validation);
+  /// `runColour`: the run's own colour; `slot`: the position of the scalar's base name
+  /// (ChartGrouping::baseName) among those of its chart; `severalRuns`: more than one run is
+  /// visible there.
+  static CurveStyle styleFor(const QColor& runColour, int slot, bool severalRuns, bool validation);
 };
 
 }  // namespace tbench::ui

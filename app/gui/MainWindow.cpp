@@ -135,6 +135,9 @@ void MainWindow::createPanels() {
   connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
   connect(history_, &RunHistoryPanel::exportRequested, this,
           [this](const QString& runDir) { exportCheckpoint(runDir); });
+  connect(history_, &RunHistoryPanel::resumeRequested, this, &MainWindow::resumeRun);
+  connect(history_, &RunHistoryPanel::cloneRequested, this, &MainWindow::cloneRun);
+  connect(history_, &RunHistoryPanel::runAppearanceChanged, this, &MainWindow::styleRuns);
   auto* historyDock = dock(tr("Run History"), "historyDock", history_, this);
   addDockWidget(Qt::BottomDockWidgetArea, historyDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), historyDock);
@@ -284,10 +287,13 @@ bool MainWindow::newFromTemplate(const QString& resource) {
   return true;
 }
 
-void MainWindow::loadDocument(const QString& text, const QString& path) {
+void MainWindow::loadDocument(const QString& text, const QString& path, const QString& pathBase) {
   projectPath_ = path;
-  // Relative paths are the project file's (an untitled project's: the current directory's).
-  editor_->setPathBase(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
+  // Relative paths are the project file's (an untitled project's: the current directory's,
+  // unless it was cloned from a run of a saved project).
+  editor_->setPathBase(!pathBase.isEmpty() ? pathBase
+                       : path.isEmpty()    ? QString()
+                                           : QFileInfo(path).absolutePath());
   // Another project: nothing of the last one's run stays on the plots, images or status bar
   // (a run still going keeps its own until it ends).
   if (!runs_.isActive()) clearRunView();

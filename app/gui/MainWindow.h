@@ -80,6 +80,12 @@ class MainWindow : public QMainWindow {
   /// newest run in Run History); returns the (non-modal) dialog.
   QDialog* tryIt(const QString& runDir = QString());
   bridge::RunController* runs() { return &runs_; }
+  /// Continues the run in `runDir` from its latest checkpoint, with the project it ran with
+  /// (its project.json); its curves so far come back on the plots. Refused during a run.
+  void resumeRun(const QString& runDir);
+  /// Opens the project `runDir` ran with as a new, untitled project (its runs go beside the
+  /// original's, so Run History compares them).
+  void cloneRun(const QString& runDir);
   /// The run id (run directory name) of the current or last live run.
   QString liveRunId() const { return liveRunId_; }
 
@@ -97,7 +103,7 @@ class MainWindow : public QMainWindow {
   void createPanels();
   void createActions();
   void createMenus();
-  void loadDocument(const QString& text, const QString& path);
+  void loadDocument(const QString& text, const QString& path, const QString& pathBase = {});
   bool maybeSave();
   bool save();
   bool saveAs();
@@ -132,6 +138,8 @@ class MainWindow : public QMainWindow {
   void onMetrics(const bridge::MetricSamples& samples);
   void onRunFailed(const QString& message);
   void onOverlayChanged(const QStringList& runDirs);
+  /// Gives every run on the plots its Run History name and colour.
+  void styleRuns();
   void onImagesRequested(const QString& runDir);
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
 

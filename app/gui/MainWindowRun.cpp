@@ -2,6 +2,7 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLocale>
@@ -41,6 +42,7 @@ void MainWindow::connectRun() {
                                   : tr("run finished at step %1: %2").arg(step).arg(liveRunDir_));
     history_->setLiveRun(QString());
     history_->refresh();
+    plots_->setLiveRun(QString());
   });
   connect(&runs_, &RunController::runFailed, this, &MainWindow::onRunFailed);
   connect(&runs_, &RunController::imageReceived, this, [this](const bridge::ImageSample& s) {
@@ -152,6 +154,7 @@ void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint6
                               qint64 samplesPerStep) {
   liveRunDir_ = runDir;
   liveRunId_ = QFileInfo(runDir).fileName();
+  plots_->setLiveRun(liveRunId_);
   plots_->setStepsPerEpoch(liveRunId_, stepsPerEpoch);
   status_->setSamplesPerStep(samplesPerStep);
   history_->setRunRoot(QFileInfo(runDir).absolutePath().section('/', 0, -2), projectName());
@@ -172,9 +175,75 @@ void MainWindow::onMetrics(const bridge::MetricSamples& samples) {
 
 void MainWindow::onRunFailed(const QString& message) {
   log_->appendNote(tr("run failed: %1").arg(message));
+  plots_->setLiveRun(QString());
   history_->setLiveRun(QString());
   history_->refresh();
   showMessage(QMessageBox::Critical, tr("Run Failed"), message);
+}
+
+void MainWindow::resumeRun(const QString& runDir) {
+  if (runs_.isActive()) {
+    showMessage(QMessageBox::Warning, tr("Resume"),
+                tr("A run is in progress: stop it before resuming another."));
+    return;
+  }
+  const QString projectFile = QDir(runDir).filePath("project.json");
+  QFile file(projectFile);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showMessage(QMessageBox::Warning, tr("Resume"),
+                tr("%1 cannot be read (%2): the run cannot be resumed.")
+                    .arg(QDir::toNativeSeparators(projectFile), file.errorString()));
+    return;
+  }
+  clearRunView();
+  controls_->beginRun(std::nan(""));  // the run's own rate arrives with its first step
+  // The run's curves so far (stats.json); the live points continue them.
+  const QString id = QFileInfo(runDir).fileName();
+  QString error;
+  ui::MetricPoints points;
+  for (const auto& p : readScalarSeries(runDir, &error)) {
+    points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
+  }
+  if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
+  plots_->appendPoints(points);
+  bridge::StartOptions options;
+  options.projectText = QString::fromUtf8(file.readAll());
+  options.projectPath = projectFile;
+  options.runDir = runDir;
+  options.resume = true;
+  if (!runs_.start(options, &error)) {
+    showMessage(QMessageBox::Warning, tr("Cannot Resume"), error);
+    return;
+  }
+  log_->appendNote(tr("resuming %1 from its latest checkpoint, with the project it ran with")
+                       .arg(QDir::toNativeSeparators(runDir)));
+  onOverlayChanged(history_->selectedRuns());
+}
+
+void MainWindow::cloneRun(const QString& runDir) {
+  const QString projectFile = QDir(runDir).filePath("project.json");
+  QFile file(projectFile);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showMessage(
+        QMessageBox::Warning, tr("Clone"),
+        tr("%1 cannot be read: %2").arg(QDir::toNativeSeparators(projectFile), file.errorString()));
+    return;
+  }
+  const QString text = QString::fromUtf8(file.readAll());
+  if (!maybeSave()) return;
+  // Relative data paths meant the open project's folder: the clone keeps it.
+  const QString base = projectPath_.isEmpty() ? QString() : QFileInfo(projectPath_).absolutePath();
+  loadDocument(text, QString(), base);
+  log_->appendNote(tr("cloned the project of run %1 into a new, untitled project: change it, "
+                      "then Start; its runs are listed beside the original's")
+                       .arg(history_->runName(runDir)));
+  findChild<QDockWidget*>("projectDock")->raise();
+}
+
+void MainWindow::styleRuns() {
+  for (const auto& run : history_->runs()) {
+    plots_->setRunAppearance(run.runId, history_->runName(run.dir), history_->runColour(run.dir));
+  }
 }
 
 void MainWindow::onOverlayChanged(const QStringList& runDirs) {

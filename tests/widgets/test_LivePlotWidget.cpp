@@ -12,11 +12,13 @@
 #include <QLabel>
 #include <QSlider>
 #include <QTemporaryDir>
+#include <QToolButton>
 
 #include "widgets/ChartGrouping.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
 #include "widgets/PlotControls.h"
+#include "widgets/RunSelector.h"
 
 using namespace tbench::ui;
 
@@ -206,15 +208,41 @@ class TestLivePlotWidget : public QObject {
     widget_->flush();
     QCOMPARE(widget_->runs(), (QStringList{"run-1", "run-2"}));
     QCustomPlot* plot = widget_->chart(ChartGrouping::lossAndErrorChart())->plot();
-    QCOMPARE(legendEntries(plot), 4);
+    QCOMPARE(legendEntries(plot), 2);  // one per scalar: the run selector names the runs
     QVERIFY(plot->graph(1)->pen().color() != plot->graph(5)->pen().color());  // run colours
     // The run colours are the same on every chart.
     QCOMPARE(widget_->chart("Grad norm")->plot()->graph(1)->pen().color(),
              plot->graph(1)->pen().color());
+
+    // One chip per run; a run's name and colour (Run History's) go to every chart and chip.
+    RunSelector* selector = widget_->runSelector();
+    QVERIFY(!selector->isHidden());
+    QCOMPARE(selector->runs().size(), 2);
+    widget_->setRunAppearance("run-2", "wide net", QColor(Qt::magenta));
+    widget_->setLiveRun("run-2");
+    widget_->flush();
+    QCOMPARE(plot->graph(5)->pen().color(), QColor(Qt::magenta));
+    QCOMPARE(widget_->chart("Grad norm")->plot()->graph(3)->pen().color(), QColor(Qt::magenta));
+    QToolButton* chip = selector->chip("run-2");
+    QVERIFY(chip);
+    QCOMPARE(chip->text(), QString("wide net (live)"));
+    // Its chip hides the run's curves on every chart, and shows them again.
+    chip->click();
+    widget_->flush();
+    QVERIFY(!widget_->isRunVisible("run-2"));
+    QVERIFY(!plot->graph(5)->visible());
+    QVERIFY(!widget_->chart("Grad norm")->plot()->graph(3)->visible());
+    QCOMPARE(selector->runs().size(), 2);  // still offered
+    selector->chip("run-2")->click();
+    widget_->flush();
+    QVERIFY(plot->graph(5)->visible());
+
     widget_->setRunVisible("run-2", false);
     widget_->flush();
     QVERIFY(!widget_->isRunVisible("run-2"));
     QCOMPARE(legendEntries(plot), 2);
+    QCOMPARE(selector->runs().size(), 1);  // off the charts: no chip, and one run needs none
+    QVERIFY(selector->isHidden());
     QTemporaryDir dir;
     QVERIFY(widget_->exportCsv(dir.filePath("all.csv")));
     QFile csv(dir.filePath("all.csv"));

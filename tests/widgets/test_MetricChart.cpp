@@ -467,7 +467,7 @@ class TestMetricChart : public QObject {
     points += lossAndError("b");
     add(store_, *chart_, points);
     QCustomPlot* plot = chart_->plot();
-    QCOMPARE(plot->graphCount(), 12);
+    QCOMPARE(plot->graphCount(), 12 + 3);  // and one legend key per scalar
     // Curves of one run share its colour and differ in pen style; runs differ in colour.
     const QPen aCost = plot->graph(1)->pen(), aError = plot->graph(3)->pen();
     const QPen bCost = plot->graph(7)->pen();
@@ -475,14 +475,24 @@ class TestMetricChart : public QObject {
     QVERIFY(aCost.style() != aError.style());
     QVERIFY(aCost.color() != bCost.color());
     QCOMPARE(aCost.style(), bCost.style());
-    QCOMPARE(plot->graph(1)->name(), QString("a · cost"));
-    QCOMPARE(legendEntries(plot), 6);
+    // The legend names each scalar once (its line style); the colour names the run.
+    QCOMPARE(chart_->legendLabels(), (QStringList{"cost", "train_error", "validation_cost"}));
+    QCOMPARE(legendEntries(plot), 3);
+    QVERIFY(chart_->tooltipText(4.0).contains("b · cost"));
+    // A run's own colour (Run History's) wins over the arrival order's, and names the run.
+    chart_->restyle(store_.runs(), {{"b", QColor(Qt::magenta)}}, {{"b", "wide net"}});
+    QCOMPARE(plot->graph(7)->pen().color(), QColor(Qt::magenta));
+    QCOMPARE(plot->graph(1)->pen().color(), aCost.color());
+    QVERIFY(chart_->tooltipText(4.0).contains("wide net · cost"));
+    QCOMPARE(legendEntries(plot), 3);
+    QCOMPARE(plot->graphCount(), 12 + 3);  // the keys were replaced, not added
 
     chart_->setRunVisible("b", false);
     chart_->restyle(store_.runs());
     QVERIFY(!chart_->isRunVisible("b"));
     QVERIFY(!plot->graph(7)->visible());
     QCOMPARE(legendEntries(plot), 3);
+    QCOMPARE(plot->graphCount(), 12);                   // no keys: the curves are the legend
     QCOMPARE(plot->graph(1)->name(), QString("cost"));  // one run left: plain names
     QVERIFY(plot->graph(1)->pen().color() != plot->graph(3)->pen().color());
     QVERIFY(!chart_->tooltipText(1.0).contains("b · "));

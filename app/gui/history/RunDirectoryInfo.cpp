@@ -9,9 +9,11 @@
 #include <QSysInfo>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 #include <signal.h>
 
+#include "app/gui/history/RunAnnotations.h"
 #include "app/gui/history/RunLog.h"
 #include "app/gui/history/RunStats.h"
 
@@ -19,6 +21,7 @@ namespace tbench::gui {
 namespace {
 
 struct ProjectFacts {
+  QJsonObject object;
   QString name;
   qint64 maxEpoch = -1;
   qint64 startingEpoch = 1;
@@ -45,6 +48,7 @@ ProjectFacts readProjectFile(const QString& path) {
     return facts;
   }
   const QJsonObject project = doc.object();
+  facts.object = project;
   facts.name = project.value("name").toString();
   if (project.value("max_epoch").isDouble())
     facts.maxEpoch = project.value("max_epoch").toInteger();
@@ -119,6 +123,9 @@ void statusFromRunJson(RunDirectoryInfo& info, const RunJson& run) {
   }
   if (!run.origin.isEmpty()) info.command = run.origin;
   if (run.started.isValid()) info.startTime = run.started.toLocalTime();
+  if (run.ended.isValid() && run.state != QLatin1String("running")) {
+    info.endTime = run.ended.toLocalTime();
+  }
   if (run.state == QLatin1String("finished")) {
     info.status = RunStatus::Finished;
     info.statusDetail = QStringLiteral("finished at epoch %1, global step %2")
@@ -236,11 +243,17 @@ QString toString(RunStatus status) {
 
 QStringList RunDirectoryInfo::problems() const {
   QStringList all;
-  for (const QString* error :
-       {&projectError, &statsError, &logError, &runStatusError, &checkpoints.error}) {
+  for (const QString* error : {&projectError, &statsError, &logError, &runStatusError,
+                               &annotationsError, &checkpoints.error}) {
     if (!error->isEmpty()) all << *error;
   }
   return all;
+}
+
+qint64 RunDirectoryInfo::durationSeconds() const {
+  const QDateTime end = endTime.isValid() ? endTime : lastActivity;
+  if (!startTime.isValid() || !end.isValid() || end < startTime) return -1;
+  return startTime.secsTo(end);
 }
 
 RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
@@ -251,12 +264,23 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
 
   const ProjectFacts project = readProjectFile(runDir.filePath("project.json"));
   info.projectError = project.error;
+  info.project = project.object;
   info.projectName =
       project.name.isEmpty() ? QFileInfo(QFileInfo(info.dir).path()).fileName() : project.name;
 
   const RunStats stats = readStatsFile(runDir.filePath(QLatin1String(kStatsFileName)));
   info.statsError = stats.error;
   info.lastScalars = stats.lastValues;
+  for (const ScalarPoint& point : stats.points) {
+    if (!std::isfinite(point.value)) continue;
+    const auto low = info.minScalars.find(point.name);
+    if (low == info.minScalars.end() || point.value < *low)
+      info.minScalars[point.name] = point.value;
+    const auto high = info.maxScalars.find(point.name);
+    if (high == info.maxScalars.end() || point.value > *high) {
+      info.maxScalars[point.name] = point.value;
+    }
+  }
   info.lastEpoch = stats.lastEpoch;
   info.lastGlobalStep = stats.lastGlobalStep;
 
@@ -283,6 +307,11 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
   if (!info.startTime.isValid()) info.startTime = modifiedTime(runDir.filePath("project.json"));
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).birthTime();
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).lastModified();
+
+  const RunAnnotations annotations = readRunAnnotations(info.dir);
+  info.label = annotations.label;
+  info.notes = annotations.notes;
+  info.annotationsError = annotations.error;
 
   const RunJson runJson = readRunJson(runDir.filePath(QLatin1String(kRunStatusFileName)));
   info.runStatusError = runJson.error;

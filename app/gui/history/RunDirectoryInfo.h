@@ -26,6 +26,7 @@
 //                is live (RunHistoryPanel::setLiveRun).
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QMap>
 #include <QString>
 #include <QStringList>
@@ -57,12 +58,25 @@ struct RunDirectoryInfo {
   qint64 lastEpoch = -1;       ///< epoch_num of the last stats entry (else of nothing: -1)
   qint64 lastGlobalStep = -1;  ///< global_step of the last stats entry, else latest checkpoint's
   qint64 maxEpoch = -1;        ///< the last planned epoch (Note [Run status]), -1 unknown
+  QDateTime endTime;           ///< run.json's "ended" (finished, stopped, failed); else invalid
   QMap<QString, double> lastScalars;  ///< last value of each scalar in stats.json
+  QMap<QString, double> minScalars;   ///< smallest finite value of each scalar in stats.json
+  QMap<QString, double> maxScalars;   ///< largest finite value of each scalar in stats.json
+  QJsonObject project;                ///< the run's project.json (what ran); empty if unreadable
+  QString label;                      ///< annotations.json's label (RunAnnotations.h)
+  QString notes;                      ///< annotations.json's notes (with #tags)
   RunCheckpoints checkpoints;
-  QString projectError;    ///< project.json missing or unreadable
-  QString statsError;      ///< stats.json unreadable (RunStats::error)
-  QString logError;        ///< log.log unreadable
-  QString runStatusError;  ///< run.json present but unreadable (then the log decides)
+  QString projectError;      ///< project.json missing or unreadable
+  QString statsError;        ///< stats.json unreadable (RunStats::error)
+  QString logError;          ///< log.log unreadable
+  QString runStatusError;    ///< run.json present but unreadable (then the log decides)
+  QString annotationsError;  ///< annotations.json present but unreadable
+
+  /// The label, else the run id.
+  QString displayName() const { return label.isEmpty() ? runId : label; }
+  /// How long the run trained: start to end (or to its last activity while not ended); -1 when
+  /// unknown.
+  qint64 durationSeconds() const;
 
   /// Every non-empty *Error and the index error, one per entry.
   QStringList problems() const;

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QBrush>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFileInfo>
@@ -9,9 +10,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPalette>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSet>
 #include <QStyle>
 #include <QTableWidget>
@@ -20,6 +24,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/gui/history/RunAnnotations.h"
+#include "app/gui/history/RunComparison.h"
+#include "app/gui/history/RunHistoryRows.h"
 #include "app/gui/history/RunLog.h"
 #include "app/gui/history/RunStats.h"
 #include "widgets/Palette.h"
@@ -27,77 +34,10 @@
 namespace tbench::gui {
 namespace {
 
-enum Column {
-  kOverlayColumn = 0,
-  kRunColumn,
-  kStatusColumn,
-  kEpochColumn,
-  kStepColumn,
-  kFirstMetric
-};
-
-// Metrics worth a column when any run has them, in this order; other scalars follow
-// alphabetically up to kMaxMetricColumns (names with a '/', such as QueueInput/queue_size, and
-// the learning rate are diagnostics and stay in the tooltip).
-const QStringList kPreferredMetrics = {"cost", "validation_error", "train_error",
-                                       "validation_cost"};
-constexpr int kMaxMetricColumns = 6;
+// The differing hyper-parameters beyond this many are named in the Run cell's tooltip.
+constexpr int kMaxParameterColumns = 8;
 
 QString cleanPath(const QString& path) { return QDir::cleanPath(QDir(path).absolutePath()); }
-
-QString numberText(double value) { return QString::number(value, 'g', 4); }
-
-QColor statusColor(RunStatus status, const QPalette& palette) {
-  switch (status) {
-    case RunStatus::Running:
-      return ui::Palette::active();
-    case RunStatus::Failed:
-      return ui::Palette::error();
-    case RunStatus::Stopped:
-      return ui::Palette::warning();
-    case RunStatus::Unknown:
-      return palette.color(QPalette::Disabled, QPalette::Text);
-    case RunStatus::Finished:
-      break;
-  }
-  return palette.color(QPalette::Text);
-}
-
-QString runTooltip(const RunDirectoryInfo& run) {
-  QStringList lines;
-  lines << QDir::toNativeSeparators(run.dir);
-  if (!run.command.isEmpty()) lines << run.command;
-  for (auto it = run.lastScalars.begin(); it != run.lastScalars.end(); ++it) {
-    lines << QStringLiteral("%1 = %2").arg(it.key(), numberText(it.value()));
-  }
-  for (const QString& problem : run.problems()) lines << QStringLiteral("\u26a0 ") + problem;
-  return lines.join('\n');
-}
-
-QString checkpointsTooltip(const RunCheckpoints& checkpoints) {
-  QStringList lines;
-  if (!checkpoints.latest.file.isEmpty()) lines << "latest: " + checkpoints.latest.file;
-  for (const auto& best : checkpoints.best) {
-    lines << QStringLiteral("best %1 = %2: %3")
-                 .arg(best.stat, numberText(best.value), best.checkpoint.file);
-  }
-  for (const auto& file : checkpoints.all) {
-    if (!file.exists) {
-      lines << file.file + (file.manual ? " (manual, missing)" : " (missing)");
-    } else if (file.manual) {
-      lines << file.file + " (manual)";
-    }
-  }
-  if (!checkpoints.fromIndex && !checkpoints.all.isEmpty()) lines << "(no checkpoint index)";
-  return lines.join('\n');
-}
-
-QTableWidgetItem* textItem(const QString& text, Qt::Alignment align = Qt::AlignLeft) {
-  auto* item = new QTableWidgetItem(text);
-  item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-  item->setTextAlignment(align | Qt::AlignVCenter);
-  return item;
-}
 
 }  // namespace
 
@@ -108,15 +48,32 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
   rootLabel_ = new QLabel(this);
   rootLabel_->setObjectName("runRootLabel");
   rootLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  filter_ = new QLineEdit(this);
+  filter_->setObjectName("runFilter");
+  filter_->setPlaceholderText(tr("Filter runs"));
+  filter_->setClearButtonEnabled(true);
+  filter_->setToolTip(
+      tr("Keeps the runs that contain every word typed, in any column: a label, a #tag, a "
+         "status, a hyper-parameter's value"));
+  metricBox_ = new QComboBox(this);
+  metricBox_->setObjectName("watchedMetric");
+  metricBox_->setToolTip(tr("The metric the Best column compares runs by"));
+  metricBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* top = new QHBoxLayout;
   top->addWidget(rootLabel_, 1);
+  top->addWidget(filter_);
+  top->addWidget(new QLabel(tr("Best of"), this));
+  top->addWidget(metricBox_);
   top->addWidget(refreshButton);
 
   table_ = new QTableWidget(this);
   table_->setObjectName("runTable");
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                          QAbstractItemView::SelectedClicked);
+  table_->horizontalHeader()->setSectionsClickable(true);
+  table_->horizontalHeader()->setSortIndicatorShown(false);
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
@@ -141,6 +98,12 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
   connect(liveTimer_, &QTimer::timeout, this, &RunHistoryPanel::refresh);
   connect(table_, &QTableWidget::itemChanged, this, &RunHistoryPanel::onItemChanged);
   connect(table_, &QWidget::customContextMenuRequested, this, &RunHistoryPanel::showContextMenu);
+  connect(table_->horizontalHeader(), &QHeaderView::sectionClicked, this,
+          &RunHistoryPanel::onHeaderClicked);
+  connect(filter_, &QLineEdit::textChanged, this, &RunHistoryPanel::applyFilter);
+  connect(metricBox_, &QComboBox::activated, this, [this](int index) {
+    setWatchedMetric(index == 0 ? QString() : metricBox_->itemData(index).toString());
+  });
   rebuildTable();
 }
 
@@ -182,7 +145,38 @@ void RunHistoryPanel::setSelectedRuns(const QStringList& runDirs) {
 }
 
 QString RunHistoryPanel::runDirAt(int row) const {
-  return row >= 0 && row < runs_.size() ? runs_.at(row).dir : QString();
+  const QTableWidgetItem* item =
+      row >= 0 && row < table_->rowCount() ? table_->item(row, kRunColumn) : nullptr;
+  return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+int RunHistoryPanel::rowOf(const QString& runDir) const {
+  const QString clean = cleanPath(runDir);
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    if (runDirAt(row) == clean) return row;
+  }
+  return -1;
+}
+
+const RunDirectoryInfo* RunHistoryPanel::runOf(const QString& runDir) const {
+  const QString clean = cleanPath(runDir);
+  for (const RunDirectoryInfo& run : runs_) {
+    if (run.dir == clean) return &run;
+  }
+  return nullptr;
+}
+
+QColor RunHistoryPanel::runColour(const QString& runDir) const {
+  const QString clean = cleanPath(runDir);
+  for (int i = 0; i < runs_.size(); ++i) {
+    if (runs_.at(i).dir == clean) return ui::Palette::categorical(int(runs_.size()) - 1 - i);
+  }
+  return ui::Palette::categorical(0);
+}
+
+QString RunHistoryPanel::runName(const QString& runDir) const {
+  const RunDirectoryInfo* run = runOf(runDir);
+  return run ? run->displayName() : QFileInfo(runDir).fileName();
 }
 
 void RunHistoryPanel::scheduleRefresh() {
@@ -193,8 +187,8 @@ void RunHistoryPanel::scheduleRefresh() {
 QString RunHistoryPanel::fileSignature(const QString& runDir) const {
   const QDir dir(runDir);
   QString signature = QString::number(QFileInfo(runDir).lastModified().toMSecsSinceEpoch());
-  for (const char* name :
-       {kLogFileName, kStatsFileName, RunCheckpoints::kIndexFileName, "project.json"}) {
+  for (const char* name : {kLogFileName, kStatsFileName, RunCheckpoints::kIndexFileName,
+                           "project.json", kRunStatusFileName, kAnnotationsFileName}) {
     const QFileInfo info(dir.filePath(QLatin1String(name)));
     signature += QStringLiteral("|%1:%2").arg(
         QString::number(info.size()), QString::number(info.lastModified().toMSecsSinceEpoch()));
@@ -238,45 +232,33 @@ void RunHistoryPanel::refresh() {
   onItemChanged(nullptr);  // a run that vanished leaves the overlay
 }
 
-QStringList RunHistoryPanel::metricColumns() const {
-  QSet<QString> present;
-  for (const auto& run : runs_) {
-    for (auto it = run.lastScalars.keyBegin(); it != run.lastScalars.keyEnd(); ++it) {
-      present.insert(*it);
-    }
-  }
-  QStringList columns = kPreferredMetrics.mid(0, 2);  // always: cost, validation_error
-  for (const QString& name : kPreferredMetrics.mid(2)) {
-    if (present.contains(name)) columns << name;
-  }
-  QStringList others;
-  for (const QString& name : present) {
-    if (!columns.contains(name) && !name.contains('/') && name != "learning_rate") others << name;
-  }
-  others.sort();
-  for (const QString& name : others) {
-    if (columns.size() >= kMaxMetricColumns) break;
-    columns << name;
-  }
-  return columns;
-}
-
 void RunHistoryPanel::rebuildTable() {
-  const QStringList metrics = metricColumns();
-  QStringList headers = {tr("Overlay"), tr("Run"), tr("Status"), tr("Epoch"), tr("Step")};
-  headers << metrics << tr("Checkpoints") << tr("Started");
-  QStringList shownHeaders;
-  for (int c = 0; c < table_->columnCount(); ++c) {
-    const QTableWidgetItem* header = table_->horizontalHeaderItem(c);
-    shownHeaders << (header ? header->text() : QString());
-  }
+  updateMetricChoices();
+  const QString metric = watched_.isEmpty() ? defaultWatchedMetric(runs_) : watched_;
+  const bool higher = higherIsBetter(metric, runs_);
+  QVector<QMap<QString, QString>> projects;
+  for (const auto& run : runs_) projects.append(flattenProject(run.project));
+  QStringList parameters = differingParameters(projects);
+  // The Strategy column says these (strategy × towers, the devices in its tooltip).
+  parameters.removeAll(QStringLiteral("trainer.strategy"));
+  parameters.removeAll(QStringLiteral("trainer.devices"));
+  const QStringList moreParameters = parameters.mid(kMaxParameterColumns);
+  parameters = parameters.mid(0, kMaxParameterColumns);
+
+  QStringList headers = {tr("Overlay"), tr("Run"),   tr("Notes"),
+                         tr("Status"),  tr("Epoch"), tr("Step")};
+  headers << parameterHeaders(parameters);
+  headers << (metric.isEmpty()
+                  ? tr("Best")
+                  : tr("Best %1 %2")
+                        .arg(metric, higher ? QStringLiteral("\u2191") : QStringLiteral("\u2193")))
+          << tr("Duration") << tr("Strategy") << tr("Checkpoints") << tr("Started");
   // Fit the columns when they change, not on every refresh (that would undo the user's sizes).
-  const bool columnsChanged = shownHeaders != headers || runs_.size() != table_->rowCount();
+  const bool columnsChanged = columnHeaders() != headers || runs_.size() != table_->rowCount();
 
   QSet<QString> selectedRows;
   for (const QModelIndex& index : table_->selectionModel()->selectedRows()) {
-    const QTableWidgetItem* item = table_->item(index.row(), kRunColumn);
-    if (item) selectedRows.insert(item->data(Qt::UserRole).toString());
+    selectedRows.insert(runDirAt(index.row()));
   }
 
   rebuilding_ = true;
@@ -284,64 +266,164 @@ void RunHistoryPanel::rebuildTable() {
   table_->clearSelection();
   table_->setColumnCount(headers.size());
   table_->setHorizontalHeaderLabels(headers);
+  for (int p = 0; p < parameters.size(); ++p) {
+    table_->horizontalHeaderItem(kFirstParameter + p)->setToolTip(parameters.at(p));
+  }
   table_->setRowCount(runs_.size());
   const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
   for (int row = 0; row < runs_.size(); ++row) {
-    const RunDirectoryInfo& run = runs_.at(row);
-    auto* check = new QTableWidgetItem;
-    check->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    check->setCheckState(overlay.contains(run.dir) ? Qt::Checked : Qt::Unchecked);
-    check->setToolTip(tr("Overlay this run's curves on the charts"));
-    table_->setItem(row, kOverlayColumn, check);
-
-    auto* id = textItem(run.runId);
-    id->setData(Qt::UserRole, run.dir);
-    id->setToolTip(runTooltip(run));
-    if (!run.problems().isEmpty()) id->setIcon(warning);
-    table_->setItem(row, kRunColumn, id);
-
-    auto* status = textItem(toString(run.status));
-    status->setForeground(statusColor(run.status, palette()));
-    status->setToolTip(run.statusDetail);
-    table_->setItem(row, kStatusColumn, status);
-
-    QString epoch = run.lastEpoch >= 0 ? QString::number(run.lastEpoch) : QStringLiteral("\u2013");
-    if (run.maxEpoch > 0) epoch += QStringLiteral(" / %1").arg(run.maxEpoch);
-    table_->setItem(row, kEpochColumn, textItem(epoch, Qt::AlignRight));
-    table_->setItem(row, kStepColumn,
-                    textItem(run.lastGlobalStep >= 0 ? QString::number(run.lastGlobalStep)
-                                                     : QStringLiteral("\u2013"),
-                             Qt::AlignRight));
-    for (int m = 0; m < metrics.size(); ++m) {
-      const auto value = run.lastScalars.constFind(metrics.at(m));
-      table_->setItem(row, kFirstMetric + m,
-                      textItem(value != run.lastScalars.constEnd() ? numberText(*value) : QString(),
-                               Qt::AlignRight));
-    }
-    const auto manual = std::count_if(run.checkpoints.all.begin(), run.checkpoints.all.end(),
-                                      [](const CheckpointFile& f) { return f.manual && f.exists; });
-    QString count = QString::number(run.checkpoints.existingCount());
-    if (manual > 0) count += tr(" (%1 manual)").arg(manual);
-    auto* checkpoints = textItem(count, Qt::AlignRight);
-    checkpoints->setToolTip(checkpointsTooltip(run.checkpoints));
-    table_->setItem(row, kFirstMetric + metrics.size(), checkpoints);
-    table_->setItem(
-        row, kFirstMetric + metrics.size() + 1,
-        textItem(run.startTime.isValid() ? run.startTime.toString("yyyy-MM-dd HH:mm") : QString()));
-    if (selectedRows.contains(run.dir)) table_->selectRow(row);
+    RowContext context{parameters,
+                       moreParameters,
+                       metric,
+                       higher,
+                       runColour(runs_.at(row).dir),
+                       overlay.contains(runs_.at(row).dir),
+                       warning,
+                       palette()};
+    fillRunRow(*table_, row, runs_.at(row), projects.at(row), context);
+  }
+  applySort();
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    if (selectedRows.contains(runDirAt(row))) table_->selectRow(row);
   }
   rebuilding_ = false;
   if (columnsChanged) table_->resizeColumnsToContents();
+  applyFilter();
 
+  QString appearance;
+  for (const auto& run : runs_) {
+    appearance += run.dir + '\t' + run.displayName() + '\t' + runColour(run.dir).name() + '\n';
+  }
+  if (appearance != appearance_) {
+    appearance_ = appearance;
+    emit runAppearanceChanged();
+  }
+}
+
+QStringList RunHistoryPanel::columnHeaders() const {
+  QStringList headers;
+  for (int c = 0; c < table_->columnCount(); ++c) {
+    const QTableWidgetItem* header = table_->horizontalHeaderItem(c);
+    headers << (header ? header->text() : QString());
+  }
+  return headers;
+}
+
+void RunHistoryPanel::updateMetricChoices() {
+  const QStringList metrics = comparableMetrics(runs_);
+  const QString fallback = defaultWatchedMetric(runs_);
+  const QSignalBlocker block(metricBox_);
+  metricBox_->clear();
+  metricBox_->addItem(fallback.isEmpty() ? tr("(no metric)") : tr("%1 (default)").arg(fallback),
+                      QString());
+  for (const QString& metric : metrics) metricBox_->addItem(metric, metric);
+  const int index = watched_.isEmpty() ? 0 : metricBox_->findData(watched_);
+  if (index < 0) metricBox_->addItem(watched_, watched_);  // kept until a run has it again
+  metricBox_->setCurrentIndex(index < 0 ? metricBox_->count() - 1 : index);
+}
+
+void RunHistoryPanel::setWatchedMetric(const QString& metric) {
+  if (metric == watched_) return;
+  watched_ = metric;
+  rebuildTable();
+}
+
+void RunHistoryPanel::onHeaderClicked(int column) {
+  if (column == kOverlayColumn) return;
+  const QString header = table_->horizontalHeaderItem(column)->text();
+  const Qt::SortOrder order = header == sortHeader_ && sortOrder_ == Qt::AscendingOrder
+                                  ? Qt::DescendingOrder
+                                  : Qt::AscendingOrder;
+  sortByColumn(header, order);
+}
+
+void RunHistoryPanel::sortByColumn(const QString& header, Qt::SortOrder order) {
+  sortHeader_ = header;
+  sortOrder_ = order;
+  const bool wasRebuilding = rebuilding_;
+  rebuilding_ = true;
+  applySort();
+  rebuilding_ = wasRebuilding;
+  applyFilter();
+}
+
+void RunHistoryPanel::applySort() {
+  // The Best column's title names its metric: it is found again after the metric changes.
+  const QStringList headers = columnHeaders();
+  int column = int(headers.indexOf(sortHeader_));
+  for (int c = 0; column < 0 && sortHeader_.startsWith(tr("Best")) && c < headers.size(); ++c) {
+    if (headers.at(c).startsWith(tr("Best"))) column = c;
+  }
+  QHeaderView* header = table_->horizontalHeader();
+  if (column < 0) {
+    header->setSortIndicatorShown(false);
+    // Newest first, the order of runs_: rows are put back by their run directory.
+    for (int target = 0; target < runs_.size(); ++target) {
+      const int row = rowOf(runs_.at(target).dir);
+      if (row > target) {
+        for (int c = 0; c < table_->columnCount(); ++c) {
+          QTableWidgetItem* a = table_->takeItem(target, c);
+          QTableWidgetItem* b = table_->takeItem(row, c);
+          table_->setItem(target, c, b);
+          table_->setItem(row, c, a);
+        }
+      }
+    }
+    return;
+  }
+  header->setSortIndicatorShown(true);
+  header->setSortIndicator(column, sortOrder_);
+  table_->sortItems(column, sortOrder_);
+}
+
+void RunHistoryPanel::setFilterText(const QString& text) {
+  filter_->setText(text);  // applies through textChanged
+  applyFilter();
+}
+
+void RunHistoryPanel::applyFilter() {
+  const QStringList words =
+      filter_->text().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    QString haystack = QFileInfo(runDirAt(row)).fileName();
+    for (int c = 0; c < table_->columnCount(); ++c) {
+      if (const QTableWidgetItem* item = table_->item(row, c)) haystack += '\n' + item->text();
+    }
+    const bool keep = std::all_of(words.begin(), words.end(), [&](const QString& word) {
+      return haystack.contains(word, Qt::CaseInsensitive);
+    });
+    table_->setRowHidden(row, !keep);
+  }
+  updateRootLabel();
+}
+
+int RunHistoryPanel::visibleRunCount() const {
+  int count = 0;
+  for (int row = 0; row < table_->rowCount(); ++row) count += table_->isRowHidden(row) ? 0 : 1;
+  return count;
+}
+
+void RunHistoryPanel::updateRootLabel() {
   const QString folder = QDir::toNativeSeparators(QDir(runRoot_).filePath(projectName_));
   if (runRoot_.isEmpty() || projectName_.isEmpty()) {
     rootLabel_->setText(tr("No project"));
   } else if (runs_.isEmpty()) {
     rootLabel_->setText(tr("No runs yet in %1").arg(folder));
   } else {
-    const QString count = runs_.size() == 1 ? tr("1 run") : tr("%1 runs").arg(runs_.size());
+    QString count = runs_.size() == 1 ? tr("1 run") : tr("%1 runs").arg(runs_.size());
+    const int shown = visibleRunCount();
+    if (shown < runs_.size()) count = tr("%1 of %2 runs shown").arg(shown).arg(runs_.size());
     rootLabel_->setText(tr("%1 in %2").arg(count, folder));
   }
+}
+
+bool RunHistoryPanel::annotate(const QString& runDir, const QString& label, const QString& notes,
+                               QString* error) {
+  QString why;
+  const bool ok = writeRunAnnotations(runDir, label, notes, &why);
+  if (!ok && error) *error = why;
+  refresh();
+  return ok;
 }
 
 void RunHistoryPanel::updateWatchedPaths() {
@@ -383,7 +465,29 @@ void RunHistoryPanel::updateWatchedPaths() {
 }
 
 void RunHistoryPanel::onItemChanged(QTableWidgetItem* item) {
-  if (rebuilding_ || (item && item->column() != kOverlayColumn)) return;
+  if (rebuilding_) return;
+  if (item && (item->column() == kRunColumn || item->column() == kNotesColumn)) {
+    const QString dir = runDirAt(item->row());
+    const RunDirectoryInfo* run = runOf(dir);
+    if (!run) return;
+    QString label = run->label, notes = run->notes;
+    if (item->column() == kRunColumn) {
+      // Typing the id back (or nothing) removes the label.
+      label = item->text().trimmed() == run->runId ? QString() : item->text().trimmed();
+    } else {
+      notes = item->text();
+    }
+    if (label == run->label && notes == run->notes) return;
+    // Deferred: the edit's item must outlive this slot, and refresh() rebuilds every item.
+    QTimer::singleShot(0, this, [this, dir, label, notes] {
+      QString error;
+      if (!annotate(dir, label, notes, &error)) {
+        QMessageBox::warning(this, tr("Run History"), tr("Cannot save the note: %1").arg(error));
+      }
+    });
+    return;
+  }
+  if (item && item->column() != kOverlayColumn) return;
   const QStringList now = selectedRuns();
   if (now == overlay_) return;
   overlay_ = now;
@@ -398,6 +502,24 @@ QMenu* RunHistoryPanel::createContextMenu(int row, QWidget* parent) {
   open->setObjectName("openFolderAction");
   connect(open, &QAction::triggered, this,
           [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
+  const RunDirectoryInfo* run = runOf(dir);
+  QAction* resume = menu->addAction(tr("Resume"));
+  resume->setObjectName("resumeAction");
+  const bool hasCheckpoint = run && !run->checkpoints.latest.file.isEmpty();
+  const bool ended = run && run->status != RunStatus::Running;
+  resume->setEnabled(hasCheckpoint && ended && run->status != RunStatus::Finished);
+  resume->setToolTip(!hasCheckpoint ? tr("The run has no checkpoint to resume from")
+                     : !ended       ? tr("The run is still running")
+                     : run->status == RunStatus::Finished
+                         ? tr("The run finished; clone it into a new project to train further")
+                         : tr("Continue this run from %1").arg(run->checkpoints.latest.file));
+  connect(resume, &QAction::triggered, this, [this, dir] { emit resumeRequested(dir); });
+  QAction* clone = menu->addAction(tr("Clone into a new project"));
+  clone->setObjectName("cloneAction");
+  clone->setEnabled(run && !run->project.isEmpty());
+  connect(clone, &QAction::triggered, this, [this, dir] { emit cloneRequested(dir); });
+  menu->setToolTipsVisible(true);
+  menu->addSeparator();
   QAction* exportAction = menu->addAction(tr("Export checkpoint\u2026"));
   exportAction->setObjectName("exportCheckpointAction");
   connect(exportAction, &QAction::triggered, this, [this, dir] { emit exportRequested(dir); });

@@ -51,6 +51,18 @@ struct FakeRun {
     writeText(path("project.json"), QJsonDocument(project).toJson(QJsonDocument::Indented));
   }
 
+  /// project.json with `extra`'s keys over writeProject's (nested objects replaced whole).
+  void writeProject(const QString& name, int maxEpoch, const QJsonObject& extra) const {
+    QJsonObject project{{"format", 1},
+                        {"name", name},
+                        {"max_epoch", maxEpoch},
+                        {"starting_epoch", 1},
+                        {"run_root", "train_log"},
+                        {"steps_per_epoch", 0}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) project.insert(it.key(), it.value());
+    writeText(path("project.json"), QJsonDocument(project).toJson(QJsonDocument::Indented));
+  }
+
   /// stats.json with one entry per epoch: cost and validation_error for each, epoch_num and
   /// global_step as JSONWriter writes them (dump(1)).
   void writeStats(int epochs, int stepsPerEpoch, double firstCost = 1.0) const {

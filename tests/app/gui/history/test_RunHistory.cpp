@@ -3,6 +3,8 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
 #include <QSignalSpy>
@@ -20,8 +22,11 @@
 #include <cmath>
 #include <memory>
 
+#include "app/gui/history/RunAnnotations.h"
+#include "app/gui/history/RunComparison.h"
 #include "app/gui/history/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/history/RunHistoryRows.h"
 #include "app/gui/history/RunStats.h"
 #include "tests/app/gui/history/RunDirFixture.h"
 
@@ -396,13 +401,16 @@ class RunHistoryTest : public QObject {
     QCOMPARE(cellText(table, 0, "Run"), QStringLiteral("20250315-080000"));
     QCOMPARE(cellText(table, 0, "Status"), QStringLiteral("failed"));
     QCOMPARE(cellText(table, 0, "Epoch"), QStringLiteral("2 / 10"));
-    QCOMPARE(cellText(table, 0, "cost"), QStringLiteral("2"));
+    // The runs differ in max_epoch only: that is the one parameter column.
+    QCOMPARE(cellText(table, 0, "max_epoch"), QStringLiteral("10"));
+    QCOMPARE(cellText(table, 1, "max_epoch"), QStringLiteral("3"));
+    QCOMPARE(cellText(table, 0, "Best validation_error \u2193"), QStringLiteral("0.2"));
+    QCOMPARE(cellText(table, 0, "Duration"), QStringLiteral("5 min 00 s"));
     QCOMPARE(cellText(table, 0, "Checkpoints"), QStringLiteral("0"));
     QCOMPARE(cellText(table, 1, "Run"), QStringLiteral("20250314-093152"));
     QCOMPARE(cellText(table, 1, "Status"), QStringLiteral("finished"));
     QCOMPARE(cellText(table, 1, "Step"), QStringLiteral("96"));
-    QCOMPARE(cellText(table, 1, "validation_error"), QString::number(0.4 / 3, 'g', 4));
-    QCOMPARE(cellText(table, 1, "train_error"), QString::number(0.5 / 3, 'g', 4));
+    QCOMPARE(cellText(table, 1, "Best validation_error \u2193"), QString::number(0.4 / 3, 'g', 4));
     QCOMPARE(cellText(table, 1, "Checkpoints"), QStringLiteral("4"));
     QCOMPARE(cellText(table, 1, "Started"), QStringLiteral("2025-03-14 09:31"));
     QVERIFY(panel.findChild<QLabel*>("runRootLabel")->text().contains("2 runs in"));
@@ -425,6 +433,190 @@ class RunHistoryTest : public QObject {
     QCOMPARE(panel.runCount(), 1);
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.takeFirst().at(0).toStringList(), QStringList{older.dir});
+  }
+
+  void flattensAndComparesProjects() {
+    const QJsonObject a{
+        {"name", "p"},
+        {"optimizer", QJsonObject{{"type", "adam"}, {"learning_rate", 0.001}}},
+        {"model", QJsonObject{{"type", "mlp"}, {"hidden", QJsonArray{256, 128}}}},
+        {"callbacks", QJsonArray{QJsonObject{{"type", "inference"}},
+                                 QJsonObject{{"type", "min_saver"}, {"stat", "validation_error"}},
+                                 QJsonObject{{"type", "min_saver"}, {"stat", "cost"}}}},
+        {"trainer",
+         QJsonObject{{"strategy", "sync_replicated"}, {"devices", QJsonArray{"cpu", "cpu"}}}}};
+    const QMap<QString, QString> flat = flattenProject(a);
+    QCOMPARE(flat.value("optimizer.learning_rate"), QString("0.001"));
+    QCOMPARE(flat.value("model.hidden"), QString("[256,128]"));
+    QCOMPARE(flat.value("callbacks.inference"), QString("on"));
+    QCOMPARE(flat.value("callbacks.min_saver.stat"), QString("validation_error"));
+    QCOMPARE(flat.value("callbacks.min_saver#2.stat"), QString("cost"));
+    QVERIFY(!flat.contains("callbacks.min_saver.type"));
+    QCOMPARE(strategySummary(a), QString("sync_replicated \u00d7 2"));
+
+    QJsonObject b = a;
+    b["name"] = "q";  // names never count
+    b["optimizer"] = QJsonObject{{"type", "adam"}, {"learning_rate", 0.003}};
+    b["seed"] = 7;  // only in b
+    b["model"] = QJsonObject{{"type", "mlp"}, {"hidden", QJsonArray{512}}};
+    QCOMPARE(differingParameters({flattenProject(a), flattenProject(b)}),
+             (QStringList{"optimizer.learning_rate", "model.hidden", "seed"}));
+    QCOMPARE(differingParameters({flat}), QStringList{});
+    QCOMPARE(parameterHeaders({"optimizer.learning_rate", "model.hidden", "a.x", "b.x"}),
+             (QStringList{"learning_rate", "hidden", "a.x", "b.x"}));
+
+    RunDirectoryInfo run;
+    run.project = a;
+    QVERIFY(!higherIsBetter("validation_error", {run}));
+    QVERIFY(higherIsBetter("validation_accuracy", {run}));
+    run.project["callbacks"] = QJsonArray{QJsonObject{{"type", "max_saver"}, {"stat", "score"}}};
+    QVERIFY(higherIsBetter("score", {run}));  // the saver decides, not the name
+    run.minScalars = {{"score", 0.5}, {"cost", 0.1}, {"QueueInput/queue_fullness", 0.9}};
+    run.maxScalars = {{"score", 0.9}, {"cost", 2.0}, {"QueueInput/queue_fullness", 1.0}};
+    QCOMPARE(comparableMetrics({run}), (QStringList{"cost", "score"}));
+    QCOMPARE(defaultWatchedMetric({run}), QString("score"));
+    QCOMPARE(*bestValue(run, "score", true), 0.9);
+    QCOMPARE(*bestValue(run, "cost", false), 0.1);
+    QVERIFY(!bestValue(run, "validation_error", false));
+    QCOMPARE(durationText(42), QString("42 s"));
+    QCOMPARE(durationText(185), QString("3 min 05 s"));
+    QCOMPARE(durationText(7440), QString("2 h 04 min"));
+    QCOMPARE(durationText(-1), QString("\u2013"));
+  }
+
+  void comparesSortsFiltersAndLabelsRuns() {
+    QTemporaryDir root;
+    // Three runs that differ in learning rate, batch size and strategy.
+    const struct {
+      const char* id;
+      double lr;
+      int batch;
+      const char* strategy;
+      int towers;
+      double firstCost;
+    } specs[] = {{"20250314-090000", 0.01, 64, "simple", 1, 3.0},
+                 {"20250314-100000", 0.001, 64, "simple", 1, 1.0},
+                 {"20250314-110000", 0.003, 128, "sync_replicated", 2, 2.0}};
+    QStringList dirs;
+    int n = 0;
+    for (const auto& spec : specs) {
+      FakeRun run(root.path(), kProject, spec.id, kStart.addSecs(3600 * n));
+      QJsonArray devices;
+      for (int t = 0; t < spec.towers; ++t) devices.append("cpu");
+      run.writeProject(
+          kProject, 3,
+          {{"optimizer", QJsonObject{{"type", "sgd"}, {"learning_rate", spec.lr}}},
+           {"data", QJsonObject{{"batch_size", spec.batch}}},
+           {"trainer", QJsonObject{{"strategy", spec.strategy}, {"devices", devices}}}});
+      run.writeStats(3, 32, spec.firstCost);
+      run.writeLog(3, 32);
+      run.age(run.start.addSecs(60 * (n + 1)));
+      dirs << run.dir;
+      ++n;
+    }
+    RunHistoryPanel panel;
+    panel.resize(1200, 300);
+    panel.setRunRoot(root.path(), kProject);
+    auto* table = panel.findChild<QTableWidget*>("runTable");
+    const QStringList headers = panel.columnHeaders();
+    for (const char* header : {"learning_rate", "batch_size", "Strategy", "Duration", "Notes"}) {
+      QVERIFY2(headers.contains(QLatin1String(header)), qPrintable(headers.join(" | ")));
+    }
+    QVERIFY(!headers.contains("max_epoch"));  // the same everywhere
+    QVERIFY(!headers.contains("strategy"));   // in the Strategy column
+    QCOMPARE(cellText(table, 0, "Strategy"), QString("sync_replicated \u00d7 2"));
+    QCOMPARE(cellText(table, 0, "learning_rate"), QString("0.003"));
+    QCOMPARE(cellText(table, 2, "Duration"), QString("1 min 00 s"));
+
+    // Sorting: numbers as numbers, again to reverse; unknown titles go back to newest first.
+    panel.sortByColumn("learning_rate", Qt::AscendingOrder);
+    QCOMPARE((QStringList{panel.runDirAt(0), panel.runDirAt(1), panel.runDirAt(2)}),
+             (QStringList{dirs[1], dirs[2], dirs[0]}));
+    table->horizontalHeader()->sectionClicked(int(headers.indexOf("learning_rate")));
+    QCOMPARE(panel.runDirAt(0), dirs[0]);  // descending: 0.01 first
+    // The Best column (validation_error by default) sorts by value; choosing another metric
+    // keeps the sort on the Best column, and it survives a refresh.
+    panel.sortByColumn(headers.filter("Best").first(), Qt::AscendingOrder);
+    panel.refresh();
+    QCOMPARE(panel.watchedMetric(), QString());
+    panel.setWatchedMetric("cost");
+    QVERIFY(panel.columnHeaders().contains("Best cost \u2193"));
+    QCOMPARE(panel.runDirAt(0), dirs[1]);  // its cost ends lowest (1.0 / 3)
+    QCOMPARE(cellText(table, 0, "Best cost \u2193"), QString::number(1.0 / 3, 'g', 4));
+
+    // A label and #tagged notes: saved in the run, shown, found by the filter.
+    QSignalSpy appearance(&panel, &RunHistoryPanel::runAppearanceChanged);
+    QString error;
+    QVERIFY(panel.annotate(dirs[1], "low lr", "the one to beat #baseline", &error));
+    QCOMPARE(readRunAnnotations(dirs[1]).label, QString("low lr"));
+    QCOMPARE(readRunAnnotations(dirs[1]).tags(), QStringList{"baseline"});
+    QCOMPARE(panel.runName(dirs[1]), QString("low lr"));
+    QCOMPARE(appearance.count(), 1);
+    panel.setFilterText("#baseline");
+    QCOMPARE(panel.visibleRunCount(), 1);
+    QVERIFY(!table->isRowHidden(panel.rowOf(dirs[1])));
+    QVERIFY(panel.findChild<QLabel*>("runRootLabel")->text().contains("1 of 3 runs shown"));
+    panel.setFilterText("sync_replicated 128");  // every word must match
+    QCOMPARE(panel.visibleRunCount(), 1);
+    QVERIFY(!table->isRowHidden(panel.rowOf(dirs[2])));
+    panel.setFilterText(QString());
+    QCOMPARE(panel.visibleRunCount(), 3);
+    // Editing the Run cell relabels; typing the id back removes the label.
+    QTableWidgetItem* name = table->item(panel.rowOf(dirs[0]), 1);
+    name->setText("high lr");
+    QTRY_COMPARE(panel.runName(dirs[0]), QString("high lr"));
+    table->item(panel.rowOf(dirs[0]), 1)->setText("20250314-090000");
+    QTRY_COMPARE(panel.runName(dirs[0]), QString("20250314-090000"));
+    QVERIFY(!QFile::exists(QDir(dirs[0]).filePath("annotations.json")));
+    // A damaged annotations file is reported, not fatal.
+    writeText(QDir(dirs[2]).filePath("annotations.json"), "{oops");
+    panel.refresh();
+    QCOMPARE(panel.runCount(), 3);
+    QVERIFY(panel.runs().at(0).problems().join(' ').contains("annotations.json"));
+
+    // Colours: by age, so a new run does not change the others'.
+    const QColor first = panel.runColour(dirs[0]), third = panel.runColour(dirs[2]);
+    QVERIFY(first != third);
+    FakeRun later(root.path(), kProject, "20250315-000000", kStart.addDays(1));
+    later.writeProject(kProject, 3);
+    panel.refresh();
+    QCOMPARE(panel.runCount(), 4);
+    QCOMPARE(panel.runColour(dirs[0]), first);
+    QCOMPARE(panel.runColour(dirs[2]), third);
+  }
+
+  void contextMenuResumesAndClones() {
+    QTemporaryDir root;
+    const FakeRun done = finishedRun(root.path(), "20250314-093152", kStart);
+    FakeRun stopped(root.path(), kProject, "20250315-093152", kStart.addDays(1));
+    stopped.writeProject(kProject, 3);
+    stopped.writeStats(1, 32);
+    stopped.writeLog(3, 32,
+                     {QString(logLine(stopped.start, "INF",
+                                      "training stopped at epoch 1, "
+                                      "global step 32: stop requested"))
+                          .trimmed()});
+    stopped.writeCheckpoints({32}, {}, 32, 0.5);
+    stopped.age(stopped.start.addSecs(100));
+    RunHistoryPanel panel;
+    panel.setRunRoot(root.path(), kProject);
+    QSignalSpy resumeSpy(&panel, &RunHistoryPanel::resumeRequested);
+    QSignalSpy cloneSpy(&panel, &RunHistoryPanel::cloneRequested);
+    std::unique_ptr<QMenu> stoppedMenu(panel.createContextMenu(panel.rowOf(stopped.dir), &panel));
+    auto* resume = stoppedMenu->findChild<QAction*>("resumeAction");
+    QVERIFY(resume->isEnabled());
+    resume->trigger();
+    QCOMPARE(resumeSpy.count(), 1);
+    QCOMPARE(resumeSpy.at(0).at(0).toString(), stopped.dir);
+    std::unique_ptr<QMenu> doneMenu(panel.createContextMenu(panel.rowOf(done.dir), &panel));
+    QVERIFY(!doneMenu->findChild<QAction*>("resumeAction")->isEnabled());  // it finished
+    QVERIFY(doneMenu->findChild<QAction*>("resumeAction")->toolTip().contains("clone"));
+    doneMenu->findChild<QAction*>("cloneAction")->trigger();
+    QCOMPARE(cloneSpy.count(), 1);
+    QCOMPARE(cloneSpy.at(0).at(0).toString(), done.dir);
+    panel.setLiveRun(stopped.dir);  // running now: nothing to resume
+    std::unique_ptr<QMenu> liveMenu(panel.createContextMenu(panel.rowOf(stopped.dir), &panel));
+    QVERIFY(!liveMenu->findChild<QAction*>("resumeAction")->isEnabled());
   }
 
   void contextMenuExportsAndTogglesTheOverlay() {

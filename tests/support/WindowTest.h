@@ -1,0 +1,45 @@
+#pragma once
+// What the window tests share: settings isolated from the user's, a project written from one
+// of projects/ with edits, and the window's actions by name.
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QTemporaryDir>
+#include <QWidget>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tbench::testing {
+
+/// Points QSettings at `settingsDir` (call from initTestCase, before any window exists).
+inline void isolateSettings(const QTemporaryDir& settingsDir) {
+  qputenv("XDG_CONFIG_HOME", settingsDir.path().toUtf8());
+  QCoreApplication::setOrganizationName("TowerbenchTest");
+  QCoreApplication::setApplicationName("TowerbenchTest");
+}
+
+/// projects/<source> with its runs under <dir>/runs, no scalar printer, then `edit`; written
+/// to <dir>/<file>. Returns the path.
+inline QString writeProjectFrom(const QTemporaryDir& dir, const QString& file,
+                                const std::function<void(nlohmann::json&)>& edit,
+                                const std::string& source = "synthetic-mlp.json") {
+  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/" + source);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["run_root"] = dir.filePath("runs").toStdString();
+  doc["monitors"] = {{"scalar_printer", false}};
+  if (edit) edit(doc);
+  const QString path = dir.filePath(file);
+  std::ofstream(path.toStdString()) << doc.dump(2);
+  return path;
+}
+
+/// The window's action named `name` ("actionStart"); aborts the test binary when missing.
+inline QAction* windowAction(QWidget& window, const char* name) {
+  auto* a = window.findChild<QAction*>(name);
+  if (!a) qFatal("no action %s", name);
+  return a;
+}
+
+}  // namespace tbench::testing
