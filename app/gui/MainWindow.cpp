@@ -258,6 +258,17 @@ void MainWindow::createMenus() {
   QAction* fit = viewMenu_->addAction(tr("&Fit Plots"), plots_, &ui::LivePlotWidget::fitAll);
   fit->setObjectName("actionFitPlots");
   fit->setShortcut(QKeySequence(tr("Ctrl+0")));
+  // Comparing runs wants the table and the charts at once: Run History gets 40% of the height
+  // and the side panels give up width (the user's sizes come back with the layout they saved).
+  QAction* compare = viewMenu_->addAction(tr("&Compare Runs"), this, [this] {
+    auto* historyDock = findChild<QDockWidget*>("historyDock");
+    historyDock->show();
+    historyDock->raise();
+    resizeDocks({historyDock}, {int(height() * 0.4)}, Qt::Vertical);
+    resizeDocks({findChild<QDockWidget*>("projectDock")}, {int(width() * 0.22)}, Qt::Horizontal);
+  });
+  compare->setObjectName("actionCompareRuns");
+  compare->setShortcut(QKeySequence(tr("Ctrl+Shift+H")));
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->addAction(pluginsAction_);

@@ -5,8 +5,9 @@
 // arrives), the run controls (top); the status bar shows the run's state, position, it/s and
 // ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As, Export Checkpoint…,
 // Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…, Try It…), View (the
-// panels, fit plots), Tools (Plugins…), Help (About). Plugins load before the window is built
-// (main.cpp); the log lists what they registered and which failed to load.
+// panels, fit plots, Compare Runs: Run History made large), Tools (Plugins…), Help (About).
+// Plugins load before the window is built (main.cpp); the log lists what they registered and
+// which failed to load.
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
 // directory keeps exactly what ran. The run goes through bridge::RunController on the engine

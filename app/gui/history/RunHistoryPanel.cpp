@@ -314,8 +314,9 @@ void RunHistoryPanel::updateMetricChoices() {
   const QString fallback = defaultWatchedMetric(runs_);
   const QSignalBlocker block(metricBox_);
   metricBox_->clear();
-  metricBox_->addItem(fallback.isEmpty() ? tr("(no metric)") : tr("%1 (default)").arg(fallback),
-                      QString());
+  metricBox_->addItem(fallback.isEmpty() ? tr("(no metric)") : fallback, QString());
+  metricBox_->setItemData(0, tr("The default: a min/max saver's stat, else the validation error"),
+                          Qt::ToolTipRole);
   for (const QString& metric : metrics) metricBox_->addItem(metric, metric);
   const int index = watched_.isEmpty() ? 0 : metricBox_->findData(watched_);
   if (index < 0) metricBox_->addItem(watched_, watched_);  // kept until a run has it again
