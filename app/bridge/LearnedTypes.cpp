@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -56,7 +57,23 @@ ConfusionView readConfusionFile(const QString& path) {
     view.perClass.push_back({k["name"].toString(), k["samples"].toInteger(),
                              ratioOf(k["precision"]), ratioOf(k["recall"])});
   }
-  view.misclassifiedCount = o["misclassified"].toArray().size();
+  const qint64 classes = view.classNames.size();
+  for (const QJsonValue& m : o["misclassified"].toArray()) {
+    const QJsonObject w = m.toObject();
+    const MisclassifiedView sample{w["index"].toInteger(-1), w["true"].toInteger(-1),
+                                   w["predicted"].toInteger(-1)};
+    if (sample.index < 0 || sample.trueClass < 0 || sample.trueClass >= classes ||
+        sample.predicted < 0 || sample.predicted >= classes) {
+      continue;  // not a sample of this matrix: no tile is named by it
+    }
+    view.misclassified.push_back(sample);
+  }
+  view.misclassifiedCount = view.misclassified.size();
+  view.misclassifiedColumns = std::max(1, o["misclassified_columns"].toInt(8));
+  // epoch-<E>.json -> epoch-<E>-misclassified.png, written before the JSON.
+  const QFileInfo json(path);
+  const QString grid = json.dir().filePath(json.completeBaseName() + "-misclassified.png");
+  if (QFileInfo::exists(grid)) view.misclassifiedImage = grid;
   return view;
 }
 

@@ -19,6 +19,13 @@ struct ClassRates {
   double recall = -1;
 };
 
+/// A wrong sample of a validation pass: its index in the validation data and its classes.
+struct MisclassifiedView {
+  qint64 index = -1;
+  qint64 trueClass = -1;
+  qint64 predicted = -1;
+};
+
 /// One confusion/epoch-<E>.json.
 struct ConfusionView {
   QString error;  ///< why the file could not be read (the rest is empty)
@@ -30,6 +37,9 @@ struct ConfusionView {
   double accuracy = -1;
   QVector<ClassRates> perClass;
   qint64 misclassifiedCount = 0;  ///< how many wrong samples the "misclassified" grid shows
+  QVector<MisclassifiedView> misclassified;  ///< the grid's tiles, row by row
+  int misclassifiedColumns = 8;              ///< tiles per row of the grid
+  QString misclassifiedImage;  ///< confusion/epoch-<E>-misclassified.png; empty when absent
 };
 
 /// Reads one confusion file (Qt's JSON reader; no engine). Never throws.

@@ -166,6 +166,12 @@ void MainWindow::createPanels() {
   });
   connect(history_, &RunHistoryPanel::tryItRequested, this,
           [this](const QString& runDir) { tryIt(runDir); });
+  connect(confusion_, &ConfusionPanel::tryItRequested, this,
+          [this](const QString& runDir, qint64 index) {
+            auto* dialog = static_cast<TryItDialog*>(tryIt(runDir));
+            dialog->setDatasetSample("validation", index);
+            dialog->classify();
+          });
 
   controls_ = new RunControls(startAction_, stopAction_, pauseAction_, saveNowAction_, this);
   connect(controls_, &RunControls::learningRateRequested, &runs_,

@@ -50,8 +50,12 @@ void MainWindow::connectRun() {
                       ui::imageFromPixels(s.pixels, s.width, s.height, s.channels));
   });
   // The first image of a run (or of a run loaded from the history) brings the Images tab up.
+  // What the Learned tab shows (the confusion heat map, the misclassified grid) does not count.
   connect(images_, &ui::ImagePanel::streamAdded, this, [this] {
-    if (images_->streamNames().size() != 1) return;
+    QStringList own = images_->streamNames();
+    own.removeAll(QStringLiteral("confusion_matrix"));
+    own.removeAll(QStringLiteral("misclassified"));
+    if (own.size() != 1 || own.first() != images_->streamNames().last()) return;
     auto* dock = findChild<QDockWidget*>("imagesDock");
     dock->show();
     dock->raise();

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine/callbacks/ImageGrid.h"
 #include "engine/callbacks/TrainerContext.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+#include "engine/monitors/PngEncoder.h"
 
 namespace tbench {
 
@@ -116,38 +119,58 @@ nlohmann::json ConfusionMatrix::toJson(int64_t epoch, int64_t globalStep) const 
   for (int64_t k = 0; k < numClasses_; ++k) {
     const int64_t tp = counts_[k][k];
     const int64_t tn = total - rowSum[k] - colSum[k] + tp;
+    // "accuracy" is the class's accuracy as DIGITS and the validation_accuracy/<class>
+    // scalars give it: the share of its samples predicted right (its recall); "one_vs_rest"
+    // counts the true negatives too.
     perClass.push_back({{"name", names_[k]},
                         {"samples", rowSum[k]},
                         {"precision", ratio(tp, colSum[k])},
                         {"recall", ratio(tp, rowSum[k])},
-                        {"accuracy", ratio(tp + tn, total)}});
+                        {"accuracy", ratio(tp, rowSum[k])},
+                        {"one_vs_rest", ratio(tp + tn, total)}});
   }
   nlohmann::json wrong = nlohmann::json::array();
   for (const Misclassified& m : wrong_) {
     wrong.push_back({{"index", m.index}, {"true", m.trueClass}, {"predicted", m.predicted}});
   }
-  return {{"epoch", epoch},        {"global_step", globalStep}, {"class_names", names_},
-          {"counts", counts_},     {"samples", total},          {"accuracy", ratio(correct, total)},
-          {"per_class", perClass}, {"misclassified", wrong},    {"misclassified_columns", 8}};
+  return {{"epoch", epoch},
+          {"global_step", globalStep},
+          {"class_names", names_},
+          {"counts", counts_},
+          {"samples", total},
+          {"accuracy", ratio(correct, total)},
+          {"per_class", perClass},
+          {"misclassified", wrong},
+          {"misclassified_columns", kGridColumns}};
 }
 
 void ConfusionMatrix::publish(TrainerContext& context) {
-  if (!context.runDir().empty()) {
-    const std::filesystem::path dir = std::filesystem::path(context.runDir()) / "confusion";
-    std::filesystem::create_directories(dir);
-    const std::string file = "epoch-" + std::to_string(context.epochNum()) + ".json";
-    writeFileAtomically((dir / file).string(),
-                        toJson(context.epochNum(), context.globalStep()).dump(1) + "\n");
-  }
-  context.monitors().putImage("confusion_matrix", confusionHeatMap(counts_));
+  std::optional<ImageData> grid;
   if (!wrongImages_.empty()) {
     const torch::Tensor stacked = torch::stack(wrongImages_).to(torch::kFloat32);
     double low = stacked.min().item<double>();
     double high = stacked.max().item<double>();
     if (!(high > low)) high = low + 1.0;
-    context.monitors().putImage("misclassified",
-                                imageGrid(stacked, ImageGridOptions().range(low, high).columns(8)));
+    grid = imageGrid(stacked, ImageGridOptions().range(low, high).columns(kGridColumns));
   }
+  if (!context.runDir().empty()) {
+    const std::filesystem::path dir = std::filesystem::path(context.runDir()) / "confusion";
+    const std::string stem = "epoch-" + std::to_string(context.epochNum());
+    // A full disk costs this epoch's files, not the training run. The grid goes first: a
+    // reader that sees the JSON finds the image it names.
+    try {
+      std::filesystem::create_directories(dir);
+      if (grid)
+        writeFileAtomically((dir / (stem + "-misclassified.png")).string(), encodePng(*grid));
+      writeFileAtomically((dir / (stem + ".json")).string(),
+                          toJson(context.epochNum(), context.globalStep()).dump(1) + "\n");
+    } catch (const std::exception& e) {
+      TB_LOG(Warning) << "the confusion matrix of epoch " << context.epochNum()
+                      << " was not written: " << e.what();
+    }
+  }
+  context.monitors().putImage("confusion_matrix", confusionHeatMap(counts_));
+  if (grid) context.monitors().putImage("misclassified", *grid);
 }
 
 ImageData confusionHeatMap(const std::vector<std::vector<int64_t>>& counts) {

@@ -6,11 +6,13 @@
 // afterInference() returns one accuracy per class (recall: the fraction of the class's samples
 // predicted as it) as "validation_accuracy/<class name>" for classes that had samples.
 // publish() (the pass ran as a callback, in a run with a directory) then writes
-//   <run_dir>/confusion/epoch-<E>.json   (E: the epoch the pass ran in; see confusionJson)
-// and puts two images: "confusion_matrix" (the heat map, confusionHeatMap) and, when the
-// inputs are images ([N, C, H, W] with C 1 or 3) and some were wrong, "misclassified" (the grid
-// of the first `maxMisclassified` wrong samples in the order of the pass, 8 columns; the JSON
-// lists their true and predicted classes in the same order). Engine thread.
+//   <run_dir>/confusion/epoch-<E>.json                 (E: the epoch the pass ran in; toJson)
+//   <run_dir>/confusion/epoch-<E>-misclassified.png    (the grid below, when there is one)
+// (a failure to write them is logged as a warning, the run goes on) and puts two images:
+// "confusion_matrix" (the heat map, confusionHeatMap) and, when the inputs are images ([N, C, H, W]
+// with C 1 or 3) and some were wrong, "misclassified" (the grid of the first `maxMisclassified`
+// wrong samples in the order of the pass, 8 columns; the JSON lists their true and predicted
+// classes in the same order). Engine thread.
 
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ struct Misclassified {
 
 class ConfusionMatrix : public Inferencer {
  public:
+  /// Tiles per row of the "misclassified" grid.
+  static constexpr int kGridColumns = 8;
+
   /// `numClasses` >= 1; `classNames` empty (classes named "0", "1", ...) or one per class.
   ConfusionMatrix(int64_t numClasses, std::vector<std::string> classNames,
                   int64_t maxMisclassified = 32);
@@ -49,9 +54,10 @@ class ConfusionMatrix : public Inferencer {
   const std::vector<Misclassified>& misclassified() const { return wrong_; }
   /// The JSON of the last pass: {"epoch", "global_step", "class_names": [K], "counts": [K][K]
   /// (rows: true class, columns: predicted), "samples", "accuracy" (overall), "per_class":
-  /// [{"name", "samples", "precision", "recall", "accuracy"}] (accuracy: one-vs-rest, (TP + TN)
-  /// / samples; precision/recall null when undefined), "misclassified": [{"index", "true",
-  /// "predicted"}]}.
+  /// [{"name", "samples", "precision", "recall", "accuracy", "one_vs_rest"}] (accuracy: the
+  /// recall, as validation_accuracy/<class> and DIGITS; one_vs_rest: (TP + TN) / samples; null
+  /// when undefined), "misclassified": [{"index", "true", "predicted"}] (the grid's tiles, row
+  /// by row), "misclassified_columns"}.
   nlohmann::json toJson(int64_t epoch, int64_t globalStep) const;
 
  private:

@@ -54,6 +54,9 @@ using ModelMaker = std::function<ModelDescBasePtr(const Settings&, const ModelCo
 /// (so both see the same class names and the same standardisation), and checkpoints keep it
 /// (the "data" entry, Checkpoint.h).
 struct DataFacts {
+  /// The training source's classes (> 0 for classification): the model's outputs, which the
+  /// validation data may not all have (set by buildRun from OpenedSource::numClasses).
+  int64_t numClasses = 0;
   /// Class k's name (folder names, a CSV's class column); empty: the classes are numbered.
   std::vector<std::string> classNames;
   /// Per-feature statistics computed on the training data, by name ("feature_mean",

@@ -80,7 +80,9 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
   const auto has = [&](const char* name) {
     return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
   };
-  const int64_t classes = validation.numClasses;
+  // The model's classes, not the validation file's: a validation set without the last class
+  // (its labels give numClasses = largest + 1) still gets predictions of it.
+  const int64_t classes = std::max(trainingFacts.numClasses, validation.numClasses);
   if (has("prediction") && has("label") && classes > 0) {
     std::vector<std::string> names = trainingFacts.classNames;
     if (static_cast<int64_t>(names.size()) != classes) names = validation.facts.classNames;
@@ -140,6 +142,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
 
   BuiltRun run;
   run.dataFacts = train.facts;
+  run.dataFacts.numClasses = train.numClasses;
   TrainConfig& config = run.config;
   config.model = buildModel(project.model,
                             modelContext(train, str("data.train (", project.data.train.type, ")")),

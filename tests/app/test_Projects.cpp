@@ -90,6 +90,47 @@ class TestProjects : public QObject {
     QCOMPARE(images.entryList({"*.png"}).size(), 1);
   }
 
+  // The confusion matrix has the model's classes, not the validation file's: validation rows
+  // that look like class 3 but whose file names classes 0..2 only (its labels give 3 classes)
+  // are predicted as 3, and the run goes on with a 4 x 4 matrix.
+  void aValidationSetWithoutTheLastClassGetsTheModelsClasses() {
+    QTemporaryDir dir;
+    std::ofstream train(dir.filePath("train.csv").toStdString());
+    std::ofstream validation(dir.filePath("validation.csv").toStdString());
+    for (int i = 0; i < 200; ++i) {
+      const int label = i % 4;
+      const double x = label * 10.0 + (i % 7) * 0.1, y = -label * 5.0 + (i % 5) * 0.1;
+      train << x << "," << y << "," << label << "\n";
+      if (label == 3) validation << x << "," << y << ",2\n";  // class 3's rows, labelled 2
+      if (label < 3 && i < 40) validation << x << "," << y << "," << label << "\n";
+    }
+    train.close();
+    validation.close();
+    const nlohmann::json doc = {
+        {"format", 1},
+        {"name", "three-of-four"},
+        {"model", {{"type", "mlp"}, {"hidden", {16}}}},
+        {"data",
+         {{"train", {{"type", "csv"}, {"path", dir.filePath("train.csv").toStdString()}}},
+          {"validation",
+           {{"type", "csv"},
+            {"path", dir.filePath("validation.csv").toStdString()},
+            {"split", "train"}}},
+          {"batch_size", 20}}},
+        {"optimizer", {{"type", "adam"}, {"learning_rate", 0.05}}},
+        {"max_epoch", 5},
+        {"callbacks", {{{"type", "inference"}}}},
+        {"monitors", {{"scalar_printer", false}}}};
+    Project project = projectFromJson(doc, "three-of-four.json");
+    BuiltRun run = buildRun(project, dir.filePath("run").toStdString());
+    launchTrainWithConfig(run.config, *run.trainer);
+    std::ifstream in(dir.filePath("run/confusion/epoch-5.json").toStdString());
+    const nlohmann::json matrix = nlohmann::json::parse(in);
+    QCOMPARE(matrix["counts"].size(), size_t{4});
+    // Class 3's rows (labelled 2) mostly predicted as 3, the class the file never names.
+    QVERIFY2(matrix["counts"][2][3].get<int>() > 25, matrix["counts"].dump().c_str());
+  }
+
   void projectsRoundTripThroughJson() {
     for (const auto& entry : fs::directory_iterator(fs::path(TB_SOURCE_DIR) / "projects")) {
       if (entry.path().extension() != ".json") continue;

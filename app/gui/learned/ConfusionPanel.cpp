@@ -1,5 +1,7 @@
 #include "app/gui/learned/ConfusionPanel.h"
 
+#include "app/gui/learned/MisclassifiedView.h"
+
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -37,15 +39,29 @@ ConfusionPanel::ConfusionPanel(QWidget* parent) : QWidget(parent) {
   matrix_->setObjectName("confusionMatrix");
   classes_ = new QTableWidget(0, 4, this);
   classes_->setObjectName("confusionClasses");
-  classes_->setHorizontalHeaderLabels({tr("Class"), tr("Samples"), tr("Precision"), tr("Recall")});
+  classes_->setHorizontalHeaderLabels(
+      {tr("Class"), tr("Samples"), tr("Precision"), tr("Accuracy (recall)")});
   classes_->verticalHeader()->hide();
   classes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   classes_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  wrongCaption_ = new QLabel(this);
+  wrongCaption_->setObjectName("misclassifiedCaption");
+  wrongCaption_->setWordWrap(true);
+  wrong_ = new MisclassifiedView(this);
+  auto* wrongBox = new QWidget(this);
+  auto* wrongLayout = new QVBoxLayout(wrongBox);
+  wrongLayout->setContentsMargins(0, 0, 0, 0);
+  wrongLayout->addWidget(wrongCaption_);
+  wrongLayout->addWidget(wrong_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(matrix_);
   split->addWidget(classes_);
+  split->addWidget(wrongBox);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  split->setStretchFactor(2, 2);
+  connect(wrong_, &MisclassifiedView::sampleClicked, this,
+          [this](qint64 index) { emit tryItRequested(runDir_, index); });
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
@@ -105,6 +121,19 @@ void ConfusionPanel::showChosen() {
                             percent(k.recall)};
     for (int c = 0; c < cells.size(); ++c) classes_->setItem(i, c, new QTableWidgetItem(cells[c]));
   }
+  const QImage grid =
+      shown_.misclassifiedImage.isEmpty() ? QImage() : QImage(shown_.misclassifiedImage);
+  wrong_->setGrid(grid, shown_.misclassified, shown_.misclassifiedColumns, shown_.classNames);
+  qint64 wrongTotal = 0;
+  for (int t = 0; t < shown_.counts.size(); ++t)
+    for (int p = 0; p < shown_.counts[t].size(); ++p)
+      if (t != p) wrongTotal += shown_.counts[t][p];
+  wrongCaption_->setText(
+      grid.isNull() ? QString()
+                    : tr("Misclassified: the first %1 of %2 wrong samples (hover a tile for its "
+                         "classes; click to try it)")
+                          .arg(shown_.misclassifiedCount)
+                          .arg(wrongTotal));
   if (!shown_.error.isEmpty()) {
     summary_->setText(shown_.error);
   } else if (shown_.path.isEmpty()) {

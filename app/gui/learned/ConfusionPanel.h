@@ -1,10 +1,12 @@
 #pragma once
 // ConfusionPanel: "what the model learned" for one run: the confusion matrix of a validation
 // pass as a heat map (ui::ConfusionMatrixWidget) with the epoch it shows, the overall accuracy
-// and each class's precision and recall. It reads <run>/confusion/epoch-<E>.json (written by the
-// engine's ConfusionMatrix after every validation pass) and, set to a live run, looks for new
-// files every second and follows the latest epoch unless the user picked one. Qt only (the
-// files are read with bridge/LearnedTypes.h); GUI thread.
+// and each class's accuracy (recall) and precision, and the grid of the pass's misclassified
+// samples (MisclassifiedView: hover a tile for its classes, click it to try it). It reads
+// <run>/confusion/epoch-<E>.json (written by the engine's ConfusionMatrix after every validation
+// pass, with epoch-<E>-misclassified.png) and, set to a live run, looks for new files every second
+// and follows the latest epoch unless the user picked one. Qt only (the files are read with
+// bridge/LearnedTypes.h); GUI thread.
 
 #include <QWidget>
 
@@ -21,6 +23,8 @@ class ConfusionMatrixWidget;
 
 namespace tbench::gui {
 
+class MisclassifiedView;
+
 class ConfusionPanel : public QWidget {
   Q_OBJECT
 
@@ -36,11 +40,14 @@ class ConfusionPanel : public QWidget {
   /// The matrix shown (empty `path` when none).
   const bridge::ConfusionView& shown() const { return shown_; }
   ui::ConfusionMatrixWidget* matrix() const { return matrix_; }
+  MisclassifiedView* misclassified() const { return wrong_; }
   QComboBox* epochChooser() const { return epochs_; }
 
  signals:
   /// A (new) matrix is shown.
   void matrixShown(qint64 epoch);
+  /// A misclassified sample was clicked: try the run's checkpoint on validation sample `index`.
+  void tryItRequested(const QString& runDir, qint64 index);
 
  private:
   void showChosen();
@@ -53,6 +60,8 @@ class ConfusionPanel : public QWidget {
   QLabel* summary_ = nullptr;
   ui::ConfusionMatrixWidget* matrix_ = nullptr;
   QTableWidget* classes_ = nullptr;
+  QLabel* wrongCaption_ = nullptr;
+  MisclassifiedView* wrong_ = nullptr;
   QTimer* poll_ = nullptr;
 };
 

@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace tbench::gui {
@@ -96,9 +97,7 @@ TryItDialog::TryItDialog(bridge::TryItRunner runner, const QString& checkpoint, 
   resize(640, 520);
 }
 
-TryItDialog::~TryItDialog() {
-  if (worker_.joinable()) worker_.join();
-}
+TryItDialog::~TryItDialog() = default;
 
 bridge::TryItQuery TryItDialog::query() const {
   bridge::TryItQuery q;
@@ -109,6 +108,13 @@ bridge::TryItQuery TryItDialog::query() const {
   q.index = index_->value();
   q.topN = topN_->value();
   return q;
+}
+
+void TryItDialog::setDatasetSample(const QString& split, qint64 index) {
+  kind_->setCurrentIndex(kind_->findData(int(bridge::TryItQuery::Kind::DatasetSample)));
+  const int splitIndex = split_->findData(split);
+  if (splitIndex >= 0) split_->setCurrentIndex(splitIndex);
+  index_->setValue(static_cast<int>(index));
 }
 
 void TryItDialog::updateInputControls() {
@@ -143,14 +149,14 @@ void TryItDialog::classify() {
     showAnswer(view);
     return;
   }
-  if (worker_.joinable()) worker_.join();  // the previous answer, already delivered
   busy_ = true;
   classify_->setEnabled(false);
   status_->setText(tr("Classifying…"));
   // Restoring the network and reading a dataset sample can take seconds: never on the GUI
-  // thread. A dialog destroyed meanwhile joins the worker first and drops the answer.
+  // thread, and closing the dialog never waits for it (the answer of a closed dialog is
+  // dropped). Qt's global pool finishes the work before the application exits.
   QPointer<TryItDialog> self(this);
-  worker_ = std::thread([self, runner = runner_, q] {
+  QThreadPool::globalInstance()->start([self, runner = runner_, q] {
     bridge::TryItView view = runner(q);
     QMetaObject::invokeMethod(qApp, [self, view = std::move(view)] {
       if (self) self->showAnswer(view);

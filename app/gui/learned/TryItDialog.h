@@ -4,11 +4,10 @@
 // newest run), the input (an image file, sample N of the project's validation or training data
 // with its true class, or row N of a CSV table) and N; Classify shows the input as the model
 // saw it and the top-N classes with their probabilities as bars. The engine runs off the GUI
-// thread through a bridge::TryItRunner (bridge::tryIt in the window, a stub in tests); the
-// dialog joins it before it goes. GUI thread.
+// thread through a bridge::TryItRunner (bridge::tryIt in the window, a stub in tests) on Qt's
+// global thread pool; closing the dialog never waits for it. GUI thread.
 
 #include <QDialog>
-#include <thread>
 
 #include "app/bridge/LearnedTypes.h"
 
@@ -30,6 +29,8 @@ class TryItDialog : public QDialog {
 
   /// The query the controls describe now.
   bridge::TryItQuery query() const;
+  /// Sets the input to sample `index` of the project's `split` ("validation", "train").
+  void setDatasetSample(const QString& split, qint64 index);
   /// Starts classifying query() (ignored while a query runs).
   void classify();
   /// The last answer shown.
@@ -47,7 +48,6 @@ class TryItDialog : public QDialog {
   void browseInput();
 
   bridge::TryItRunner runner_;
-  std::thread worker_;
   bool busy_ = false;
   bridge::TryItView result_;
   QLineEdit* checkpoint_ = nullptr;

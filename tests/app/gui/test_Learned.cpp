@@ -1,10 +1,12 @@
 // The "Learned" tab and the Try-it dialog through their controls, offscreen: the panel reads a
 // confusion file as the engine writes it and follows new epochs; the dialog sends the query its
-// controls describe to its runner (a stub here) off the GUI thread and shows the answer.
+// controls describe to its runner (a stub here) off the GUI thread and shows the answer; and a
+// real run in the window, whose misclassified samples are tried with its checkpoint.
 
 #include <QtTest>
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -12,8 +14,11 @@
 #include <QSpinBox>
 #include <QTableWidget>
 
+#include "app/gui/MainWindow.h"
 #include "app/gui/learned/ConfusionPanel.h"
+#include "app/gui/learned/MisclassifiedView.h"
 #include "app/gui/learned/TryItDialog.h"
+#include "tests/support/WindowTest.h"
 #include "widgets/ConfusionMatrixWidget.h"
 
 using namespace tbench;
@@ -128,6 +133,72 @@ class TestLearned : public QObject {
     empty.classify();  // no checkpoint: told at once, nothing run
     QVERIFY(empty.result().error.contains("checkpoint"));
   }
+
+  // A real run, in the window: the engine's confusion file and misclassified grid reach the
+  // Learned tab; a clicked tile opens Try it on that validation sample with the run's final
+  // checkpoint, whose answer is the pass's (the same weights): its true class and prediction.
+  void aRealRunsMistakesAreShownAndTriedInTheWindow() {
+    QTemporaryDir dir;
+    gui::MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(
+        window.openProject(testing::writeProjectFrom(dir, "learned.json", [](nlohmann::json& doc) {
+          doc["max_epoch"] = 1;
+          doc["data"]["train"]["noise"] = 4.0;  // hard enough for mistakes after one epoch
+          doc["data"]["validation"]["noise"] = 4.0;
+          doc["callbacks"] = nlohmann::json::array(
+              {{{"type", "inference"}}, {{"type", "model_saver"}, {"max_to_keep", 1}}});
+        })));
+    testing::windowAction(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.runs()->isActive(), 120000);
+    const QString runDir = window.runs()->runDir();
+    gui::ConfusionPanel* panel = window.confusionPanel();
+    panel->refresh();
+    QCOMPARE(panel->shown().epoch, qint64{1});
+    QVERIFY(panel->shown().error.isEmpty());
+    QCOMPARE(panel->matrix()->classNames().size(), 4);
+    // One tile per listed mistake, each a real one.
+    const auto& wrong = panel->shown().misclassified;
+    QVERIFY(!wrong.isEmpty());
+    QVERIFY(QFileInfo::exists(QDir(runDir).filePath("confusion/epoch-1-misclassified.png")));
+    gui::MisclassifiedView* view = panel->misclassified();
+    QCOMPARE(view->tileCount(), int(wrong.size()));
+    QVERIFY(panel->findChild<QLabel*>("misclassifiedCaption")->text().contains("wrong samples"));
+    for (const auto& w : wrong) QVERIFY(w.trueClass != w.predicted);
+    // The first tile, clicked where it is drawn.
+    window.findChild<QDockWidget*>("learnedDock")->raise();
+    QTRY_VERIFY(view->isVisible() && view->width() > 0);
+    QPoint tile0;
+    for (int y = 0; y < view->height() && tile0.isNull(); ++y)
+      for (int x = 0; x < view->width() && tile0.isNull(); ++x)
+        if (view->tileAt({x, y}) == 0) tile0 = {x + 2, y + 2};
+    QVERIFY(!tile0.isNull());
+    QVERIFY(view->tileText(0).contains(QString("validation sample %1").arg(wrong[0].index)));
+    QTest::mouseClick(view, Qt::LeftButton, {}, tile0);
+    auto* dialog = window.findChild<gui::TryItDialog*>("tryItDialog");
+    QVERIFY(dialog);
+    QCOMPARE(dialog->query().kind, bridge::TryItQuery::Kind::DatasetSample);
+    QCOMPARE(dialog->query().index, wrong[0].index);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->busy(), 60000);
+    const bridge::TryItView& answer = dialog->result();
+    QVERIFY2(answer.error.isEmpty(), qPrintable(answer.error));
+    QCOMPARE(answer.trueClass, int(wrong[0].trueClass));
+    QCOMPARE(qint64(answer.top.first().index), wrong[0].predicted);
+    double sum = 0;
+    for (const auto& c : dialog->result().top) sum += c.probability;
+    QVERIFY(sum <= 1.0 + 1e-6);
+    // The Learned tab's images did not bring the Images tab up.
+    QVERIFY(window.findChild<QDockWidget*>("learnedDock")->isVisible());
+    dialog->close();
+  }
+
+ private:
+  QTemporaryDir settingsDir_;
+
+ private slots:
+  void initTestCase() { testing::isolateSettings(settingsDir_); }
 };
 
 QTEST_MAIN(TestLearned)
