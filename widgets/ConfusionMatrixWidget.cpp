@@ -30,22 +30,41 @@ void ConfusionMatrixWidget::setMatrix(const QStringList& names,
     names_ = names;
     counts_ = counts;
   }
+  // Measured once per matrix (a paint would otherwise measure every name for every cell).
+  rowSums_ = QVector<qint64>(counts_.size(), 0);
+  for (int t = 0; t < counts_.size(); ++t)
+    for (qint64 c : counts_[t]) rowSums_[t] += c;
+  const int k = static_cast<int>(names_.size());
+  heat_ = k == 0 ? QImage() : QImage(k, k, QImage::Format_RGB32);
+  for (int t = 0; t < k; ++t)
+    for (int p = 0; p < k; ++p) heat_.setPixelColor(p, t, colorOf(rowShare(t, p)));
+  measureLabels();
   updateGeometry();
   update();
+}
+
+void ConfusionMatrixWidget::measureLabels() {
+  const QFontMetrics fm(font());
+  int label = 0;
+  for (const QString& name : names_) label = std::max(label, fm.horizontalAdvance(name));
+  labelWidth_ = std::min(label + 8, 160);
+}
+
+void ConfusionMatrixWidget::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::FontChange) measureLabels();
+  QWidget::changeEvent(event);
 }
 
 ConfusionMatrixWidget::Layout ConfusionMatrixWidget::layout() const {
   Layout l;
   const int k = static_cast<int>(names_.size());
   if (k == 0) return l;
-  const QFontMetrics fm(font());
-  int label = 0;
-  for (const QString& name : names_) label = std::max(label, fm.horizontalAdvance(name));
-  label = std::min(label + 8, 160);
-  l.left = kMargin + kAxisTitle + label;
-  l.top = kMargin + kAxisTitle + label;  // column names are drawn rotated
+  l.left = kMargin + kAxisTitle + labelWidth_;
+  l.top = kMargin + kAxisTitle + labelWidth_;  // column names are drawn rotated
   const int room = std::min(width() - l.left - kMargin, height() - l.top - kMargin);
-  l.cell = std::max(4, room / k);
+  // Whole pixels per cell while they fit; below one pixel with more classes than pixels, so
+  // that the whole matrix stays in the widget (the tooltip still names each cell).
+  l.cell = room >= k ? double(room / k) : std::max(1, room) / double(k);
   return l;
 }
 
@@ -53,23 +72,25 @@ QRect ConfusionMatrixWidget::cellRect(int trueClass, int predicted) const {
   const int k = static_cast<int>(names_.size());
   if (trueClass < 0 || predicted < 0 || trueClass >= k || predicted >= k) return {};
   const Layout l = layout();
-  return QRect(l.left + predicted * l.cell, l.top + trueClass * l.cell, l.cell, l.cell);
+  const int x0 = int(predicted * l.cell), x1 = int((predicted + 1) * l.cell);
+  const int y0 = int(trueClass * l.cell), y1 = int((trueClass + 1) * l.cell);
+  return QRect(l.left + x0, l.top + y0, std::max(1, x1 - x0), std::max(1, y1 - y0));
 }
 
 QPair<int, int> ConfusionMatrixWidget::cellAt(const QPoint& pos) const {
   const int k = static_cast<int>(names_.size());
   const Layout l = layout();
   if (k == 0 || pos.x() < l.left || pos.y() < l.top) return {-1, -1};
-  const int p = (pos.x() - l.left) / l.cell;
-  const int t = (pos.y() - l.top) / l.cell;
+  const int p = int((pos.x() - l.left) / l.cell);
+  const int t = int((pos.y() - l.top) / l.cell);
   if (p >= k || t >= k) return {-1, -1};
   return {t, p};
 }
 
 double ConfusionMatrixWidget::rowShare(int trueClass, int predicted) const {
-  if (cellRect(trueClass, predicted).isNull()) return 0;
-  qint64 row = 0;
-  for (qint64 c : counts_[trueClass]) row += c;
+  const int k = static_cast<int>(names_.size());
+  if (trueClass < 0 || predicted < 0 || trueClass >= k || predicted >= k) return 0;
+  const qint64 row = rowSums_[trueClass];
   return row > 0 ? static_cast<double>(counts_[trueClass][predicted]) / row : 0.0;
 }
 
@@ -82,12 +103,10 @@ QColor ConfusionMatrixWidget::colorOf(double share) {
 QString ConfusionMatrixWidget::toolTipAt(const QPoint& pos) const {
   const auto [t, p] = cellAt(pos);
   if (t < 0) return {};
-  qint64 row = 0;
-  for (qint64 c : counts_[t]) row += c;
   return tr("true %1 → predicted %2: %3 of %4 (%5%)")
       .arg(names_[t], names_[p])
       .arg(counts_[t][p])
-      .arg(row)
+      .arg(rowSums_[t])
       .arg(100.0 * rowShare(t, p), 0, 'f', 1);
 }
 
@@ -125,20 +144,22 @@ void ConfusionMatrixWidget::paintEvent(QPaintEvent*) {
   const QFontMetrics fm(font());
   const int label = l.left - kMargin - kAxisTitle;
   painter.setPen(palette().color(QPalette::Text));
-  for (int i = 0; i < k; ++i) {
+  // Names need a row of text; below that the tooltips name the cells.
+  for (int i = 0; i < k && l.cell >= fm.height() / 2; ++i) {
     const QString name = fm.elidedText(names_[i], Qt::ElideRight, label - 6);
-    painter.drawText(QRect(kMargin + kAxisTitle, l.top + i * l.cell, label - 6, l.cell),
+    const int cell = int(l.cell);
+    painter.drawText(QRect(kMargin + kAxisTitle, l.top + int(i * l.cell), label - 6, cell),
                      Qt::AlignRight | Qt::AlignVCenter, name);
     painter.save();
-    painter.translate(l.left + i * l.cell, l.top - 6);
+    painter.translate(l.left + int(i * l.cell), l.top - 6);
     painter.rotate(-90);
-    painter.drawText(QRect(0, 0, label - 6, l.cell), Qt::AlignLeft | Qt::AlignVCenter, name);
+    painter.drawText(QRect(0, 0, label - 6, cell), Qt::AlignLeft | Qt::AlignVCenter, name);
     painter.restore();
   }
   QFont bold = font();
   bold.setBold(true);
   painter.setFont(bold);
-  const int gridSize = k * l.cell;
+  const int gridSize = int(k * l.cell);
   painter.drawText(QRect(l.left, kMargin, gridSize, kAxisTitle), Qt::AlignCenter,
                    tr("Predicted class"));
   painter.save();
@@ -147,17 +168,22 @@ void ConfusionMatrixWidget::paintEvent(QPaintEvent*) {
   painter.drawText(QRect(0, 0, gridSize, kAxisTitle), Qt::AlignCenter, tr("True class"));
   painter.restore();
   painter.setFont(font());
+  // The colours in one call (a million cells would take seconds one by one); borders and
+  // counts where a cell has room for them.
+  painter.setRenderHint(QPainter::SmoothPixmapTransform, l.cell < 1);
+  painter.drawImage(QRect(l.left, l.top, gridSize, gridSize), heat_);
   const bool showCounts = fm.height() + 2 <= l.cell;
-  for (int t = 0; t < k; ++t) {
-    for (int p = 0; p < k; ++p) {
-      const QRect cell = cellRect(t, p);
-      const double share = rowShare(t, p);
-      painter.fillRect(cell, colorOf(share));
-      painter.setPen(QColor(200, 200, 200));
-      painter.drawRect(cell.adjusted(0, 0, -1, -1));
-      if (showCounts && fm.horizontalAdvance(QString::number(counts_[t][p])) + 4 <= l.cell) {
-        painter.setPen(share > 0.5 ? Qt::white : Qt::black);
-        painter.drawText(cell, Qt::AlignCenter, QString::number(counts_[t][p]));
+  if (l.cell >= 6) {
+    for (int t = 0; t < k; ++t) {
+      for (int p = 0; p < k; ++p) {
+        const QRect cell = cellRect(t, p);
+        painter.setPen(QColor(200, 200, 200));
+        painter.drawRect(cell.adjusted(0, 0, -1, -1));
+        const QString count = QString::number(counts_[t][p]);
+        if (showCounts && fm.horizontalAdvance(count) + 4 <= l.cell) {
+          painter.setPen(rowShare(t, p) > 0.5 ? Qt::white : Qt::black);
+          painter.drawText(cell, Qt::AlignCenter, count);
+        }
       }
     }
   }

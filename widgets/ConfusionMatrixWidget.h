@@ -5,6 +5,7 @@
 // errors stand out whatever the class sizes. Hovering a cell shows "true → predicted: n of m
 // (p%)". Qt only (no engine); GUI thread.
 
+#include <QImage>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
@@ -40,17 +41,22 @@ class ConfusionMatrixWidget : public QWidget {
  protected:
   bool event(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
   /// Where the cells start and how big each is, for the widget's current size.
   struct Layout {
     int left = 0;
     int top = 0;
-    int cell = 0;
+    double cell = 0;  ///< below 1 when there are more classes than pixels
   };
   Layout layout() const;
+  void measureLabels();
 
   QStringList names_;
+  QVector<qint64> rowSums_;  // per true class
+  QImage heat_;              // one pixel per cell, drawn scaled to the grid
+  int labelWidth_ = 0;       // the widest name (capped), measured when the matrix changes
   QVector<QVector<qint64>> counts_;
 };
 

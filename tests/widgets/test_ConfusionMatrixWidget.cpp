@@ -1,6 +1,7 @@
 // ConfusionMatrixWidget: cells, row-normalised colours, tooltips and the rendered pixels of a
 // real widget under the offscreen platform.
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include "widgets/ConfusionMatrixWidget.h"
@@ -38,6 +39,39 @@ class TestConfusionMatrixWidget : public QObject {
     const QRect partial = widget.cellRect(0, 0);
     QCOMPARE(image.pixelColor(partial.left() + 2, partial.top() + 2),
              ConfusionMatrixWidget::colorOf(0.8));
+  }
+
+  // 1000 classes (ImageNet's): the whole matrix stays inside the widget and every point of it
+  // names a cell.
+  void aThousandClassesFitAndPaintQuickly() {
+    const int k = 1000;
+    QStringList names;
+    QVector<QVector<qint64>> counts(k, QVector<qint64>(k, 0));
+    for (int i = 0; i < k; ++i) {
+      names << QString("class %1 with a long name").arg(i);
+      counts[i][i] = 40;
+      counts[i][(i + 1) % k] = 10;
+    }
+    ConfusionMatrixWidget widget;
+    widget.resize(700, 700);
+    widget.setMatrix(names, counts);
+    widget.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&widget));
+    QVERIFY(widget.rect().contains(widget.cellRect(k - 1, k - 1)));
+    QCOMPARE(widget.rowShare(k - 1, 0), 0.2);
+    // About two cells per pixel: a point names one of the cells drawn there.
+    const QPoint point = widget.cellRect(500, 501).center();
+    const auto [t, p] = widget.cellAt(point);
+    QVERIFY(std::abs(t - 500) <= 1 && std::abs(p - 501) <= 1);
+    QVERIFY(widget.cellRect(t, p).contains(point));
+    QVERIFY(widget.toolTipAt(point).contains("of 50"));
+    QElapsedTimer timer;
+    timer.start();
+    const QImage image = widget.grab().toImage();
+    qInfo("painted 1000 x 1000 cells in %lld ms", timer.elapsed());  // a figure, not a test
+    // The diagonal is dark, the rest white.
+    QVERIFY(image.pixelColor(widget.cellRect(500, 500).center()).blue() < 200);
+    QCOMPARE(image.pixelColor(widget.cellRect(500, 100).center()), QColor(Qt::white));
   }
 
   void rejectsAMatrixOfTheWrongShape() {
