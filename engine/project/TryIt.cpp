@@ -23,8 +23,9 @@ bool isTable(const ImageShape& shape) { return shape.channels == 1 && shape.heig
 torch::Tensor imageInput(const RestoredNetwork& net, const std::string& path, std::string& note) {
   const ImageShape shape = net.context.input;
   if (isTable(shape)) {
-    throw InputError(str("this model reads table rows of ", shape.width,
-                         " features, not images; choose a CSV row"));
+    throw InputError(str("this model reads table rows of ", shape.width, " features, not images; ",
+                         net.project.data.train.type == "csv" ? "choose a CSV row or " : "choose ",
+                         "a dataset sample"));
   }
   TB_CHECK(shape.channels == 1 || shape.channels == 3, "the model takes ", shape.channels,
            " channels");
@@ -34,17 +35,25 @@ torch::Tensor imageInput(const RestoredNetwork& net, const std::string& path, st
   convertChannels(image, shape.channels);
   Normalization normalization;
   const ComponentSpec& train = net.project.data.train;
-  if (train.type == "image_folder") {
+  if (train.type == "image_folder" && train.at("size").get<int64_t>() > 0) {
     if (train.at("resize").get<std::string>() == "stretch") {
       image = resizeBilinear(image, shape.height, shape.width);
     } else {
       image = resizeShorterSideAndCrop(image, shape.height);
     }
+  } else if (height != shape.height || width != shape.width) {
+    // The model was trained on images of their own size (size 0) or on data that is not an
+    // image folder: stretched to what it takes, and said so.
+    image = resizeBilinear(image, shape.height, shape.width);
+    note = str("stretched from ", width, "x", height, " to ", shape.width, "x", shape.height);
+  }
+  if (train.type == "image_folder") {
     normalization = {train.at("mean").get<std::vector<double>>(),
                      train.at("std").get<std::vector<double>>()};
-  } else if (height != shape.height || width != shape.width) {
-    image = resizeBilinear(image, shape.height, shape.width);
-    note = str("resized from ", width, "x", height, " to ", shape.width, "x", shape.height);
+  } else {
+    // Other sources' inputs are not known to be pixels: the file's are given in [0, 1].
+    note += str(note.empty() ? "" : "; ", "pixels given in [0, 1], as the ", train.type,
+                " source's images are assumed to be");
   }
   TB_CHECK(image.height == shape.height && image.width == shape.width, path, ": the image is ",
            image.width, "x", image.height, " after resizing, the model takes ", shape.width, "x",
