@@ -10,11 +10,13 @@
 #include <QLineEdit>
 #include <QScopedValueRollback>
 #include <QSpinBox>
+
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include "app/gui/editor/CheckedSpinBox.h"
 
 #include "app/gui/editor/IssueMarkers.h"
 #include "app/gui/editor/JsonText.h"
@@ -125,13 +127,18 @@ int FormSection::addField(const QString& key, const QString& label, Kind kind, Q
 
 QSpinBox* FormSection::addInteger(const QString& key, const QString& label, int minimum,
                                   int maximum, int fallback) {
-  auto* spin = new QSpinBox(this);
+  auto* spin = new CheckedSpinBox(this);
   spin->setRange(minimum, maximum);
   spin->setValue(fallback);
   const int index = addField(key, label, Kind::Integer, spin, fallback);
   fields_[index].minimum = minimum;
   fields_[index].maximum = maximum;
   connect(spin, &QSpinBox::valueChanged, this, [this, index] { userChanged(index); });
+  // Out of range as typed: flagged where it is, never put back (CheckedSpinBox.h).
+  connect(spin, &CheckedSpinBox::typedProblemChanged, this, [this, index](const QString& problem) {
+    if (loading_ && !problem.isEmpty()) return;  // a value the document set clears a flag
+    markers_->setInputProblem(fields_[index].widget, problem);
+  });
   return spin;
 }
 

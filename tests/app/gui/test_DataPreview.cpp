@@ -17,6 +17,7 @@
 #include "app/gui/DataPreviewDialog.h"
 #include "app/gui/MainWindow.h"
 #include "tests/support/Python.h"
+#include "tests/support/WindowTest.h"
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -24,15 +25,11 @@ using namespace tbench::gui;
 namespace {
 
 QString writeProject(const QTemporaryDir& dir, const nlohmann::json& train) {
-  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
-  doc["run_root"] = dir.filePath("runs").toStdString();
-  doc["data"]["train"] = train;
-  doc["data"].erase("validation");
-  doc["callbacks"] = nlohmann::json::array();
-  const QString path = dir.filePath("project.json");
-  std::ofstream(path.toStdString()) << doc.dump(2);
-  return path;
+  return tbench::testing::writeProjectFrom(dir, "project.json", [&](nlohmann::json& doc) {
+    doc["data"]["train"] = train;
+    doc["data"].erase("validation");
+    doc["callbacks"] = nlohmann::json::array();
+  });
 }
 
 /// Opens `project` in a window, triggers Run > Preview Data and waits for the preview.
@@ -58,9 +55,7 @@ class TestDataPreview : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
-    qputenv("XDG_CONFIG_HOME", settingsDir_.path().toUtf8());
-    QCoreApplication::setOrganizationName("TowerbenchTest");
-    QCoreApplication::setApplicationName("TowerbenchTest");
+    tbench::testing::isolateSettings(settingsDir_);
   }
 
   void imagesWithLabelsAndClassCounts() {

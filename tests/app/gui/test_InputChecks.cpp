@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QtTest>
@@ -25,6 +26,7 @@
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/JsonTextPage.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "tests/support/WindowTest.h"
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -32,13 +34,11 @@ using namespace tbench::gui;
 namespace {
 
 QString writeProject(const QTemporaryDir& dir, const std::function<void(nlohmann::json&)>& edit) {
-  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
-  doc["run_root"] = dir.filePath("runs").toStdString();
-  if (edit) edit(doc);
-  const QString path = dir.filePath("project.json");
-  std::ofstream(path.toStdString()) << doc.dump(2);
-  return path;
+  // The scalar printer stays as the project has it: these runs never start.
+  return tbench::testing::writeProjectFrom(dir, "project.json", [&](nlohmann::json& doc) {
+    doc.erase("monitors");
+    if (edit) edit(doc);
+  });
 }
 
 template <typename T>
@@ -70,9 +70,7 @@ class TestInputChecks : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
-    qputenv("XDG_CONFIG_HOME", settingsDir_.path().toUtf8());
-    QCoreApplication::setOrganizationName("TowerbenchTest");
-    QCoreApplication::setApplicationName("TowerbenchTest");
+    tbench::testing::isolateSettings(settingsDir_);
   }
 
   void numbersOutOfBoundsAreFlaggedNotCoerced() {
@@ -107,6 +105,42 @@ class TestInputChecks : public QObject {
     retype(rate, "1e-3");
     QCOMPARE(issueOf(window, "optimizer.learning_rate"), QString());
     QCOMPARE(valueAt(window.editor()->object(), "optimizer.learning_rate").toDouble(), 1e-3);
+  }
+
+  // Qt's spin box puts the last valid value back when the field is left holding a number
+  // below its minimum; the form's keeps the text and flags it.
+  void integersBelowTheirMinimumAreFlaggedNotPutBack() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.openProject(writeProject(dir, {})));
+    auto* batch = child<QSpinBox>(window, "data.batch_size");
+    QCOMPARE(batch->value(), 64);
+    batch->setFocus();
+    batch->selectAll();
+    QTest::keyClick(batch, Qt::Key_Delete);
+    QTest::keyClicks(batch, "0");
+    QCOMPARE(batch->text(), QStringLiteral("0"));
+    QCOMPARE(issueOf(window, "data.batch_size"), QStringLiteral("must be >= 1"));
+    QCOMPARE(valueAt(window.editor()->object(), "data.batch_size").toInteger(), 64);
+    QTest::keyClick(batch, Qt::Key_Return);                           // Enter does not put 64 back
+    child<QLineEdit>(window, "optimizer.learning_rate")->setFocus();  // nor does leaving
+    QCOMPARE(batch->text(), QStringLiteral("0"));
+    QCOMPARE(issueOf(window, "data.batch_size"), QStringLiteral("must be >= 1"));
+    action(window, "actionStart")->trigger();
+    auto* box = window.findChild<QMessageBox*>("messageBox");
+    QVERIFY(box);
+    QVERIFY2(box->text().contains("$.data.batch_size: must be >= 1"), qPrintable(box->text()));
+    box->close();
+    QVERIFY(window.runs()->state() == bridge::RunState::Idle);
+    // A valid number clears the flag and is written.
+    batch->setFocus();
+    batch->selectAll();
+    QTest::keyClick(batch, Qt::Key_Delete);
+    QTest::keyClicks(batch, "32");
+    QCOMPARE(issueOf(window, "data.batch_size"), QString());
+    QCOMPARE(valueAt(window.editor()->object(), "data.batch_size").toInteger(), 32);
   }
 
   void integerListsWithABadElementAreFlaggedNotTruncated() {

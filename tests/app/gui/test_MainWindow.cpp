@@ -28,6 +28,7 @@
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "engine/checkpoint/Checkpoint.h"
+#include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
@@ -38,15 +39,10 @@ using namespace tbench::gui;
 namespace {
 
 QString writeProject(const QTemporaryDir& dir, const std::function<void(nlohmann::json&)>& edit) {
-  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
-  doc["run_root"] = dir.filePath("runs").toStdString();
-  doc["max_epoch"] = 2;
-  doc["monitors"] = {{"scalar_printer", false}};
-  if (edit) edit(doc);
-  const QString path = dir.filePath("synthetic.json");
-  std::ofstream(path.toStdString()) << doc.dump(2);
-  return path;
+  return tbench::testing::writeProjectFrom(dir, "synthetic.json", [&](nlohmann::json& doc) {
+    doc["max_epoch"] = 2;
+    if (edit) edit(doc);
+  });
 }
 
 QAction* action(QWidget& window, const char* name) {
@@ -74,9 +70,7 @@ class TestMainWindow : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
-    qputenv("XDG_CONFIG_HOME", settingsDir_.path().toUtf8());
-    QCoreApplication::setOrganizationName("TowerbenchTest");
-    QCoreApplication::setApplicationName("TowerbenchTest");
+    tbench::testing::isolateSettings(settingsDir_);
   }
 
   void trainsFromTheRunMenuAndExportsFromTheFileMenu() {

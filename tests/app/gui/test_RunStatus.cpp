@@ -25,6 +25,7 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -35,16 +36,11 @@ namespace {
 
 QString writeProject(const QTemporaryDir& dir, const QString& file,
                      const std::function<void(nlohmann::json&)>& edit) {
-  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
-  doc["run_root"] = dir.filePath("runs").toStdString();
-  doc["max_epoch"] = 1000;
-  doc["monitors"] = {{"scalar_printer", false}};
-  doc["callbacks"] = nlohmann::json::array();
-  if (edit) edit(doc);
-  const QString path = dir.filePath(file);
-  std::ofstream(path.toStdString()) << doc.dump(2);
-  return path;
+  return tbench::testing::writeProjectFrom(dir, file, [&](nlohmann::json& doc) {
+    doc["max_epoch"] = 1000;
+    doc["callbacks"] = nlohmann::json::array();
+    if (edit) edit(doc);
+  });
 }
 
 QAction* action(QWidget& window, const char* name) {
@@ -73,9 +69,7 @@ class TestRunStatus : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
-    qputenv("XDG_CONFIG_HOME", settingsDir_.path().toUtf8());
-    QCoreApplication::setOrganizationName("TowerbenchTest");
-    QCoreApplication::setApplicationName("TowerbenchTest");
+    tbench::testing::isolateSettings(settingsDir_);
   }
 
   void stopSaysWhereTheRunStoppedAndFinishedOnlyAtTheEnd() {
