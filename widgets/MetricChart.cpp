@@ -36,7 +36,8 @@ constexpr double kSmoothPenWidth = 1.6;
 // Scalars of one monitor this far apart in size get an axis each (e.g. steps and samples/s).
 constexpr double kMagnitudeRatio = 20.0;
 constexpr int kMaxLegendColumns = 4;
-constexpr int kLegendItemMargins = 20;  // an entry's left and right margins, with slack
+constexpr int kLegendItemMargins = 20;   // an entry's left and right margins, with slack
+constexpr double kMaxLegendShare = 0.3;  // of the chart's height; a taller legend is hidden
 // Room per tick label, so that labels never run together (wall times are the widest).
 constexpr int kPixelsPerXTick = 110;
 constexpr int kPixelsPerYTick = 45;
@@ -291,8 +292,10 @@ void MetricChart::rebuildLegend() {
     for (const Curve& c : curves_)
       if (curveVisible(c)) c.smooth->addToLegend(plot_->legend);
   }
-  // One curve needs no legend (the chart's title names it): the plot keeps the room.
-  const bool show = plot_->legend->itemCount() > 1;
+  // One curve needs no legend (the chart's title names it): the plot keeps the room. Nor does
+  // a small chart with many curves (ten classes' accuracies): the legend would squeeze the
+  // plot to nothing; the tooltip names the curves, and enlarged the chart has its legend.
+  const bool show = plot_->legend->itemCount() > 1 && legendFits_;
   if (show == plot_->legend->visible()) return;
   plot_->legend->setVisible(show);
   if (show) {
@@ -425,6 +428,13 @@ void MetricChart::updateLegendWrap() {
   if (columns != legend->wrap()) {
     plot_->legend->setWrap(columns);
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+  }
+  const int rows = (int(widths.size()) + columns - 1) / columns;
+  const bool fits = rows * (metrics.height() + 4) <= kMaxLegendShare * height();
+  if (fits != legendFits_) {
+    legendFits_ = fits;
+    rebuildLegend();
+    replot();
   }
 }
 

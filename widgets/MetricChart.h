@@ -153,6 +153,7 @@ class MetricChart : public QWidget {
   QCustomPlot* plot_ = nullptr;
   QCPItemLine* cursorLine_ = nullptr;
   QVector<Curve> curves_;
+  bool legendFits_ = true;         // the legend takes at most kMaxLegendShare of the height
   QVector<QCPGraph*> legendKeys_;  // one neutral legend entry per scalar while several runs show
   QSet<QString> hiddenRuns_;
   AxisStyle leftStyle_, rightStyle_;

@@ -450,6 +450,30 @@ class TestMetricChart : public QObject {
     QVERIFY(colours.size() > 10);
   }
 
+  // Ten classes' accuracies in a small chart: a legend of ten entries would squeeze the plot to
+  // nothing, so it is hidden there (the tooltip names the curves) and back when enlarged.
+  void aLegendTooTallForTheChartIsHidden() {
+    MetricPoints points;
+    for (int k = 0; k < 10; ++k) {
+      for (qint64 step : {100, 200}) {
+        points.append({"r", QString("validation_accuracy/class_%1").arg(k), step, step / 100,
+                       double(step), 0.5 + 0.04 * k});
+      }
+    }
+    chart_->resize(260, 150);
+    add(store_, *chart_, points);
+    QCoreApplication::processEvents();
+    QCOMPARE(chart_->legendLabels().size(), 10);
+    QVERIFY(!chart_->plot()->legend->visible());
+    QVERIFY(chart_->tooltipText(200).contains("class_9"));
+    chart_->resize(900, 700);
+    QCoreApplication::processEvents();
+    QVERIFY(chart_->plot()->legend->visible());
+    chart_->resize(260, 150);
+    QCoreApplication::processEvents();
+    QVERIFY(!chart_->plot()->legend->visible());
+  }
+
   void pdfExportWritesAPdf() {
     add(store_, *chart_, lossAndError());
     QTemporaryDir dir;
