@@ -21,6 +21,8 @@ std::string usageText() {
   return "usage:\n"
          "  towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]\n"
          "                               [--set json.path=value]... [--new-run | --resume]\n"
+         "  towerbench-cli launch --nproc-per-node N [--nnodes K --node-rank R\n"
+         "                        --master-addr A --master-port P] PROJECT [train options]\n"
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
@@ -35,6 +37,10 @@ std::string usageText() {
          "          checkpoint, appending to its stats.json.\n"
          "          --set changes one project field before validation, e.g.\n"
          "          --set data.batch_size=64 --set 'trainer.devices=[\"cpu\"]'\n"
+         "launch    starts N local workers of `train PROJECT` as ranks of one distributed run\n"
+         "          (strategy \"distributed\"; the torchrun variables RANK, WORLD_SIZE, ...),\n"
+         "          prints their output prefixed with [rank N] and returns the worst exit\n"
+         "          status. A worker also runs under torchrun --no_python or SLURM's srun.\n"
          "validate  checks PROJECT and its data files and prints every problem found\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
@@ -116,6 +122,55 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       throw UsageError("types --markdown writes every kind; give no KIND");
     }
     return out;
+  }
+  if (first == "launch") {
+    std::vector<std::string> rest{"train"};
+    for (size_t i = 1; i < args.size(); ++i) {
+      const std::string& arg = args[i];
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size()) throw UsageError(str(arg, " needs a value"));
+        return args[++i];
+      };
+      if (arg == "--help" || arg == "-h") {
+        out.command = "help";
+        return out;
+      } else if (arg == "--nproc-per-node" || arg == "--nproc_per_node") {
+        out.nprocPerNode = static_cast<int>(parseCount(arg, value()));
+      } else if (arg == "--nnodes") {
+        out.nnodes = static_cast<int>(parseCount(arg, value()));
+      } else if (arg == "--node-rank" || arg == "--node_rank") {
+        const std::string& v = value();
+        out.nodeRank = v == "0" ? 0 : static_cast<int>(parseCount(arg, v));
+      } else if (arg == "--master-addr" || arg == "--master_addr") {
+        out.masterAddr = value();
+      } else if (arg == "--master-port" || arg == "--master_port") {
+        out.masterPort = static_cast<int>(parseCount(arg, value()));
+      } else {
+        rest.push_back(arg);
+      }
+    }
+    if (out.nprocPerNode < 1) throw UsageError("launch needs --nproc-per-node N");
+    if (out.nodeRank >= out.nnodes) {
+      throw UsageError(str("--node-rank ", out.nodeRank, " is outside --nnodes ", out.nnodes));
+    }
+    if (out.masterPort > 65535) throw UsageError(str("--master-port ", out.masterPort));
+    CliArgs train = parseCliArgs(rest);  // the workers' options, checked here once
+    if (train.command != "train") return train;
+    train.command = "launch";
+    train.nprocPerNode = out.nprocPerNode;
+    train.nnodes = out.nnodes;
+    train.nodeRank = out.nodeRank;
+    train.masterAddr = out.masterAddr;
+    train.masterPort = out.masterPort;
+    train.workerArgs = rest;
+    for (const std::string& plugin : out.plugins) {
+      train.workerArgs.push_back("--plugin");
+      train.workerArgs.push_back(plugin);
+    }
+    if (out.noPluginFolders) train.workerArgs.push_back("--no-plugin-folders");
+    train.plugins = out.plugins;
+    train.noPluginFolders = out.noPluginFolders;
+    return train;
   }
   if (first != "train" && first != "validate" && first != "eval" && first != "export") {
     throw UsageError(str("unknown command \"", first, "\""));

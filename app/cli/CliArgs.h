@@ -3,6 +3,8 @@
 //
 //   towerbench-cli train PROJECT [--run-dir DIR] [--max-epoch N] [--steps-per-epoch N]
 //                                [--set json.path=value]... [--new-run | --resume]
+//   towerbench-cli launch --nproc-per-node N [--nnodes K --node-rank R --master-addr A
+//                         --master-port P] PROJECT [train options]
 //   towerbench-cli validate PROJECT
 //   towerbench-cli eval PROJECT --checkpoint FILE
 //   towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE
@@ -39,6 +41,14 @@ struct CliArgs {
   /// --no-plugin-folders: only the --plugin files load, not $TOWERBENCH_PLUGIN_PATH's or the
   /// user's plugin folder (reproducible listings: scripts/update-key-reference.sh).
   bool noPluginFolders = false;
+  // launch (LaunchCommand.h): the local workers and where they meet.
+  int nprocPerNode = 0;
+  int nnodes = 1;
+  int nodeRank = 0;
+  std::string masterAddr = "127.0.0.1";
+  int masterPort = 0;  ///< 0: a free port (one node) or 29500 (several)
+  /// launch: each worker's arguments ("train", PROJECT, the train options, the plugin options).
+  std::vector<std::string> workerArgs;
 };
 
 /// Bad usage; main prints it with the usage text and exits with 2.

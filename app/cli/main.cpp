@@ -6,6 +6,7 @@
 
 #include "app/cli/CliArgs.h"
 #include "app/cli/DevicesCommand.h"
+#include "app/cli/LaunchCommand.h"
 #include "app/cli/TrainCommand.h"
 #include "app/cli/TypesCommand.h"
 #include "engine/core/Environment.h"
@@ -43,5 +44,6 @@ int main(int argc, char** argv) {
   if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
   if (parsed.command == "eval") return tbench::cli::runEval(parsed);
   if (parsed.command == "export") return tbench::cli::runExport(parsed);
+  if (parsed.command == "launch") return tbench::cli::runLaunch(parsed, argv[0]);
   return tbench::cli::runTrain(parsed, commandLine);
 }

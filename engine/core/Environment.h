@@ -5,7 +5,8 @@
 
 namespace tbench {
 
-/// Sets LibTorch's intra-op threads: `requested`, or the cores available when 0.
+/// Sets LibTorch's intra-op threads: `requested`, or the cores available when 0 (divided by
+/// LOCAL_WORLD_SIZE when several distributed ranks share the host).
 void configureThreads(int64_t requested);
 
 /// Raises glibc's mmap and trim thresholds so that the 10-25 MB tensors a step frees and

@@ -33,6 +33,8 @@
 
 namespace tbench {
 
+class DistributedGroup;
+
 /// What a model is built for: the training data's samples and task, and the optimizer.
 struct ModelContext {
   ImageShape input;        ///< one sample; [1, 1, D] is a feature vector (a table row)
@@ -112,6 +114,8 @@ struct CallbackBuildContext {
   const DataFacts* trainingFacts = nullptr;
   /// The run's model (what its validation outputs are).
   std::shared_ptr<ModelDescBase> model;
+  /// This process's rank in a multi-process run (0 otherwise).
+  int rank = 0;
 };
 /// "callback": the callback of one entry of "callbacks".
 using CallbackMaker = std::function<CallbackPtr(const Settings&, CallbackBuildContext&)>;
@@ -127,6 +131,13 @@ struct StrategyMaker {
                                               const ModelDescBase& model)>
       trainer;
   std::function<InputSourcePtr(DataFlowPtr batches, const Settings&)> input;
+  /// For a strategy whose towers are processes (`distributed`): joins this process to its
+  /// group before the run directory is chosen (prepareRun), refusing a rank whose
+  /// `projectHash` differs. Returns null when the process runs alone. Null for in-process
+  /// strategies.
+  std::function<std::shared_ptr<DistributedGroup>(const Settings&, const std::string& projectHash,
+                                                  const std::string& projectName)>
+      join;
 };
 
 // Each sets the kind and the factory of `type` and adds it; throws InputError as

@@ -94,7 +94,7 @@ std::shared_ptr<InferenceRunner> buildInferenceRunner(const Project& project,
 
 namespace {
 
-std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run) {
+std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run, int rank) {
   std::vector<CallbackPtr> callbacks;
   const ScheduleSpec& schedule = project.schedule;
   if (schedule.enabled) {
@@ -104,8 +104,14 @@ std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run) {
         schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
                                            : ScheduledHyperParamSetter::Interpolation::Piecewise));
   }
-  CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model};
+  CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model, rank};
   for (const ComponentSpec& spec : project.callbacks) {
+    if (rank > 0) {
+      const ComponentType* type = ComponentRegistry::global().find("callback", spec.type);
+      if (type != nullptr && type->traits.count("ranks") && type->traits.at("ranks") == "zero") {
+        continue;
+      }
+    }
     if (CallbackPtr callback = callbackMaker(spec.type)(spec.resolved(), context)) {
       callbacks.push_back(callback);
     }
@@ -127,7 +133,7 @@ std::vector<TrainingMonitorPtr> buildMonitors(const Project& project, bool withF
 
 }  // namespace
 
-BuiltRun buildRun(const Project& project, const std::string& runDir) {
+BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   const std::vector<std::string> deviceNames = project.devices();
   TB_CHECK(!deviceNames.empty(), "the project has no device");
   std::vector<Device> devices;
@@ -150,7 +156,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir) {
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
   config.input = strategy.input(batched, project.trainer.resolved());
   run.trainer = strategy.trainer(project.trainer.resolved(), devices, *config.model);
-  config.extraCallbacks = buildCallbacks(project, run);
+  config.extraCallbacks = buildCallbacks(project, run, rank);
   config.monitors = buildMonitors(project, !runDir.empty());
   config.gradients = GradientProcessing()
                          .clipGlobalNorm(project.optimizer.number("clip_global_norm"))

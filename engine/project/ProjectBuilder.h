@@ -53,6 +53,8 @@ struct BuiltRun {
 
 /// Builds the config and trainer of `project`, writing into `runDir` (empty: no files).
 /// Throws InputError when a data source cannot be opened or a device is not available.
-BuiltRun buildRun(const Project& project, const std::string& runDir);
+/// `rank` > 0: a non-zero rank of a multi-process run (Note [One run, one directory]): callbacks
+/// of types with the trait {"ranks": "zero"} (the savers) are left out.
+BuiltRun buildRun(const Project& project, const std::string& runDir, int rank = 0);
 
 }  // namespace tbench

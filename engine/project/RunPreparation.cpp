@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/comm/DistributedGroup.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -36,12 +37,11 @@ PreparedRun::~PreparedRun() {
   if (logOpen) logging::closeFile();
 }
 
-std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
-  auto prepared = std::make_unique<PreparedRun>();
-  PreparedRun& run = *prepared;
-  run.project = std::move(request.project);
+namespace {
+
+/// Rank 0's (or the only process's) choice of directory and checkpoint.
+void chooseRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint) {
   const Project& project = run.project;
-  std::string checkpoint;
   if (request.resume) {
     run.runDir = request.runDir.empty() ? newestRunDirectory(project) : request.runDir;
     checkpoint = latestCheckpoint(run.runDir);
@@ -54,24 +54,78 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
         request.runDir, project.runRoot, project.name,
         request.newRunBeside ? ExistingRunDir::NewBeside : ExistingRunDir::Fail);
   }
-  run.logOpen = logging::openFile((fs::path(run.runDir) / "log.log").string());
+}
+
+/// Note [One run, one directory]: joins the group of a multi-process strategy and agrees on
+/// the directory and checkpoint that rank 0 chose.
+void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint) {
+  const Project& project = run.project;
+  const StrategyMaker& strategy = strategyMaker(project.trainer.type);
+  if (strategy.join) {
+    const std::string identity =
+        projectToJson(project).dump() + (request.resume ? "\nresume" : "\nnew");
+    run.group = strategy.join(project.trainer.resolved(), stableHash(identity), project.name);
+  }
+  run.rank = run.group ? run.group->rank() : 0;
+  if (run.rank == 0) {
+    try {
+      chooseRunDirectory(request, run, checkpoint);
+    } catch (const std::exception& e) {
+      if (run.group) run.group->publish("run_dir", str("!", e.what()));
+      throw;
+    }
+    if (run.group) {
+      run.group->publish("run_dir", run.runDir);
+      run.group->publish("resume_from", checkpoint);
+    }
+    return;
+  }
+  run.runDir = run.group->receive("run_dir");
+  if (!run.runDir.empty() && run.runDir[0] == '!') {
+    throw InputError(str("distributed: rank 0 could not prepare the run: ", run.runDir.substr(1)));
+  }
+  checkpoint = run.group->receive("resume_from");
+  std::error_code ec;
+  fs::create_directories(run.runDir, ec);  // a directory that is not shared: this rank's log
+  if (!checkpoint.empty() && !fs::exists(checkpoint)) {
+    throw InputError(str("distributed: rank ", run.rank, " cannot read ", checkpoint,
+                         " (rank 0's checkpoint): resuming needs the run directory on a file "
+                         "system every rank shares"));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
+  auto prepared = std::make_unique<PreparedRun>();
+  PreparedRun& run = *prepared;
+  run.project = std::move(request.project);
+  const Project& project = run.project;
+  std::string checkpoint;
+  agreeOnRunDirectory(request, run, checkpoint);
+  const bool owner = run.rank == 0;
+  const std::string logName = owner ? "log.log" : str("log-rank", run.rank, ".log");
+  run.logOpen = logging::openFile((fs::path(run.runDir) / logName).string());
   TB_LOG(Info) << "command: " << request.origin;
-  run.status = std::make_shared<RunStatusWriter>(run.runDir, request.origin, project.name);
+  if (run.group) TB_LOG(Info) << "distributed: " << run.group->environment().describe();
+  if (owner)
+    run.status = std::make_shared<RunStatusWriter>(run.runDir, request.origin, project.name);
   try {
     const fs::path frozen = fs::path(run.runDir) / "project.json";
-    if (!request.resume || !fs::exists(frozen)) {
+    if (owner && (!request.resume || !fs::exists(frozen))) {
       writeFileAtomically(frozen.string(), projectToJson(project).dump(2) + "\n");
     }
     configureThreads(project.numThreads);
     logEnvironment();
-    run.built = buildRun(project, run.runDir);
+    run.built = buildRun(project, owner ? run.runDir : "", run.rank);
     run.built.config.resumeFrom = checkpoint;
     for (auto& monitor : request.extraMonitors) run.built.config.monitors->push_back(monitor);
-    run.built.config.monitors->push_back(run.status);
+    if (run.status) run.built.config.monitors->push_back(run.status);
     run.loop = setupTrainWithConfig(run.built.config, *run.built.trainer);
   } catch (const std::exception& e) {
     TB_LOG(Error) << "cannot start the run: " << e.what();
-    run.status->finish("failed", e.what());
+    if (run.status) run.status->finish("failed", e.what());
+    if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
     throw;
   }
   TB_LOG(Info) << "run directory: " << run.runDir;
@@ -87,11 +141,13 @@ RunOutcome trainPreparedRun(PreparedRun& run, std::string* error) {
     TB_LOG(Info) << (outcome == RunOutcome::Stopped ? "training stopped at epoch "
                                                     : "training finished at epoch ")
                  << trainer.epochNum() << ", global step " << trainer.globalStep();
-    run.status->finish(outcome == RunOutcome::Stopped ? "stopped" : "finished");
+    if (run.group) run.group->finish();  // rank 0 hosts the store: nobody leaves first
+    if (run.status) run.status->finish(outcome == RunOutcome::Stopped ? "stopped" : "finished");
   } catch (const std::exception& e) {
     outcome = RunOutcome::Failed;
     TB_LOG(Error) << "training failed: " << e.what();
-    run.status->finish("failed", e.what());
+    if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
+    if (run.status) run.status->finish("failed", e.what());
     if (error) *error = e.what();
   }
   if (run.logOpen) {

@@ -15,6 +15,15 @@
 //
 // Threads: both functions run on the thread that will train (the engine thread). The log file
 // stays open until trainPreparedRun returns (or the PreparedRun is destroyed).
+//
+// Note [One run, one directory]: a strategy whose towers are processes (StrategyMaker::join,
+// the `distributed` strategy) joins its group first. Rank 0 then chooses the run directory (and
+// for resume its checkpoint) by the rules above and publishes both through the group's store;
+// it alone writes log.log, project.json, run.json, stats.json, TensorBoard files and
+// checkpoints. Every other rank takes the published directory, logs to log-rank<N>.log in it
+// (created when the directory is not shared), writes nothing else, and resumes from the same
+// checkpoint file (resuming needs the directory on a shared file system). The checkpoints are
+// those of one process: either kind of run resumes the other.
 
 #include <memory>
 #include <string>
@@ -48,8 +57,11 @@ struct PreparedRun {
   std::string runDir;
   BuiltRun built;    ///< built.trainer is set up; train with trainPreparedRun
   LoopOptions loop;  ///< what train() runs
-  std::shared_ptr<RunStatusWriter> status;
+  std::shared_ptr<RunStatusWriter> status;  ///< null on the non-zero ranks
   bool logOpen = false;
+  /// The process group of a multi-process run, or null (Note [One run, one directory]).
+  std::shared_ptr<DistributedGroup> group;
+  int rank = 0;
 };
 
 /// See the file comment. Throws InputError (RunDirectoryExists for an existing directory).

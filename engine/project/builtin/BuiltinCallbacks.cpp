@@ -22,6 +22,13 @@ namespace tbench {
 
 namespace {
 
+/// Note [One run, one directory]: a saver writes into rank 0's run directory only; the other
+/// ranks of a multi-process run leave it out (buildRun).
+ComponentType rankZeroOnly(ComponentType type) {
+  type.traits["ranks"] = "zero";
+  return type;
+}
+
 KeyDescription everyKEpochs() {
   return key::integer("every_k_epochs", 1)
       .label("Every k epochs")
@@ -86,41 +93,42 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                    });
 
   const ModelSaver::Options saver;
-  registerCallback(
-      registry,
-      describe("model_saver", "Saves checkpoints to the run directory and keeps the newest",
-               {key::integer("max_to_keep", saver.maxToKeep())
-                    .label("Keep")
-                    .help("How many of the newest checkpoints to keep")
-                    .atLeast(1),
-                key::number("keep_every_hours", saver.keepCheckpointEveryNHours())
-                    .label("Keep one every (hours)")
-                    .help("Also keep one checkpoint per this many hours for good")
-                    .atLeast(0)
-                    .zeroMeans("none"),
-                everyKEpochs()}),
-      [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
-        auto modelSaver = std::make_shared<ModelSaver>(
-            ModelSaver::Options()
-                .maxToKeep(s.integer("max_to_keep"))
-                .keepCheckpointEveryNHours(s.number("keep_every_hours")));
-        if (!context.modelSaver) context.modelSaver = modelSaver;
-        return everyK(modelSaver, s.integer("every_k_epochs"));
-      });
+  registerCallback(registry,
+                   rankZeroOnly(describe(
+                       "model_saver", "Saves checkpoints to the run directory and keeps the newest",
+                       {key::integer("max_to_keep", saver.maxToKeep())
+                            .label("Keep")
+                            .help("How many of the newest checkpoints to keep")
+                            .atLeast(1),
+                        key::number("keep_every_hours", saver.keepCheckpointEveryNHours())
+                            .label("Keep one every (hours)")
+                            .help("Also keep one checkpoint per this many hours for good")
+                            .atLeast(0)
+                            .zeroMeans("none"),
+                        everyKEpochs()})),
+                   [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
+                     auto modelSaver = std::make_shared<ModelSaver>(
+                         ModelSaver::Options()
+                             .maxToKeep(s.integer("max_to_keep"))
+                             .keepCheckpointEveryNHours(s.number("keep_every_hours")));
+                     if (!context.modelSaver) context.modelSaver = modelSaver;
+                     return everyK(modelSaver, s.integer("every_k_epochs"));
+                   });
 
   ComponentType minSaver = describe(
       "min_saver", "Keeps the checkpoint with the lowest value of a scalar (min-<stat>.pt)",
       {statKey()});
   // A max saver gets no starter stat: no scalar the engine puts is better when larger.
   minSaver.starter = {{"stat", "validation_error"}};
+  minSaver = rankZeroOnly(minSaver);
   registerCallback(registry, minSaver, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
     return std::make_shared<MinSaver>(s.string("stat"));
   });
   registerCallback(
       registry,
-      describe("max_saver",
-               "Keeps the checkpoint with the highest value of a scalar (max-<stat>.pt)",
-               {statKey()}),
+      rankZeroOnly(describe(
+          "max_saver", "Keeps the checkpoint with the highest value of a scalar (max-<stat>.pt)",
+          {statKey()})),
       [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
         return std::make_shared<MaxSaver>(s.string("stat"));
       });

@@ -1,11 +1,14 @@
 // The built-in trainer strategies: description and factory of each. "devices" is a key every
 // strategy has (one tower per device; Builtin.cpp).
 
+#include "engine/comm/DistributedGroup.h"
+#include "engine/data/ShardedData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 #include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/DistributedTrainer.h"
 #include "engine/strategies/GanTrainer.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncParameterServerTrainer.h"
@@ -86,6 +89,65 @@ InputSourcePtr queueInput(DataFlowPtr batches, const Settings& s) {
   return std::make_shared<QueueInput>(batches, s.integer("queue_size"));
 }
 
+/// The `distributed` strategy: one process per device (docs/ARCHITECTURE.md §6b).
+void registerDistributed(ComponentRegistry& registry) {
+  ComponentType type = describe(
+      "distributed",
+      "One process per device (rank), started by towerbench-cli launch, torchrun or SLURM; "
+      "gradients averaged with c10d (Gloo on CPU, NCCL on CUDA) during backward; each rank "
+      "reads its own shard of every epoch",
+      {key::choice("reduce", "buckets", {"buckets", "per_parameter"})
+           .label("Gradient reduction")
+           .help("buckets: all-reduced while backward runs; per_parameter: one all-reduce per "
+                 "parameter after it (the reference)"),
+       key::number("bucket_mb", 25)
+           .label("Bucket size (MB)")
+           .help("Gradients per all-reduce in buckets mode")
+           .greaterThan(0),
+       key::number("timeout_s", 300)
+           .label("Timeout (s)")
+           .help("How long a rank waits for a peer before it stops naming it "
+                 "(TB_DIST_TIMEOUT_S overrides)")
+           .greaterThan(0)});
+  type.traits = {{"towers", "one"}, {"processes", "many"}};
+  type.check = [](const Settings& s, CheckContext& context) {
+    oneDevice("distributed")(s, context);
+    singleCostOnly("distributed")(s, context);
+  };
+  StrategyMaker maker;
+  maker.join = [](const Settings& s, const std::string& hash,
+                  const std::string& name) -> std::shared_ptr<DistributedGroup> {
+    if (auto group = DistributedGroup::current()) return group;
+    const WorkerEnvironment env = WorkerEnvironment::fromEnvironment();
+    if (!env.launched() || env.worldSize == 1) return nullptr;
+    DistributedOptions options;
+    const double seconds = env.timeoutOverrideS > 0 ? env.timeoutOverrideS : s.number("timeout_s");
+    options.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    options.projectHash = hash;
+    options.projectName = name;
+    return DistributedGroup::join(env, options);
+  };
+  maker.trainer = [](const Settings& s, const std::vector<Device>& devices,
+                     const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+    requireSingleCost("distributed", model);
+    TB_CHECK(devices.size() == 1, "the distributed strategy takes one device per rank, got ",
+             devices.size());
+    DistributedTrainerOptions options;
+    if (s.string("reduce") == "per_parameter") options.perParameter();
+    options.bucketSize(static_cast<int64_t>(s.number("bucket_mb") * (1 << 20)));
+    return std::make_unique<DistributedTrainer>(devices.front(), DistributedGroup::current(),
+                                                options);
+  };
+  maker.input = [](DataFlowPtr batches, const Settings&) -> InputSourcePtr {
+    // Each rank takes every world-size-th batch of the seeded epoch order (ShardedData.h).
+    if (auto group = DistributedGroup::current()) {
+      batches = std::make_shared<ShardedData>(batches, group->rank(), group->worldSize());
+    }
+    return std::make_shared<FeedInput>(batches);
+  };
+  registerStrategy(registry, type, maker);
+}
+
 }  // namespace
 
 void registerBuiltinStrategies(ComponentRegistry& registry) {
@@ -156,6 +218,8 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
          return std::make_unique<AsyncTrainer>(devices, Device::parse(s.string("ps_device")));
        },
        queueInput});
+
+  registerDistributed(registry);
 }
 
 }  // namespace tbench

@@ -1,0 +1,182 @@
+#include "app/cli/LaunchCommand.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tbench::cli {
+namespace {
+
+volatile std::sig_atomic_t pendingSignal = 0;
+void onSignal(int signal) { pendingSignal = signal; }
+
+/// A port nobody listens on now (rank 0 binds it a moment later).
+int freePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = 29500;
+  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  if (fd >= 0) close(fd);
+  return port;
+}
+
+struct Worker {
+  int rank = 0;
+  pid_t pid = -1;
+  int fd = -1;  // read end of its stdout+stderr
+  std::string partial;
+  bool running = true;
+  int status = 0;
+};
+
+void printLines(Worker& w, const char* data, size_t n, bool flush) {
+  w.partial.append(data, n);
+  size_t start = 0;
+  for (size_t nl; (nl = w.partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+    std::cout << "[rank " << w.rank << "] " << w.partial.substr(start, nl - start) << "\n";
+  }
+  w.partial.erase(0, start);
+  if (flush && !w.partial.empty()) {
+    std::cout << "[rank " << w.rank << "] " << w.partial << "\n";
+    w.partial.clear();
+  }
+  std::cout.flush();
+}
+
+}  // namespace
+
+int runLaunch(const CliArgs& args, const std::string& program) {
+  const int local = args.nprocPerNode;
+  const int world = local * args.nnodes;
+  const int port = args.masterPort > 0 ? args.masterPort : (args.nnodes == 1 ? freePort() : 29500);
+  std::cout << "launch: " << local << " worker(s) on this node (node " << args.nodeRank << " of "
+            << args.nnodes << ", world size " << world << "), master " << args.masterAddr << ":"
+            << port << std::endl;
+
+  struct sigaction action {};
+  action.sa_handler = onSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  std::vector<Worker> workers(static_cast<size_t>(local));
+  for (int l = 0; l < local; ++l) {
+    Worker& w = workers[static_cast<size_t>(l)];
+    w.rank = args.nodeRank * local + l;
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+      std::cerr << "launch: pipe failed: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      dup2(pipefd[1], STDOUT_FILENO);
+      dup2(pipefd[1], STDERR_FILENO);
+      close(pipefd[0]);
+      close(pipefd[1]);
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      setenv("RANK", std::to_string(w.rank).c_str(), 1);
+      setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
+      setenv("LOCAL_RANK", std::to_string(l).c_str(), 1);
+      setenv("LOCAL_WORLD_SIZE", std::to_string(local).c_str(), 1);
+      setenv("GROUP_RANK", std::to_string(args.nodeRank).c_str(), 1);
+      setenv("MASTER_ADDR", args.masterAddr.c_str(), 1);
+      setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      unsetenv("TORCHELASTIC_USE_AGENT_STORE");
+      std::vector<char*> argv{const_cast<char*>(program.c_str())};
+      for (const auto& a : args.workerArgs) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv("/proc/self/exe", argv.data());
+      std::fprintf(stderr, "launch: cannot start %s: %s\n", program.c_str(), std::strerror(errno));
+      _exit(127);
+    }
+    close(pipefd[1]);
+    w.pid = pid;
+    w.fd = pipefd[0];
+  }
+
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> firstFailure;
+  int forwarded = 0;
+  for (;;) {
+    if (pendingSignal != 0 && forwarded != pendingSignal) {
+      forwarded = pendingSignal;
+      for (auto& w : workers) {
+        if (w.running) kill(w.pid, forwarded);
+      }
+    }
+    std::vector<pollfd> fds;
+    for (auto& w : workers) {
+      if (w.fd >= 0) fds.push_back({w.fd, POLLIN, 0});
+    }
+    if (fds.empty()) break;
+    poll(fds.data(), fds.size(), 200);
+    for (auto& w : workers) {
+      if (w.fd < 0) continue;
+      for (const auto& p : fds) {
+        if (p.fd != w.fd || (p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char buffer[8192];
+        const ssize_t n = read(w.fd, buffer, sizeof buffer);
+        if (n > 0) {
+          printLines(w, buffer, static_cast<size_t>(n), false);
+        } else if (n == 0 || errno != EINTR) {
+          printLines(w, "", 0, true);
+          close(w.fd);
+          w.fd = -1;
+        }
+      }
+    }
+    for (auto& w : workers) {
+      if (!w.running) continue;
+      int status = 0;
+      if (waitpid(w.pid, &status, WNOHANG) == w.pid) {
+        w.running = false;
+        w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (w.status != 0 && !firstFailure) firstFailure = Clock::now();
+      }
+    }
+    // A worker that failed and left its output pipe to a grandchild must not keep us waiting.
+    if (firstFailure && Clock::now() - *firstFailure > std::chrono::seconds(30)) {
+      for (auto& w : workers) {
+        if (w.running) kill(w.pid, SIGKILL);
+      }
+    }
+  }
+  int worst = 0;
+  for (auto& w : workers) {
+    if (w.running) {
+      int status = 0;
+      waitpid(w.pid, &status, 0);
+      w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (w.status != 0)
+      std::cout << "launch: rank " << w.rank << " exited with status " << w.status << "\n";
+    worst = std::max(worst, w.status);
+  }
+  std::cout << "launch: " << (worst == 0 ? "every worker finished" : "done") << ", exit status "
+            << worst << std::endl;
+  return worst;
+}
+
+}  // namespace tbench::cli

@@ -1,0 +1,365 @@
+#include "engine/comm/DistributedGroup.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "engine/core/Check.h"
+#include "engine/core/Logging.h"
+
+namespace tbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using StorePtr = c10::intrusive_ptr<c10d::Store>;
+
+std::vector<uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
+std::string text(const std::vector<uint8_t>& data) { return {data.begin(), data.end()}; }
+
+std::mutex currentMutex;  // guards currentGroup
+std::shared_ptr<DistributedGroup> currentGroup;
+
+std::string storeAddress(const WorkerEnvironment& env) {
+  return str(env.masterAddr, ":", env.masterPort);
+}
+
+/// The store as this rank sees it: the agent's (client, under its prefix) or rank 0's.
+StorePtr openStore(const WorkerEnvironment& env, bool server, std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(env.masterPort);
+  options.isServer = server;
+  options.waitWorkers = false;
+  options.timeout = timeout;
+  StorePtr store;
+  try {
+    store = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, options);
+  } catch (const std::exception& e) {
+    if (server) {
+      throw InputError(str("distributed: rank 0 cannot host the store at ", storeAddress(env),
+                           " (is MASTER_PORT in use?): ", e.what()));
+    }
+    throw InputError(str("distributed: rank ", env.rank, " cannot reach the store at ",
+                         storeAddress(env), " within ", timeout.count() / 1000, " s (",
+                         env.agentStore ? "torchrun's agent hosts it" : "rank 0 hosts it",
+                         "; is it running?): ", e.what()));
+  }
+  if (!env.keyPrefix.empty()) store = c10::make_intrusive<c10d::PrefixStore>(env.keyPrefix, store);
+  return c10::make_intrusive<c10d::PrefixStore>("towerbench", store);
+}
+
+std::shared_ptr<gloo::transport::Device> glooDevice(const WorkerEnvironment& env) {
+  if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
+  }
+  if (env.masterAddr == "127.0.0.1" || env.masterAddr == "localhost") {
+    return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+struct Hello {
+  int worldSize = 0;
+  std::string hash, name, where;
+  static Hello parse(const std::string& s) {
+    Hello h;
+    std::istringstream in(s);
+    std::string size;
+    std::getline(in, size);
+    h.worldSize = std::atoi(size.c_str());
+    std::getline(in, h.hash);
+    std::getline(in, h.name);
+    std::getline(in, h.where);
+    return h;
+  }
+  std::string line() const { return str(worldSize, "\n", hash, "\n", name, "\n", where); }
+  std::string describe() const {
+    return str("project \"", name, "\" (hash ", hash, ") with world size ", worldSize);
+  }
+};
+
+/// Waits until `key` exists; throws InputError(timeoutMessage) at the deadline and
+/// InputError(refusal) as soon as another rank published one.
+std::string awaitKey(c10d::Store& store, const std::string& key, Clock::time_point deadline,
+                     const std::string& timeoutMessage) {
+  while (!store.check({key})) {
+    if (store.check({"refused"})) throw InputError(text(store.get("refused")));
+    if (Clock::now() > deadline) throw InputError(timeoutMessage);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return text(store.get(key));
+}
+
+class GlooPending : public PendingCollective {
+ public:
+  explicit GlooPending(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
+  void wait() override { work_->wait(); }
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+};
+
+}  // namespace
+
+struct DistributedGroup::State {
+  StorePtr store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+  std::thread heartbeat;
+  std::mutex mutex;  // guards stop; paired with wake
+  std::condition_variable wake;
+  bool stop = false;
+
+  void stopHeartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    if (heartbeat.joinable()) heartbeat.join();
+  }
+};
+
+std::string stableHash(const std::string& input) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : input) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+DistributedGroup::DistributedGroup(WorkerEnvironment env, DistributedOptions options)
+    : env_(std::move(env)), options_(std::move(options)), state_(std::make_unique<State>()) {}
+
+DistributedGroup::~DistributedGroup() { state_->stopHeartbeat(); }
+
+std::shared_ptr<DistributedGroup> DistributedGroup::current() {
+  std::lock_guard<std::mutex> lock(currentMutex);
+  return currentGroup;
+}
+
+std::shared_ptr<DistributedGroup> DistributedGroup::join(const WorkerEnvironment& env,
+                                                         const DistributedOptions& options) {
+  {
+    std::lock_guard<std::mutex> lock(currentMutex);
+    TB_CHECK(currentGroup == nullptr, "this process already joined a distributed group");
+  }
+  std::shared_ptr<DistributedGroup> group(new DistributedGroup(env, options));
+  State& state = *group->state_;
+  const int rank = env.rank;
+  const int size = env.worldSize;
+  const auto deadline = Clock::now() + options.timeout;
+  state.store = openStore(env, rank == 0 && !env.agentStore, options.timeout);
+  c10d::Store& store = *state.store;
+
+  // Note [Distributed faults]: refuse a rank that runs another project or world size before
+  // Gloo would wait for ranks that never come.
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  const Hello mine{size, options.projectHash, options.projectName,
+                   str(host, " pid ", static_cast<long>(getpid()))};
+  store.set(str("hello/", rank), bytes(mine.line()));
+  const std::string seconds = str(options.timeout.count() / 1000.0, " s");
+  if (rank == 0) {
+    std::string verdict = "ok";
+    try {
+      for (int r = 1; r < size; ++r) {
+        const Hello other = Hello::parse(
+            awaitKey(store, str("hello/", r), deadline,
+                     str("distributed: rank ", r, " of ", size, " did not join within ", seconds,
+                         " (store ", storeAddress(env), ")")));
+        if (other.worldSize != size || other.hash != mine.hash) {
+          throw InputError(str("distributed: rank ", r, " (", other.where, ") is refused: it runs ",
+                               other.describe(), ", rank 0 runs ", mine.describe(),
+                               "; every rank must run the same project with the same options"));
+        }
+      }
+    } catch (const InputError& e) {
+      verdict = e.what();
+      store.set("verdict", bytes(verdict));
+      throw;
+    }
+    store.set("verdict", bytes(verdict));
+  } else {
+    const Hello zero = Hello::parse(awaitKey(store, "hello/0", deadline,
+                                             str("distributed: rank 0 did not join within ",
+                                                 seconds, " (store ", storeAddress(env), ")")));
+    if (zero.worldSize != size || zero.hash != mine.hash) {
+      const std::string refusal =
+          str("distributed: rank ", rank, " (", mine.where, ") is refused: it runs ",
+              mine.describe(), ", rank 0 runs ", zero.describe(),
+              "; every rank must run the same project with the same options");
+      store.set("refused", bytes(refusal));
+      throw InputError(refusal);
+    }
+    const std::string verdict =
+        awaitKey(store, "verdict", deadline,
+                 str("distributed: rank 0 did not confirm the group within ", seconds));
+    if (verdict != "ok") throw InputError(verdict);
+  }
+
+  auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);
+  glooOptions->devices.push_back(glooDevice(env));
+  glooOptions->threads = 2;
+  try {
+    state.gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(
+        c10::make_intrusive<c10d::PrefixStore>("gloo", state.store), rank, size, glooOptions);
+  } catch (const std::exception& e) {
+    throw InputError(
+        str("distributed: rank ", rank, " could not connect to its peers: ", e.what()));
+  }
+
+  // The heartbeat has its own connection: a TCPStore client is not shared between threads.
+  DistributedGroup* self = group.get();
+  state.heartbeat = std::thread([self, &state] {
+    StorePtr beatStore;
+    try {
+      beatStore = openStore(self->env_, false, self->options_.timeout);
+    } catch (const std::exception&) {
+      return;
+    }
+    int64_t count = 0;
+    std::unique_lock<std::mutex> lock(state.mutex);
+    while (!state.stop) {
+      lock.unlock();
+      try {
+        beatStore->set(str("beat/", self->rank()),
+                       bytes(str(++count, " ", self->progress_.load())));
+      } catch (const std::exception&) {
+        return;  // the store is gone; the engine thread finds out at its next collective
+      }
+      lock.lock();
+      state.wake.wait_for(lock, self->options_.heartbeat, [&] { return state.stop; });
+    }
+  });
+  {
+    std::lock_guard<std::mutex> lock(currentMutex);
+    currentGroup = group;
+  }
+  TB_LOG(Info) << "distributed: joined as " << env.describe() << ", Gloo over " << storeAddress(env)
+               << ", timeout " << seconds;
+  return group;
+}
+
+void DistributedGroup::publish(const std::string& key, const std::string& value) {
+  state_->store->set("value/" + key, bytes(value));
+}
+
+std::string DistributedGroup::receive(const std::string& key) {
+  return awaitKey(*state_->store, "value/" + key, Clock::now() + options_.timeout,
+                  str("distributed: rank 0 did not publish \"", key, "\" within ",
+                      options_.timeout.count() / 1000.0, " s"));
+}
+
+std::unique_ptr<PendingCollective> DistributedGroup::allReduceSum(torch::Tensor tensor) {
+  std::vector<at::Tensor> tensors{std::move(tensor)};
+  return std::make_unique<GlooPending>(state_->gloo->allreduce(tensors));
+}
+
+void DistributedGroup::broadcast(std::vector<torch::Tensor> tensors, int root) {
+  if (tensors.empty()) return;
+  std::vector<torch::Tensor> flat;
+  for (const auto& t : tensors) flat.push_back(t.detach().reshape({-1}).to(torch::kFloat64));
+  std::vector<at::Tensor> buffer{torch::cat(flat)};
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  state_->gloo->broadcast(buffer, options)->wait();
+  torch::NoGradGuard noGrad;
+  int64_t offset = 0;
+  for (auto& t : tensors) {
+    const int64_t n = t.numel();
+    t.copy_(buffer[0].narrow(0, offset, n).view(t.sizes()));
+    offset += n;
+  }
+}
+
+void DistributedGroup::barrier() { state_->gloo->barrier()->wait(); }
+
+void DistributedGroup::reportFailure(const std::string& message) {
+  try {
+    state_->store->set(str("failed/", rank()), bytes(message));
+  } catch (const std::exception&) {
+  }
+}
+
+std::string DistributedGroup::diagnose(const std::string& cause) {
+  StorePtr store;
+  try {
+    store = openStore(env_, false, std::chrono::milliseconds(3000));
+  } catch (const std::exception&) {
+    if (env_.agentStore) return str("torchrun's store at ", storeAddress(env_), " is gone");
+    return str("rank 0 died (the store it hosted at ", storeAddress(env_), " is gone)");
+  }
+  try {
+    for (int r = 0; r < worldSize(); ++r) {
+      if (r != rank() && store->check({str("failed/", r)})) {
+        return str("rank ", r, " failed: ", text(store->get(str("failed/", r))));
+      }
+    }
+    auto beats = [&] {
+      std::map<int, std::pair<int64_t, int64_t>> out;  // rank -> (count, step)
+      for (int r = 0; r < worldSize(); ++r) {
+        if (r == rank()) continue;
+        std::pair<int64_t, int64_t> beat{-1, -1};
+        if (store->check({str("beat/", r)})) {
+          std::istringstream in(text(store->get(str("beat/", r))));
+          in >> beat.first >> beat.second;
+        }
+        out[r] = beat;
+      }
+      return out;
+    };
+    const auto before = beats();
+    std::this_thread::sleep_for(options_.heartbeat * 5 / 2);
+    const auto after = beats();
+    for (const auto& [r, beat] : after) {
+      if (beat.first == before.at(r).first) {
+        // A rank that published its failure meanwhile says more than its silence.
+        if (store->check({str("failed/", r)})) {
+          return str("rank ", r, " failed: ", text(store->get(str("failed/", r))));
+        }
+        return str("rank ", r, " died or hangs (its heartbeat stopped",
+                   beat.second >= 0 ? str(" at global step ", beat.second) : std::string(), ")");
+      }
+    }
+    for (const auto& [r, beat] : after) {
+      if (beat.second < progress_.load()) {
+        return str("rank ", r, " is stuck at global step ", beat.second, " (rank ", rank(),
+                   " is at ", progress_.load(), ")");
+      }
+    }
+  } catch (const std::exception&) {
+    return str("rank 0 died (the store it hosted at ", storeAddress(env_), " stopped answering)");
+  }
+  return str("a peer failed (", cause, ")");
+}
+
+void DistributedGroup::fail(const std::exception& cause, const std::string& during) {
+  failed_ = true;
+  const std::string message = str("distributed: ", diagnose(cause.what()), "; rank ", rank(),
+                                  " stops during ", during, " (", cause.what(), ")");
+  reportFailure(message);
+  state_->stopHeartbeat();
+  throw DistributedError(message);
+}
+
+void DistributedGroup::finish() {
+  state_->stopHeartbeat();
+  if (failed_) return;
+  try {
+    barrier();
+  } catch (const std::exception& e) {
+    TB_LOG(Warning) << "distributed: the final barrier failed: " << e.what();
+  }
+}
+
+}  // namespace tbench
