@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -47,6 +47,7 @@ struct Worker {
   std::string partial;
   bool running = true;
   int status = 0;
+  bool reported = false;  // its exit was printed
 };
 
 void printLines(Worker& w, const char* data, size_t n, bool flush) {
@@ -154,6 +155,9 @@ int runLaunch(const CliArgs& args, const std::string& program) {
         w.running = false;
         w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         if (w.status != 0 && !firstFailure) firstFailure = Clock::now();
+        // As it happens, for whoever follows the ranks (the window shows each rank's state).
+        std::cout << "launch: rank " << w.rank << " exited with status " << w.status << std::endl;
+        w.reported = true;
       }
     }
     // A worker that failed and left its output pipe to a grandchild must not keep us waiting.
@@ -170,7 +174,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       waitpid(w.pid, &status, 0);
       w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
-    if (w.status != 0)
+    if (!w.reported)
       std::cout << "launch: rank " << w.rank << " exited with status " << w.status << "\n";
     worst = std::max(worst, w.status);
   }

@@ -83,6 +83,13 @@ DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QS
   average_ = new QCheckBox(tr("Average gradients (else sum)"), this);
   average_->setObjectName("averageGradients");
   form->addRow(QString(), average_);
+  localProcesses_ = new QSpinBox(this);
+  localProcesses_->setObjectName("localProcesses");
+  localProcesses_->setRange(1, 256);
+  localProcesses_->setToolTip(
+      tr("Processes Start launches on this machine, one rank each (towerbench-cli launch "
+         "--nproc-per-node N). On a cluster, start the project with torchrun or SLURM."));
+  form->addRow(tr("Processes:"), localProcesses_);
   checkReplicas_ = new QCheckBox(tr("Verify replicas are equal every epoch"), this);
   checkReplicas_->setObjectName("checkReplicas");
   form->addRow(QString(), checkReplicas_);
@@ -100,6 +107,7 @@ DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QS
   connect(psDevice_, &QComboBox::currentIndexChanged, this, &DeviceStrategyPanel::userEdited);
   connect(average_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
   connect(checkReplicas_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
+  connect(localProcesses_, &QSpinBox::valueChanged, this, &DeviceStrategyPanel::userEdited);
   connect(deviceList_, &QListWidget::itemChanged, this, &DeviceStrategyPanel::userEdited);
   setTrainer({}, 0);  // the window sets the project's trainer and batch size
 }
@@ -153,6 +161,8 @@ void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSiz
   average_->setChecked(trainer.value("average").toBool(defaultOf("average").toBool()));
   checkReplicas_->setChecked(
       trainer.value("check_replicas").toBool(defaultOf("check_replicas").toBool()));
+  localProcesses_->setValue(
+      trainer.value("local_processes").toInt(defaultOf("local_processes").toInt(2)));
   loading_ = false;
   updateDerived();
 }
@@ -180,6 +190,7 @@ QJsonObject DeviceStrategyPanel::trainer() const {
   setOrKeep("ps_device", psDevice_->currentData().toString(), hasKey(s, "ps_device"));
   setOrKeep("average", average_->isChecked(), hasKey(s, "average"));
   setOrKeep("check_replicas", checkReplicas_->isChecked(), hasKey(s, "check_replicas"));
+  setOrKeep("local_processes", localProcesses_->value(), hasKey(s, "local_processes"));
   return t;
 }
 
@@ -199,6 +210,16 @@ void DeviceStrategyPanel::updateDerived() {
   psDevice_->setEnabled(hasKey(s, "ps_device"));
   average_->setEnabled(hasKey(s, "average"));
   checkReplicas_->setEnabled(hasKey(s, "check_replicas"));
+  localProcesses_->setEnabled(hasKey(s, "local_processes"));
+  // A strategy of several processes reads "distributed: 2 local processes" in the picker.
+  for (int i = 0; i < strategy_->count(); ++i) {
+    const QString name = strategy_->itemData(i).toString();
+    const bridge::ComponentTypeView* t = strategies_.type(name);
+    const bool processes =
+        t != nullptr && t->traits.value("processes").toString() == QLatin1String("many");
+    strategy_->setItemText(
+        i, processes ? tr("%1: %2 local processes").arg(name).arg(localProcesses_->value()) : name);
+  }
   const qint64 towers = towerDevices().size();
   QString text = tr("<b>Total batch:</b> %1 per tower × %2 tower(s) = <b>%3 samples per step</b>. "
                     "steps_per_epoch counts steps, so an epoch sees %2× the samples it would "
@@ -207,6 +228,16 @@ void DeviceStrategyPanel::updateDerived() {
                      .arg(towers)
                      .arg(batchSize_ * towers);
   if (towers == 0) text = tr("<b>No tower:</b> choose at least one device.");
+  if (hasKey(s, "local_processes") && towers > 0) {
+    const int n = localProcesses_->value();
+    text = tr("<b>Total batch:</b> %1 per process × %2 processes = <b>%3 samples per step</b>. "
+              "Start launches %2 processes on this machine (towerbench-cli launch; the project "
+              "must be saved, they read its file); on a cluster, start the same project with "
+              "torchrun or SLURM and follow it with File ▸ Follow Run Directory.")
+               .arg(batchSize_)
+               .arg(n)
+               .arg(batchSize_ * n);
+  }
   const bridge::ComponentTypeView* type = strategies_.type(s);
   const bool oneTower =
       type != nullptr && type->traits.value("towers").toString() == QLatin1String("one");

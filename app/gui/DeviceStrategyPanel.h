@@ -10,7 +10,9 @@
 // not have is listed as missing and kept, so opening a project never changes it silently.
 //
 // Object names: "deviceList", "cpuTowers", "strategyCombo", "strategyHelp", "queueSize",
-// "psDevice", "averageGradients", "checkReplicas", "totalBatchLabel", "deviceNote".
+// "psDevice", "averageGradients", "checkReplicas", "localProcesses", "totalBatchLabel",
+// "deviceNote". A strategy of several processes (trait processes: many, `distributed`) reads
+// "distributed: N local processes" in the picker, N its local_processes.
 
 #include <QJsonObject>
 #include <QWidget>
@@ -74,6 +76,7 @@ class DeviceStrategyPanel : public QWidget {
   QComboBox* psDevice_;
   QCheckBox* average_;
   QCheckBox* checkReplicas_;
+  QSpinBox* localProcesses_;
   QLabel* totalBatch_;
 };
 

@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
   createPanels();
   createMenus();
   connectRun();
+  connectFollow();
   readSettings();
   logPlugins();
   onStateChanged(bridge::RunState::Idle);
@@ -245,6 +246,10 @@ void MainWindow::createMenus() {
   file->addAction(saveAsAction_);
   file->addSeparator();
   file->addAction(exportAction_);
+  QAction* follow =
+      file->addAction(tr("&Follow Run Directory…"), this, [this] { followRunDirectory(); });
+  follow->setObjectName("actionFollowRunDirectory");
+  follow->setToolTip(tr("Plot a run started elsewhere (torchrun, SLURM, the CLI) as it trains"));
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -545,14 +550,14 @@ void MainWindow::writeSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (runs_.isActive()) {
+  if (anyRunActive()) {
     const auto answer = ask_(tr("A Run Is Active"),
                              tr("A run is active. Stop it (at the next step, saving its state) "
                                 "and close the window?"),
                              QMessageBox::Yes | QMessageBox::Cancel);
     if (answer == QMessageBox::Yes) {
       closeAfterRun_ = true;
-      runs_.stop(controls_->saveFinalCheckpoint());
+      stopRun();
       status_->showMessage(tr("Stopping the run; the window closes when it has ended…"));
     }
     event->ignore();

@@ -4,10 +4,14 @@
 // and the run history (bottom), the images a run puts (a left tab, raised when the first
 // arrives), the run controls (top); the status bar shows the run's state, position, it/s and
 // ETA. Menus: File (New from Template, Open, Open Recent, Save, Save As, Export Checkpoint…,
-// Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…, Try It…), View (the
-// panels, fit plots, Compare Runs: Run History made large), Tools (Plugins…), Help (About).
-// Plugins load before the window is built (main.cpp); the log lists what they registered and
-// which failed to load.
+// Follow Run Directory…, Quit), Run (Start, Stop, Pause, Save Checkpoint Now, Set Learning Rate…,
+// Try It…), View (the panels, fit plots, Compare Runs: Run History made large), Tools (Plugins…),
+// Help (About). Plugins load before the window is built (main.cpp); the log lists what they
+// registered and which failed to load.
+//
+// A distributed project (strategy "distributed") is launched as local_processes child
+// processes (towerbench-cli launch, MainWindowFollow.cpp) and followed through rank 0's run
+// directory, like a run started elsewhere (Follow Run Directory…).
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
 // directory keeps exactly what ran. The run goes through bridge::RunController on the engine
@@ -44,6 +48,8 @@ class RunControls;
 class RunHistoryPanel;
 class RunStatusBar;
 class ConfusionPanel;
+class LaunchedRun;
+class RunFollower;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -87,6 +93,14 @@ class MainWindow : public QMainWindow {
   /// Opens the project `runDir` ran with as a new, untitled project (its runs go beside the
   /// original's, so Run History compares them).
   void cloneRun(const QString& runDir);
+  /// Follows the run in `runDir` (empty: asks for it): its charts grow with its scalars.jsonl
+  /// (or stats.json) and the status bar follows its run.json (File ▸ Follow Run Directory…).
+  void followRunDirectory(const QString& runDir = QString());
+  /// The distributed run the window launched (towerbench-cli launch), if any.
+  LaunchedRun* launchedRun() const { return launched_; }
+  RunFollower* follower() const { return follower_; }
+  /// An in-window run or a launched distributed run is going.
+  bool anyRunActive() const;
   /// The run id (run directory name) of the current or last live run.
   QString liveRunId() const { return liveRunId_; }
 
@@ -142,6 +156,15 @@ class MainWindow : public QMainWindow {
   /// Gives every run on the plots its Run History name and colour.
   void styleRuns();
   void onImagesRequested(const QString& runDir);
+
+  // MainWindowFollow.cpp: runs followed through their run directory.
+  void connectFollow();
+  void startLaunchedRun();
+  void setLaunchedUi(bool active);
+  void onLaunchFinished(int exitCode);
+  void updateFollowedProgress();
+  /// A new <run_root>/<name>/<time> that does not exist yet.
+  QString newRunDirectory() const;
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
 
   bridge::ProjectServices services_;
@@ -182,6 +205,9 @@ class MainWindow : public QMainWindow {
   QString liveRunId_;
   QString liveRunDir_;
   QSet<QString> overlaid_;  // run ids whose stats.json is on the plots
+  LaunchedRun* launched_ = nullptr;
+  RunFollower* follower_ = nullptr;
+  qint64 followedStep_ = 0;  // the newest step read from a followed run
   bool closeAfterRun_ = false;
 };
 

@@ -17,6 +17,8 @@
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/history/RunStats.h"
 #include "app/gui/learned/ConfusionPanel.h"
+#include "app/gui/run/LaunchedRun.h"
+#include "app/gui/run/RunFollower.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -63,6 +65,7 @@ void MainWindow::connectRun() {
 }
 
 void MainWindow::clearRunView() {
+  if (follower_) follower_->stop();
   plots_->clear();
   images_->clear();
   overlaid_.clear();
@@ -89,7 +92,7 @@ double MainWindow::startingLearningRate() const {
 }
 
 void MainWindow::startRun() {
-  if (runs_.isActive()) return;
+  if (anyRunActive()) return;
   editor_->validateNow();
   const bridge::ProjectIssueViews typed = editor_->inputProblems();
   if (editor_->hasParseError() || !editor_->isValid() || !typed.isEmpty()) {
@@ -99,6 +102,11 @@ void MainWindow::startRun() {
     if (lines.isEmpty()) lines << tr("the JSON text does not parse");
     showMessage(QMessageBox::Warning, tr("Cannot Start"),
                 tr("The project has problems; fix them first:\n\n%1").arg(lines.join('\n')));
+    return;
+  }
+  // A distributed run is one process per rank, launched like on a cluster.
+  if (editor_->trainerSection().value("strategy").toString() == QLatin1String("distributed")) {
+    startLaunchedRun();
     return;
   }
   // The plots show this run, plus the runs checked for overlay in the history.
@@ -116,7 +124,15 @@ void MainWindow::startRun() {
   onOverlayChanged(history_->selectedRuns());
 }
 
-void MainWindow::stopRun() { runs_.stop(controls_->saveFinalCheckpoint()); }
+void MainWindow::stopRun() {
+  if (launched_->isActive()) {
+    launched_->stop();
+    stopAction_->setEnabled(false);
+    status_->setState(RunState::Stopping);
+    return;
+  }
+  runs_.stop(controls_->saveFinalCheckpoint());
+}
 
 void MainWindow::askLearningRate() {
   bool ok = false;
@@ -186,7 +202,7 @@ void MainWindow::onRunFailed(const QString& message) {
 }
 
 void MainWindow::resumeRun(const QString& runDir) {
-  if (runs_.isActive()) {
+  if (anyRunActive()) {
     showMessage(QMessageBox::Warning, tr("Resume"),
                 tr("A run is in progress: stop it before resuming another."));
     return;

@@ -13,6 +13,11 @@
 #include <filesystem>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/comm/WorkerEnvironment.h"
 #include "tests/support/ExpectError.h"
@@ -22,7 +27,23 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kProject = QString(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json";
-int nextPort = 29700 + static_cast<int>(::getpid() % 200) * 5;
+/// A port nobody listens on now (the system's choice for port 0): concurrent test runs (CI
+/// beside a developer's, ctest --parallel) never share one.
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port > 0 ? port : 29700 + static_cast<int>(::getpid() % 1000);
+}
 
 /// The options every run here shares: no validation (fast), one checkpoint per epoch.
 QStringList fastRun(const QString& runDir, int stepsPerEpoch, int maxEpoch) {
@@ -203,7 +224,7 @@ class TestDistributed : public QObject {
     for (const bool slurm : {false, true}) {
       QTemporaryDir dir;
       const QString runDir = dir.filePath("run");
-      const int port = nextPort++;
+      const int port = freePort();
       std::vector<std::unique_ptr<QProcess>> ranks;
       for (int r = 0; r < 2; ++r) {
         QProcessEnvironment env = rankEnvironment(r, 2, port);
@@ -235,7 +256,7 @@ class TestDistributed : public QObject {
   void aRankWithAnotherProjectOrWorldSizeIsRefused() {
     for (const bool worldSize : {false, true}) {
       QTemporaryDir dir;
-      const int port = nextPort++;
+      const int port = freePort();
       const QStringList args = QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1) +
                                QStringList{"--set", "trainer.strategy=distributed"};
       auto zero = startRank(rankEnvironment(0, 2, port), args);
@@ -255,7 +276,7 @@ class TestDistributed : public QObject {
   void killedRankStopsTheOtherAndResumeFinishes() {
     QTemporaryDir dir;
     const QString runDir = dir.filePath("run");
-    const int port = nextPort++;
+    const int port = freePort();
     const int timeoutS = 10;
     const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 60) +
                              QStringList{"--set", "trainer.strategy=distributed"};
@@ -312,7 +333,7 @@ class TestDistributed : public QObject {
     torchrun.start(
         "/usr/bin/torchrun",
         QStringList{"--no_python", "--nproc_per_node", "2", "--redirects", "1", "--tee", "1",
-                    "--master_port", QString::number(nextPort++), TB_CLI_PATH, "train", kProject} +
+                    "--master_port", QString::number(freePort()), TB_CLI_PATH, "train", kProject} +
             fastRun(runDir, 4, 1) + QStringList{"--set", "trainer.strategy=distributed"});
     QVERIFY(torchrun.waitForFinished(120000));
     const QString out = torchrun.readAll();

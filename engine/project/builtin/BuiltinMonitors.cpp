@@ -4,6 +4,7 @@
 #include "engine/monitors/ImageFileWriter.h"
 #include "engine/monitors/JSONWriter.h"
 #include "engine/monitors/ScalarPrinter.h"
+#include "engine/monitors/ScalarStream.h"
 #include "engine/monitors/TensorBoardWriter.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
@@ -20,6 +21,11 @@ void registerBuiltinMonitors(ComponentRegistry& registry) {
   registerMonitor(registry, describe("tensorboard", "Write TensorBoard event files"),
                   [](bool withFiles) -> TrainingMonitorPtr {
                     return withFiles ? std::make_shared<TensorBoardWriter>() : nullptr;
+                  });
+  registerMonitor(registry,
+                  describe("scalar_stream", "Write scalars.jsonl, to follow the run live"),
+                  [](bool withFiles) -> TrainingMonitorPtr {
+                    return withFiles ? std::make_shared<ScalarStream>() : nullptr;
                   });
   registerMonitor(registry, describe("images", "Write images as PNG files in images/"),
                   [](bool withFiles) -> TrainingMonitorPtr {

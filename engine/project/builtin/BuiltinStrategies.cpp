@@ -108,7 +108,13 @@ void registerDistributed(ComponentRegistry& registry) {
            .label("Timeout (s)")
            .help("How long a rank waits for a peer before it stops naming it "
                  "(TB_DIST_TIMEOUT_S overrides)")
-           .greaterThan(0)});
+           .greaterThan(0),
+       key::integer("local_processes", 2)
+           .label("Local processes")
+           .help("How many processes the window's Start launches on this machine "
+                 "(towerbench-cli launch --nproc-per-node N); launch, torchrun and SLURM give "
+                 "their own count")
+           .atLeast(1)});
   type.traits = {{"towers", "one"}, {"processes", "many"}};
   type.check = [](const Settings& s, CheckContext& context) {
     oneDevice("distributed")(s, context);

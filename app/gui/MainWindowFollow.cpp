@@ -1,0 +1,179 @@
+// MainWindow: runs the window follows through their run directory rather than the engine
+// thread: a distributed run it launches as child processes (towerbench-cli launch), and a run
+// started elsewhere (File ▸ Follow Run Directory…). The rest is in MainWindow.cpp and
+// MainWindowRun.cpp.
+#include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+
+#include "app/gui/LogView.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunControls.h"
+#include "app/gui/RunStatusBar.h"
+#include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/run/LaunchedRun.h"
+#include "app/gui/run/RunFollower.h"
+#include "widgets/LivePlotWidget.h"
+
+namespace tbench::gui {
+
+using bridge::RunState;
+
+bool MainWindow::anyRunActive() const {
+  return runs_.isActive() || (launched_ != nullptr && launched_->isActive());
+}
+
+void MainWindow::connectFollow() {
+  launched_ = new LaunchedRun(this);
+  follower_ = new RunFollower(this);
+  connect(launched_, &LaunchedRun::logLines, log_, &LogView::appendLines);
+  connect(launched_, &LaunchedRun::ranksChanged, this,
+          [this] { status_->showMessage(launched_->rankSummary()); });
+  connect(launched_, &LaunchedRun::finished, this, &MainWindow::onLaunchFinished);
+  connect(follower_, &RunFollower::metricsRead, this, [this](const bridge::MetricSamples& s) {
+    onMetrics(s);
+    for (const auto& sample : s) followedStep_ = std::max(followedStep_, sample.step);
+    updateFollowedProgress();
+  });
+  connect(follower_, &RunFollower::statusChanged, this, [this] { updateFollowedProgress(); });
+  connect(follower_, &RunFollower::problem, log_, &LogView::appendNote);
+  connect(follower_, &RunFollower::ended, this, [this](const QString& state) {
+    if (launched_->isActive()) return;  // a launched run ends with its processes
+    const FollowedStatus& s = follower_->status();
+    log_->appendNote(tr("the followed run is %1 at step %2%3")
+                         .arg(state)
+                         .arg(s.globalStep)
+                         .arg(s.error.isEmpty() ? QString() : QStringLiteral(": ") + s.error));
+    status_->showMessage(tr("Followed run %1 (%2)").arg(liveRunId_, state));
+    follower_->stop();
+    plots_->setLiveRun(QString());
+  });
+}
+
+void MainWindow::updateFollowedProgress() {
+  const FollowedStatus& s = follower_->status();
+  bridge::RunProgress progress;
+  progress.maxEpoch = s.maxEpoch;
+  progress.stepsPerEpoch = s.stepsPerEpoch;
+  progress.globalStep = std::max(followedStep_, s.globalStep);
+  if (s.stepsPerEpoch > 0) {
+    const bool done = s.state != QLatin1String("running") && s.present;
+    progress.epoch = std::min<qint64>(progress.globalStep / s.stepsPerEpoch + (done ? 0 : 1),
+                                      std::max<qint64>(s.maxEpoch, 1));
+    progress.stepInEpoch = progress.globalStep - (progress.epoch - 1) * s.stepsPerEpoch;
+  }
+  status_->setProgress(progress);
+}
+
+QString MainWindow::newRunDirectory() const {
+  const QDir project(QDir(runRootPath()).filePath(projectName()));
+  const QString id = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+  QString dir = project.filePath(id);
+  for (int n = 1; QFileInfo::exists(dir); ++n)
+    dir = project.filePath(id + "-" + QString::number(n));
+  return dir;
+}
+
+void MainWindow::startLaunchedRun() {
+  // The processes read the project from its file, as on a cluster.
+  if (projectPath_.isEmpty() || editor_->isModified()) {
+    const auto answer = ask_(tr("Save the Project"),
+                             tr("A distributed run's processes read the project from its file. "
+                                "Save \"%1\" and start?")
+                                 .arg(projectName()),
+                             QMessageBox::Save | QMessageBox::Cancel);
+    if (answer != QMessageBox::Save || !save()) return;
+  }
+  const int processes = editor_->trainerSection().value("local_processes").toInt(2);
+  const QString runDir = newRunDirectory();
+  clearRunView();
+  controls_->beginRun(startingLearningRate());
+  QString error;
+  if (!launched_->start(LaunchedRun::defaultCli(), projectPath_, runDir, processes, &error)) {
+    showMessage(QMessageBox::Warning, tr("Cannot Start"), error);
+    return;
+  }
+  liveRunDir_ = runDir;
+  liveRunId_ = QFileInfo(runDir).fileName();
+  followedStep_ = 0;
+  plots_->setLiveRun(liveRunId_);
+  follower_->follow(runDir);
+  history_->setRunRoot(runRootPath(), projectName());
+  history_->setLiveRun(runDir);
+  setLaunchedUi(true);
+  log_->appendNote(tr("launching %1 processes (distributed): rank 0's metrics are plotted as it "
+                      "writes them to %2")
+                       .arg(processes)
+                       .arg(QDir::toNativeSeparators(runDir)));
+  onOverlayChanged(history_->selectedRuns());
+}
+
+void MainWindow::setLaunchedUi(bool active) {
+  startAction_->setEnabled(!active);
+  stopAction_->setEnabled(active);
+  // One process per rank: pausing, saving now and the live rate belong to in-window runs.
+  for (QAction* a : {pauseAction_, saveNowAction_, learningRateAction_}) a->setEnabled(false);
+  controls_->setRunActive(false);
+  status_->setState(active ? RunState::Running : RunState::Finished);
+}
+
+void MainWindow::onLaunchFinished(int exitCode) {
+  follower_->poll();  // the last lines and the final run.json
+  follower_->stop();
+  const FollowedStatus& s = follower_->status();
+  status_->setRunEnded(launched_->stopping() || s.state == QLatin1String("stopped"));
+  setLaunchedUi(false);
+  if (exitCode != 0) status_->setState(RunState::Failed);
+  log_->appendNote(
+      tr("launch ended with status %1 (%2)").arg(exitCode).arg(launched_->rankSummary()));
+  status_->showMessage(launched_->rankSummary(), 10000);
+  plots_->setLiveRun(QString());
+  history_->setLiveRun(QString());
+  history_->refresh();
+  if (exitCode != 0 && !launched_->stopping()) {
+    showMessage(QMessageBox::Critical, tr("Run Failed"),
+                tr("The distributed run ended with status %1: %2\n\nThe log has each rank's "
+                   "output.")
+                    .arg(exitCode)
+                    .arg(s.error.isEmpty() ? launched_->rankSummary() : s.error));
+  }
+  if (closeAfterRun_) {
+    closeAfterRun_ = false;
+    close();
+  }
+}
+
+void MainWindow::followRunDirectory(const QString& chosen) {
+  if (anyRunActive()) {
+    showMessage(QMessageBox::Warning, tr("Follow Run Directory"),
+                tr("A run is active: stop it before following another."));
+    return;
+  }
+  const QString dir = !chosen.isEmpty() ? chosen
+                                        : QFileDialog::getExistingDirectory(
+                                              this, tr("Follow Run Directory"), runRootPath());
+  if (dir.isEmpty()) return;
+  const QDir runDir(dir);
+  if (!runDir.exists("run.json") && !runDir.exists("stats.json") &&
+      !runDir.exists("scalars.jsonl")) {
+    showMessage(QMessageBox::Warning, tr("Follow Run Directory"),
+                tr("%1 is not a run directory: it has no run.json, stats.json or scalars.jsonl.")
+                    .arg(QDir::toNativeSeparators(dir)));
+    return;
+  }
+  clearRunView();
+  liveRunDir_ = runDir.absolutePath();
+  liveRunId_ = QFileInfo(liveRunDir_).fileName();
+  followedStep_ = 0;
+  plots_->setLiveRun(liveRunId_);
+  follower_->follow(liveRunDir_);
+  log_->appendNote(tr("following %1: the charts grow with its scalars.jsonl (or stats.json) "
+                      "and the status bar with its run.json")
+                       .arg(QDir::toNativeSeparators(liveRunDir_)));
+}
+
+}  // namespace tbench::gui

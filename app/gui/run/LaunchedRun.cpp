@@ -1,0 +1,137 @@
+#include "app/gui/run/LaunchedRun.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTimer>
+
+namespace tbench::gui {
+
+LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
+  process_.setProcessChannelMode(QProcess::MergedChannels);
+  connect(&process_, &QProcess::readyReadStandardOutput, this, &LaunchedRun::readOutput);
+  connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+    readOutput();
+    if (!partial_.isEmpty()) handleLine(QString::fromUtf8(partial_));
+    partial_.clear();
+    exitCode_ = status == QProcess::NormalExit ? code : 128 + 9;
+    for (RankState& r : ranks_) {
+      if (r.state == QLatin1String("starting") || r.state == QLatin1String("running")) {
+        r.state = exitCode_ == 0 ? tr("finished") : tr("ended with launch");
+      }
+    }
+    emit ranksChanged();
+    emit finished(exitCode_);
+  });
+  connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+    if (error != QProcess::FailedToStart) return;
+    emit logLines({tr("cannot start %1: %2").arg(process_.program(), process_.errorString())});
+    exitCode_ = 127;
+    emit finished(exitCode_);
+  });
+}
+
+LaunchedRun::~LaunchedRun() {
+  // The window never leaves ranks behind: closing it during a run stops them first (it asks),
+  // and this is the last resort.
+  if (isActive()) {
+    process_.terminate();
+    if (!process_.waitForFinished(5000)) process_.kill();
+    process_.waitForFinished(2000);
+  }
+}
+
+QString LaunchedRun::defaultCli() {
+  const QString fromEnvironment = qEnvironmentVariable("TOWERBENCH_CLI");
+  if (!fromEnvironment.isEmpty()) return fromEnvironment;
+  return QDir(QCoreApplication::applicationDirPath()).filePath("towerbench-cli");
+}
+
+bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QString& runDir,
+                        int processes, QString* error) {
+  if (isActive()) {
+    if (error) *error = tr("a launched run is still active");
+    return false;
+  }
+  if (!QFileInfo(cli).isExecutable()) {
+    if (error) {
+      *error = tr("%1 is not there: the window starts a distributed run with towerbench-cli "
+                  "(set TOWERBENCH_CLI to its path)")
+                   .arg(QDir::toNativeSeparators(cli));
+    }
+    return false;
+  }
+  ranks_.clear();
+  for (int r = 0; r < processes; ++r) ranks_.append(RankState{r});
+  partial_.clear();
+  stopping_ = false;
+  exitCode_ = -1;
+  const QStringList arguments = {"launch",    "--nproc-per-node", QString::number(processes),
+                                 projectPath, "--run-dir",        runDir};
+  emit logLines({QStringLiteral("$ %1 %2").arg(cli, arguments.join(' '))});
+  process_.start(cli, arguments);
+  emit ranksChanged();
+  return true;
+}
+
+void LaunchedRun::stop() {
+  if (!isActive() || stopping_) return;
+  stopping_ = true;
+  process_.terminate();  // SIGTERM: launch forwards it to every rank
+  QTimer::singleShot(kStopGraceMs, this, [this] {
+    if (isActive()) {
+      emit logLines({tr("the ranks did not stop within %1 s: killed").arg(kStopGraceMs / 1000)});
+      process_.kill();
+    }
+  });
+}
+
+QString LaunchedRun::rankSummary() const {
+  QStringList parts;
+  for (const RankState& r : ranks_) parts << tr("rank %1 %2").arg(r.rank).arg(r.state);
+  return parts.join(QStringLiteral(" · "));
+}
+
+RankState& LaunchedRun::rankAt(int rank) {
+  for (RankState& r : ranks_)
+    if (r.rank == rank) return r;
+  ranks_.append(RankState{rank});
+  return ranks_.back();
+}
+
+void LaunchedRun::readOutput() {
+  partial_ += process_.readAllStandardOutput();
+  QStringList lines;
+  qsizetype end;
+  while ((end = partial_.indexOf('\n')) >= 0) {
+    const QString line = QString::fromUtf8(partial_.left(end));
+    partial_ = partial_.mid(end + 1);
+    handleLine(line);
+    lines << line;
+  }
+  if (!lines.isEmpty()) emit logLines(lines);
+}
+
+void LaunchedRun::handleLine(const QString& line) {
+  static const QRegularExpression rankLine(QStringLiteral("^\\[rank (\\d+)\\] (.*)$"));
+  static const QRegularExpression exitLine(
+      QStringLiteral("^launch: rank (\\d+) exited with status (\\d+)"));
+  if (const auto m = rankLine.match(line); m.hasMatch()) {
+    RankState& r = rankAt(m.captured(1).toInt());
+    r.lastLine = m.captured(2);
+    if (r.state == QLatin1String("starting")) {
+      r.state = tr("running");
+      emit ranksChanged();
+    }
+    return;
+  }
+  if (const auto m = exitLine.match(line); m.hasMatch()) {
+    RankState& r = rankAt(m.captured(1).toInt());
+    const int status = m.captured(2).toInt();
+    r.state = status == 0 ? tr("finished") : tr("failed (status %1)").arg(status);
+    emit ranksChanged();
+  }
+}
+
+}  // namespace tbench::gui

@@ -1,0 +1,69 @@
+#pragma once
+// LaunchedRun: a distributed run the window starts as child processes, the way a user would
+// from a shell: `towerbench-cli launch --nproc-per-node N PROJECT --run-dir DIR` (which starts
+// the N ranks with the torchrun variables and merges their output, "[rank R] ..."). The window
+// follows rank 0's metrics through the run directory (RunFollower); this class owns the
+// process, turns its output into log lines and each rank's state, and stops it: Stop sends
+// SIGTERM, which launch forwards to every rank, and each rank stops at the same step boundary
+// (the distributed strategy votes on it) and saves; a launch still there after kStopGraceMs is
+// killed. Qt only; GUI thread.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QVector>
+
+namespace tbench::gui {
+
+struct RankState {
+  int rank = 0;
+  QString state = QStringLiteral("starting");  ///< starting, running, finished, failed (status S)
+  QString lastLine;                            ///< its latest output line
+};
+
+class LaunchedRun : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kStopGraceMs = 60 * 1000;
+
+  explicit LaunchedRun(QObject* parent = nullptr);
+  ~LaunchedRun() override;
+
+  /// towerbench-cli beside the running program, or $TOWERBENCH_CLI when set.
+  static QString defaultCli();
+
+  /// Starts `cli launch --nproc-per-node processes projectPath --run-dir runDir`. False with
+  /// `*error` when it cannot start (no such program, already running).
+  bool start(const QString& cli, const QString& projectPath, const QString& runDir, int processes,
+             QString* error = nullptr);
+  /// Asks every rank to stop (SIGTERM to launch, forwarded); kills after kStopGraceMs.
+  void stop();
+  bool isActive() const { return process_.state() != QProcess::NotRunning; }
+  bool stopping() const { return stopping_; }
+  const QVector<RankState>& ranks() const { return ranks_; }
+  /// "rank 0 running · rank 1 running".
+  QString rankSummary() const;
+  /// launch's exit status (the worst of the ranks'), -1 before it ended.
+  int exitCode() const { return exitCode_; }
+
+ signals:
+  /// Output lines, as launch printed them.
+  void logLines(const QStringList& lines);
+  void ranksChanged();
+  /// launch ended with `exitCode` (a crash or a kill gives a non-zero code).
+  void finished(int exitCode);
+
+ private:
+  void readOutput();
+  void handleLine(const QString& line);
+  RankState& rankAt(int rank);
+
+  QProcess process_;
+  QByteArray partial_;
+  QVector<RankState> ranks_;
+  bool stopping_ = false;
+  int exitCode_ = -1;
+};
+
+}  // namespace tbench::gui

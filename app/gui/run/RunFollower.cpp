@@ -1,0 +1,140 @@
+#include "app/gui/run/RunFollower.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+#include <limits>
+
+#include "app/gui/history/RunStats.h"
+
+namespace tbench::gui {
+namespace {
+
+double valueOf(const QJsonValue& v, bool* ok) {
+  *ok = true;
+  if (v.isDouble()) return v.toDouble();
+  const QString s = v.toString();
+  if (s == QLatin1String("nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (s == QLatin1String("inf")) return std::numeric_limits<double>::infinity();
+  if (s == QLatin1String("-inf")) return -std::numeric_limits<double>::infinity();
+  *ok = false;
+  return 0;
+}
+
+}  // namespace
+
+RunFollower::RunFollower(QObject* parent) : QObject(parent) {
+  timer_.setInterval(kPollMs);
+  connect(&timer_, &QTimer::timeout, this, &RunFollower::poll);
+}
+
+void RunFollower::follow(const QString& runDir) {
+  runDir_ = runDir;
+  streamOffset_ = 0;
+  partial_.clear();
+  statsPoints_ = 0;
+  usingStream_ = false;
+  endedSent_ = false;
+  reported_.clear();
+  status_ = FollowedStatus();
+  timer_.start();
+  poll();
+}
+
+void RunFollower::stop() { timer_.stop(); }
+
+void RunFollower::poll() {
+  if (runDir_.isEmpty()) return;
+  bridge::MetricSamples samples;
+  readStream(samples);
+  if (!usingStream_) readStats(samples);
+  if (!samples.isEmpty()) emit metricsRead(samples);
+  readStatus();
+}
+
+void RunFollower::readStream(bridge::MetricSamples& out) {
+  QFile file(QDir(runDir_).filePath("scalars.jsonl"));
+  if (!file.exists()) return;
+  if (!usingStream_) {
+    // From now on the stream has every point; stats.json's would repeat some.
+    usingStream_ = true;
+  }
+  if (file.size() < streamOffset_) {  // rewritten (a new run in this directory): start again
+    streamOffset_ = 0;
+    partial_.clear();
+  }
+  if (file.size() == streamOffset_ || !file.open(QIODevice::ReadOnly)) return;
+  file.seek(streamOffset_);
+  const QByteArray data = file.read(file.size() - streamOffset_);
+  streamOffset_ += data.size();
+  partial_ += data;
+  const qsizetype end = partial_.lastIndexOf('\n');
+  if (end < 0) return;
+  const QByteArray whole = partial_.left(end);
+  partial_ = partial_.mid(end + 1);
+  int damaged = 0;
+  for (const QByteArray& line : whole.split('\n')) {
+    if (line.trimmed().isEmpty()) continue;
+    const QJsonObject o = QJsonDocument::fromJson(line).object();
+    bool ok = false;
+    const double value = valueOf(o.value("value"), &ok);
+    if (o.isEmpty() || !ok || !o.value("name").isString()) {
+      ++damaged;
+      continue;
+    }
+    out.append(bridge::MetricSample{o.value("name").toString(), o.value("step").toInteger(),
+                                    o.value("epoch").toInteger(), o.value("time").toDouble(),
+                                    value});
+  }
+  if (damaged > 0 && !reported_.contains("scalars.jsonl")) {
+    reported_ << "scalars.jsonl";
+    emit problem(tr("%1: %2 line(s) are not scalars; skipped")
+                     .arg(QDir::toNativeSeparators(file.fileName()))
+                     .arg(damaged));
+  }
+}
+
+void RunFollower::readStats(bridge::MetricSamples& out) {
+  const QString path = QDir(runDir_).filePath(QLatin1String(kStatsFileName));
+  if (!QFileInfo::exists(path)) return;
+  const RunStats stats = readStatsFile(path);
+  if (!stats.error.isEmpty() && !reported_.contains("stats.json")) {
+    reported_ << "stats.json";
+    emit problem(stats.error);
+  }
+  // The file is rewritten whole, appending: the points past those already read are new.
+  for (qsizetype i = statsPoints_; i < stats.points.size(); ++i) {
+    const ScalarPoint& p = stats.points[i];
+    out.append(bridge::MetricSample{p.name, p.step, p.epoch, 0.0, p.value});
+  }
+  statsPoints_ = std::max<qsizetype>(statsPoints_, stats.points.size());
+}
+
+void RunFollower::readStatus() {
+  QFile file(QDir(runDir_).filePath("run.json"));
+  if (!file.open(QIODevice::ReadOnly)) return;
+  const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+  if (!o.value("state").isString()) return;  // being replaced, or damaged: the next poll
+  FollowedStatus status;
+  status.present = true;
+  status.state = o.value("state").toString();
+  status.epoch = o.value("epoch").toInteger();
+  status.globalStep = o.value("global_step").toInteger();
+  status.maxEpoch = o.value("max_epoch").toInteger();
+  status.stepsPerEpoch = o.value("steps_per_epoch").toInteger();
+  status.error = o.value("error").toString();
+  if (!(status == status_)) {
+    status_ = status;
+    emit statusChanged(status_);
+  }
+  if (!endedSent_ && status_.state != QLatin1String("running")) {
+    endedSent_ = true;
+    emit ended(status_.state);
+  }
+}
+
+}  // namespace tbench::gui

@@ -1,0 +1,79 @@
+#pragma once
+// RunFollower: a run the window did not start, followed through its run directory: a
+// distributed run's rank 0 (launched by the window as child processes) or a run started by
+// torchrun, SLURM or the CLI elsewhere (File ▸ Follow Run Directory…). Every kPollMs it reads
+//   scalars.jsonl   what was appended since (engine/monitors/ScalarStream.h): every scalar,
+//                   throttled; only whole lines, the offset remembered
+//   stats.json      only while there is no scalars.jsonl (older runs): entries not seen yet,
+//                   one point per epoch
+//   run.json        the state, epoch, global step, plan (engine/project/RunStatus.h)
+// and reports new points (metricsRead), the status when it changes (statusChanged) and, once,
+// that the run ended (run.json no longer "running"). Damaged lines and files are skipped and
+// reported once (problem), never fatal. Qt only; GUI thread.
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include "app/bridge/BridgeTypes.h"
+
+namespace tbench::gui {
+
+/// What run.json says, as far as the window shows it.
+struct FollowedStatus {
+  bool present = false;   ///< run.json was read
+  QString state;          ///< "running", "finished", "stopped", "failed"
+  qint64 epoch = 0;       ///< epochs done
+  qint64 globalStep = 0;  ///< steps done
+  qint64 maxEpoch = 0;
+  qint64 stepsPerEpoch = 0;
+  QString error;  ///< a failed run's error
+  friend bool operator==(const FollowedStatus& a, const FollowedStatus& b) {
+    return a.present == b.present && a.state == b.state && a.epoch == b.epoch &&
+           a.globalStep == b.globalStep && a.maxEpoch == b.maxEpoch &&
+           a.stepsPerEpoch == b.stepsPerEpoch && a.error == b.error;
+  }
+};
+
+class RunFollower : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kPollMs = 500;
+
+  explicit RunFollower(QObject* parent = nullptr);
+
+  /// Follows `runDir` from its beginning (reads what is there at once, then every kPollMs).
+  void follow(const QString& runDir);
+  /// Stops polling (what was read stays read).
+  void stop();
+  bool isFollowing() const { return timer_.isActive(); }
+  QString runDir() const { return runDir_; }
+  const FollowedStatus& status() const { return status_; }
+  /// Reads what is new now (the timer's work; public for tests and for a last read).
+  void poll();
+
+ signals:
+  void metricsRead(const bridge::MetricSamples& samples);
+  void statusChanged(const FollowedStatus& status);
+  /// run.json left "running" (or was not "running" when first read): `state` is its state.
+  void ended(const QString& state);
+  /// A damaged line or file, said once per file.
+  void problem(const QString& message);
+
+ private:
+  void readStream(bridge::MetricSamples& out);
+  void readStats(bridge::MetricSamples& out);
+  void readStatus();
+
+  QString runDir_;
+  QTimer timer_;
+  qint64 streamOffset_ = 0;
+  QByteArray partial_;  // a last line without its newline yet
+  qsizetype statsPoints_ = 0;
+  bool usingStream_ = false;
+  bool endedSent_ = false;
+  QStringList reported_;  // files whose damage was reported
+  FollowedStatus status_;
+};
+
+}  // namespace tbench::gui

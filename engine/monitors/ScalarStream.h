@@ -1,0 +1,57 @@
+#pragma once
+// ScalarStream: the scalars of a run as they are put, one JSON object per line, appended to
+// <run dir>/scalars.jsonl, for whoever follows a run it did not start: the window following a
+// distributed run's rank 0 or a run started by torchrun or SLURM elsewhere (stats.json has only
+// one entry per epoch).
+//
+//   {"name":"cost","step":120,"epoch":1,"time":1764000000.123,"value":0.41}
+//
+// A non-finite value is written as the string "nan", "inf" or "-inf". Lines are flushed at
+// most every kFlushSeconds, at every epoch's end and after training, always whole lines (a
+// reader drops a last line without its newline). To keep a long run's file small, a scalar is
+// written at most once per kMinIntervalSeconds of wall time; a value held back is written with
+// the next one that goes out, or at the epoch's end, so the last value of every epoch is there.
+// A resumed run appends. Engine thread.
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "engine/monitors/TrainingMonitor.h"
+
+namespace tbench {
+
+class ScalarStream : public TrainingMonitor {
+ public:
+  static constexpr const char* kFileName = "scalars.jsonl";
+  static constexpr double kFlushSeconds = 0.5;
+  static constexpr double kMinIntervalSeconds = 0.1;
+
+  /// `path` defaults to <run dir>/scalars.jsonl when empty.
+  explicit ScalarStream(std::string path = "");
+  ~ScalarStream() override;
+
+  void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Held {
+    double value = 0;
+    MetricStamp stamp;
+    bool pending = false;
+    double lastWritten = -1e300;
+  };
+  void onBeforeTrain() override;
+  void onTriggerEpoch() override;
+  void onAfterTrain() override;
+  void write(const std::string& name, double value, const MetricStamp& stamp);
+  void writeHeld();
+  void flush();
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::map<std::string, Held> held_;
+  double lastFlush_ = 0;
+};
+
+}  // namespace tbench
