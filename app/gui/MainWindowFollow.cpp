@@ -48,6 +48,8 @@ void MainWindow::connectFollow() {
                          .arg(state)
                          .arg(s.globalStep)
                          .arg(s.error.isEmpty() ? QString() : QStringLiteral(": ") + s.error));
+    status_->setRunEnded(state == QLatin1String("stopped"));
+    status_->setState(state == QLatin1String("failed") ? RunState::Failed : RunState::Finished);
     status_->showMessage(tr("Followed run %1 (%2)").arg(liveRunId_, state));
     follower_->stop();
     plots_->setLiveRun(QString());
@@ -125,16 +127,20 @@ void MainWindow::onLaunchFinished(int exitCode) {
   follower_->poll();  // the last lines and the final run.json
   follower_->stop();
   const FollowedStatus& s = follower_->status();
-  status_->setRunEnded(launched_->stopping() || s.state == QLatin1String("stopped"));
+  // A rank stopped by a signal exits 130 (the CLI's convention): after Stop, that is no failure.
+  const bool stopped = s.state == QLatin1String("stopped") ||
+                       (launched_->stopping() && (exitCode == 0 || exitCode == 130));
+  const bool failed = exitCode != 0 && !stopped;
+  status_->setRunEnded(stopped);
   setLaunchedUi(false);
-  if (exitCode != 0) status_->setState(RunState::Failed);
+  if (failed) status_->setState(RunState::Failed);
   log_->appendNote(
       tr("launch ended with status %1 (%2)").arg(exitCode).arg(launched_->rankSummary()));
   status_->showMessage(launched_->rankSummary(), 10000);
   plots_->setLiveRun(QString());
   history_->setLiveRun(QString());
   history_->refresh();
-  if (exitCode != 0 && !launched_->stopping()) {
+  if (failed) {
     showMessage(QMessageBox::Critical, tr("Run Failed"),
                 tr("The distributed run ended with status %1: %2\n\nThe log has each rank's "
                    "output.")
@@ -170,6 +176,7 @@ void MainWindow::followRunDirectory(const QString& chosen) {
   liveRunId_ = QFileInfo(liveRunDir_).fileName();
   followedStep_ = 0;
   plots_->setLiveRun(liveRunId_);
+  status_->setState(RunState::Running);
   follower_->follow(liveRunDir_);
   log_->appendNote(tr("following %1: the charts grow with its scalars.jsonl (or stats.json) "
                       "and the status bar with its run.json")

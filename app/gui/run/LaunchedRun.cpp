@@ -129,7 +129,10 @@ void LaunchedRun::handleLine(const QString& line) {
   if (const auto m = exitLine.match(line); m.hasMatch()) {
     RankState& r = rankAt(m.captured(1).toInt());
     const int status = m.captured(2).toInt();
-    r.state = status == 0 ? tr("finished") : tr("failed (status %1)").arg(status);
+    // 130: stopped by a signal (the CLI's convention), at a step boundary, its state saved.
+    r.state = status == 0     ? tr("finished")
+              : status == 130 ? tr("stopped")
+                              : tr("failed (status %1)").arg(status);
     emit ranksChanged();
   }
 }

@@ -1,0 +1,233 @@
+// Runs the window follows through their run directory (issue 15, item 5), offscreen on the real
+// CLI: RunFollower reads whole lines of scalars.jsonl (or stats.json) and run.json's state; the
+// window follows a run started elsewhere by the CLI to its end; it launches a distributed
+// project as two processes, plots rank 0's scalars, shows each rank's state, and Stop stops
+// both at the same step.
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/LogView.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunStatusBar.h"
+#include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/run/LaunchedRun.h"
+#include "app/gui/run/RunFollower.h"
+#include "tests/support/WindowTest.h"
+#include "widgets/LivePlotWidget.h"
+
+using namespace tbench;
+using namespace tbench::gui;
+using tbench::testing::windowAction;
+using tbench::testing::writeProjectFrom;
+
+namespace {
+
+const QString kCli = QStringLiteral(TB_BINARY_DIR "/bin/towerbench-cli");
+
+void append(const QString& path, const QByteArray& text) {
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::Append));
+  file.write(text);
+}
+
+void writeRunJson(const QString& dir, const QString& state, qint64 step) {
+  QFile file(QDir(dir).filePath("run.json"));
+  QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  file.write(QJsonDocument(QJsonObject{{"format", 1},
+                                       {"state", state},
+                                       {"epoch", step / 10},
+                                       {"global_step", step},
+                                       {"max_epoch", 2},
+                                       {"steps_per_epoch", 10}})
+                 .toJson());
+}
+
+QByteArray line(const char* name, qint64 step, double value) {
+  return QJsonDocument(QJsonObject{{"name", name},
+                                   {"step", step},
+                                   {"epoch", 1},
+                                   {"time", 1000.0 + step},
+                                   {"value", value}})
+             .toJson(QJsonDocument::Compact) +
+         "\n";
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+qint64 lastStep(const MainWindow& window, const QString& name) {
+  const ui::Series* s = window.plots()->store().series({window.liveRunId(), name});
+  return s != nullptr && s->size() > 0 ? s->step(s->size() - 1) : -1;
+}
+
+}  // namespace
+
+class TestFollowRun : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(settingsDir_.isValid());
+    tbench::testing::isolateSettings(settingsDir_);
+    qputenv("TOWERBENCH_CLI", kCli.toUtf8());
+    // The ranks' log lines are what the window shows: CTest's quiet logging must not reach them.
+    qunsetenv("TB_QUIET");
+  }
+
+  void followerReadsWholeLinesAndTheEnd() {
+    QTemporaryDir dir;
+    const QString stream = dir.filePath("scalars.jsonl");
+    writeRunJson(dir.path(), "running", 0);
+    const QByteArray second = line("cost", 2, 0.5);
+    append(stream, line("cost", 1, 0.9) + second.left(10));  // the second line half written
+    RunFollower follower;
+    QSignalSpy metrics(&follower, &RunFollower::metricsRead);
+    QSignalSpy ended(&follower, &RunFollower::ended);
+    QSignalSpy problems(&follower, &RunFollower::problem);
+    follower.follow(dir.path());
+    QCOMPARE(metrics.count(), 1);
+    auto samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 1);
+    QCOMPARE(samples[0].step, qint64{1});
+    QCOMPARE(follower.status().state, QString("running"));
+
+    append(stream, second.mid(10) + "not json\n" + line("cost", 3, 0.25) + "{\"name\": 1}\n");
+    follower.poll();
+    samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 2);  // the completed line and the next; the damaged two skipped
+    QCOMPARE(samples[0].value, 0.5);
+    QCOMPARE(samples[1].step, qint64{3});
+    QCOMPARE(problems.count(), 1);
+    append(stream, "garbage\n");
+    follower.poll();
+    QCOMPARE(problems.count(), 1);  // said once
+    QCOMPARE(ended.count(), 0);
+
+    writeRunJson(dir.path(), "finished", 20);
+    follower.poll();
+    follower.poll();
+    QCOMPARE(ended.count(), 1);
+    QCOMPARE(ended.at(0).at(0).toString(), QString("finished"));
+    QCOMPARE(follower.status().globalStep, qint64{20});
+
+    // An older run: stats.json only, one point per scalar and epoch; only new entries count.
+    QTemporaryDir old;
+    QFile stats(old.filePath("stats.json"));
+    QVERIFY(stats.open(QIODevice::WriteOnly));
+    stats.write(R"([{"cost": 1.0, "epoch_num": 1, "global_step": 10}])");
+    stats.close();
+    follower.follow(old.path());
+    QCOMPARE(metrics.takeFirst().at(0).value<bridge::MetricSamples>().size(), 1);
+    QVERIFY(stats.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    stats.write(R"([{"cost": 1.0, "epoch_num": 1, "global_step": 10},
+                    {"cost": 0.5, "epoch_num": 2, "global_step": 20}])");
+    stats.close();
+    follower.poll();
+    samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 1);
+    QCOMPARE(samples[0].step, qint64{20});
+  }
+
+  void theWindowFollowsARunStartedElsewhere() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    // Not a run directory: told, nothing followed.
+    window.followRunDirectory(dir.path());
+    auto* box = window.findChild<QMessageBox*>("messageBox");
+    QVERIFY(box);
+    QVERIFY2(box->text().contains("not a run directory"), qPrintable(box->text()));
+    box->close();
+    QVERIFY(!window.follower()->isFollowing());
+
+    const QString project = writeProjectFrom(dir, "elsewhere.json", [](nlohmann::json& doc) {
+      doc["max_epoch"] = 3;
+      doc["steps_per_epoch"] = 150;
+      doc["callbacks"] = nlohmann::json::array();
+    });
+    const QString runDir = dir.filePath("elsewhere-run");
+    QProcess cli;
+    cli.start(kCli, {"train", project, "--run-dir", runDir});
+    QVERIFY(cli.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(QDir(runDir).filePath("run.json")), 60000);
+    window.followRunDirectory(runDir);
+    QVERIFY(window.follower()->isFollowing());
+    QCOMPARE(window.liveRunId(), QString("elsewhere-run"));
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.follower()->isFollowing(), 10000);  // it ended
+    window.plots()->flush();
+    QCOMPARE(lastStep(window, "cost"), qint64{450});  // the last step's scalar, from the stream
+    QVERIFY2(window.runStatusBar()->stateText().startsWith("Finished"),
+             qPrintable(window.runStatusBar()->stateText()));
+    QVERIFY(window.runStatusBar()->positionText().contains("global step 450"));
+  }
+
+  void theWindowLaunchesADistributedRunAndStopsIt() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Save; });
+    window.show();
+    QVERIFY(window.openProject(writeProjectFrom(dir, "dist.json", [](nlohmann::json& doc) {
+      doc["max_epoch"] = 1;
+      doc["steps_per_epoch"] = 40;
+      doc["callbacks"] = nlohmann::json::array({{{"type", "model_saver"}}});
+      doc["trainer"] = {{"strategy", "distributed"}, {"devices", {"cpu"}}, {"local_processes", 2}};
+    })));
+    windowAction(window, "actionStart")->trigger();
+    LaunchedRun* launched = window.launchedRun();
+    QVERIFY(launched->isActive());
+    QVERIFY(!windowAction(window, "actionStart")->isEnabled());
+    QVERIFY(windowAction(window, "actionStop")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(!launched->isActive(), 120000);
+    QCOMPARE(launched->exitCode(), 0);
+    QCOMPARE(launched->ranks().size(), 2);
+    for (const RankState& r : launched->ranks()) QCOMPARE(r.state, QString("finished"));
+    const QString runDir = QDir(window.history()->runs().first().dir).absolutePath();
+    QCOMPARE(readJson(QDir(runDir).filePath("run.json"))["state"].toString(), QString("finished"));
+    QVERIFY(QFile::exists(QDir(runDir).filePath("log-rank1.log")));
+    window.plots()->flush();
+    QCOMPARE(lastStep(window, "cost"), qint64{40});
+    const QString log = window.logView()->toPlainText();
+    QVERIFY(log.contains("[rank 0]") && log.contains("[rank 1]"));
+    QVERIFY2(log.contains("total batch 64 x 2 ranks = 128"), qPrintable(log.right(3000)));
+    QVERIFY(windowAction(window, "actionStart")->isEnabled());
+
+    // A long run, stopped: both ranks stop at the same step, cleanly, and say so.
+    QVERIFY(window.openProject(writeProjectFrom(dir, "long.json", [](nlohmann::json& doc) {
+      doc["max_epoch"] = 1000;
+      doc["callbacks"] = nlohmann::json::array();
+      doc["trainer"] = {{"strategy", "distributed"}, {"devices", {"cpu"}}, {"local_processes", 2}};
+    })));
+    windowAction(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(lastStep(window, "cost") >= 5, 60000);
+    windowAction(window, "actionStop")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!launched->isActive(), 60000);
+    QCOMPARE(launched->exitCode(), 130);  // the CLI's "stopped by a signal"
+    for (const RankState& r : launched->ranks()) QCOMPARE(r.state, QString("stopped"));
+    QVERIFY(!window.findChild<QMessageBox*>("messageBox"));  // no "Run Failed"
+    const QString longRun = window.history()->runs().first().dir;
+    const QJsonObject status = readJson(QDir(longRun).filePath("run.json"));
+    QCOMPARE(status["state"].toString(), QString("stopped"));
+    QVERIFY2(window.runStatusBar()->stateText().startsWith("Stopped"),
+             qPrintable(window.runStatusBar()->stateText()));
+  }
+
+ private:
+  QTemporaryDir settingsDir_;
+};
+
+QTEST_MAIN(TestFollowRun)
+#include "test_FollowRun.moc"

@@ -1,0 +1,106 @@
+// ScalarStream through the real loop (NoOpTrainer): scalars.jsonl holds one JSON object per
+// line, whole lines only; the first value of a scalar and the last of every epoch are there
+// whatever the throttle held back; non-finite values are strings; a resumed run appends; a
+// directory that cannot be written is logged and training goes on.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/callbacks/CallbackFactory.h"
+#include "engine/monitors/Monitors.h"
+#include "engine/monitors/ScalarStream.h"
+#include "tests/support/Recorder.h"
+
+using namespace tbench;
+using tbench::testing::makeNoOpTrainer;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// "cost" = 100 * epoch + step in epoch at every step; "odd" = NaN at every epoch's end.
+CallbackPtr source() {
+  CallbackFactory::Hooks hooks;
+  hooks.triggerStep = [](TrainerContext& c) {
+    c.monitors().putScalar("cost", 100.0 * double(c.epochNum()) + double(c.localStep()));
+  };
+  hooks.trigger = [](TrainerContext& c) {
+    c.monitors().putScalar("odd", std::numeric_limits<double>::quiet_NaN());
+  };
+  return std::make_shared<CallbackFactory>("source", hooks);
+}
+
+std::vector<nlohmann::json> readLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+void run(const std::string& runDir, int64_t firstEpoch, int64_t maxEpoch) {
+  auto trainer = makeNoOpTrainer();
+  trainer->setRunDir(runDir);
+  auto stream = std::make_shared<ScalarStream>();
+  trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{stream}));
+  trainer->registerCallback(source());
+  trainer->train({50, firstEpoch, maxEpoch, std::nullopt});
+}
+
+}  // namespace
+
+class TestScalarStream : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void everyLineIsAScalarAndEveryEpochsLastValueIsThere() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString();
+    run(root, 1, 2);
+    const auto lines = readLines(root + "/scalars.jsonl");
+    QVERIFY(!lines.empty());
+    std::map<int64_t, double> lastCostOfEpoch;
+    int odd = 0;
+    for (const auto& line : lines) {
+      QVERIFY(line.contains("name") && line.contains("step") && line.contains("epoch") &&
+              line.contains("time") && line.contains("value"));
+      if (line["name"] == "cost") lastCostOfEpoch[line["epoch"]] = line["value"].get<double>();
+      if (line["name"] == "odd") {
+        QCOMPARE(line["value"].get<std::string>(), std::string("nan"));
+        ++odd;
+      }
+    }
+    // 50 steps a few microseconds apart: the throttle keeps few, but never an epoch's last.
+    QVERIFY2(lines.size() < 100, std::to_string(lines.size()).c_str());
+    QCOMPARE(lastCostOfEpoch.at(1), 149.0);
+    QCOMPARE(lastCostOfEpoch.at(2), 249.0);
+    QCOMPARE(lines.front()["name"].get<std::string>(), std::string("cost"));
+    QCOMPARE(lines.front()["value"].get<double>(), 100.0);  // the first value goes out at once
+    QCOMPARE(odd, 2);
+    // Lines are in step order.
+    for (size_t i = 1; i < lines.size(); ++i)
+      QVERIFY(lines[i]["step"].get<int64_t>() >= lines[i - 1]["step"].get<int64_t>());
+  }
+
+  void aResumedRunAppends() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString();
+    run(root, 1, 1);
+    const size_t first = readLines(root + "/scalars.jsonl").size();
+    run(root, 2, 2);
+    const auto lines = readLines(root + "/scalars.jsonl");
+    QVERIFY(lines.size() > first);
+    QCOMPARE(lines.back()["epoch"].get<int64_t>(), int64_t{2});
+  }
+
+  void aDirectoryThatCannotBeWrittenDoesNotStopTraining() {
+    QTemporaryDir dir;
+    const std::string missing = dir.path().toStdString() + "/no/such/dir";
+    run(missing, 1, 1);  // logged, not thrown
+    QVERIFY(!fs::exists(missing + "/scalars.jsonl"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestScalarStream)
+#include "test_ScalarStream.moc"
