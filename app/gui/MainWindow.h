@@ -207,7 +207,8 @@ class MainWindow : public QMainWindow {
   QSet<QString> overlaid_;  // run ids whose stats.json is on the plots
   LaunchedRun* launched_ = nullptr;
   RunFollower* follower_ = nullptr;
-  qint64 followedStep_ = 0;  // the newest step read from a followed run
+  qint64 followedStep_ = 0;      // the newest step read from a followed run
+  bool launchedFollow_ = false;  // the followed run is the one launched_ runs
   bool closeAfterRun_ = false;
 };
 

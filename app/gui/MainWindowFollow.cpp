@@ -42,7 +42,7 @@ void MainWindow::connectFollow() {
   connect(follower_, &RunFollower::statusChanged, this, [this] { updateFollowedProgress(); });
   connect(follower_, &RunFollower::problem, log_, &LogView::appendNote);
   connect(follower_, &RunFollower::ended, this, [this](const QString& state) {
-    if (launched_->isActive()) return;  // a launched run ends with its processes
+    if (launchedFollow_) return;  // a launched run ends with its processes (onLaunchFinished)
     const FollowedStatus& s = follower_->status();
     log_->appendNote(tr("the followed run is %1 at step %2%3")
                          .arg(state)
@@ -102,6 +102,7 @@ void MainWindow::startLaunchedRun() {
   liveRunDir_ = runDir;
   liveRunId_ = QFileInfo(runDir).fileName();
   followedStep_ = 0;
+  launchedFollow_ = true;
   plots_->setLiveRun(liveRunId_);
   follower_->follow(runDir);
   history_->setRunRoot(runRootPath(), projectName());
@@ -175,6 +176,7 @@ void MainWindow::followRunDirectory(const QString& chosen) {
   liveRunDir_ = runDir.absolutePath();
   liveRunId_ = QFileInfo(liveRunDir_).fileName();
   followedStep_ = 0;
+  launchedFollow_ = false;
   plots_->setLiveRun(liveRunId_);
   status_->setState(RunState::Running);
   follower_->follow(liveRunDir_);
