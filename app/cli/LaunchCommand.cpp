@@ -105,6 +105,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       setenv("MASTER_ADDR", args.masterAddr.c_str(), 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
       unsetenv("TORCHELASTIC_USE_AGENT_STORE");
+      setenv("TOWERBENCH_LAUNCH", "1", 1);  // train runs any project as distributed (TrainCommand)
       std::vector<char*> argv{const_cast<char*>(program.c_str())};
       for (const auto& a : args.workerArgs) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
