@@ -6,6 +6,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -97,6 +98,24 @@ std::string awaitKey(c10d::Store& store, const std::string& key, Clock::time_poi
   return text(store.get(key));
 }
 
+/// How long rank 0 keeps the store up after refusing the group, for the others to read why.
+constexpr std::chrono::milliseconds kVerdictGrace{10000};
+
+/// Rank 0, after a refusal: waits until every rank that said hello has read the verdict (set
+/// "ack/<rank>"), or `grace` passed. Store errors end the wait.
+void awaitAcknowledgements(c10d::Store& store, int size, std::chrono::milliseconds grace) {
+  const auto deadline = Clock::now() + grace;
+  try {
+    for (int r = 1; r < size; ++r) {
+      while (store.check({str("hello/", r)}) && !store.check({str("ack/", r)}) &&
+             Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  } catch (const std::exception&) {
+  }
+}
+
 class GlooPending : public PendingCollective {
  public:
   explicit GlooPending(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
@@ -186,25 +205,45 @@ std::shared_ptr<DistributedGroup> DistributedGroup::join(const WorkerEnvironment
     } catch (const InputError& e) {
       verdict = e.what();
       store.set("verdict", bytes(verdict));
+      // Rank 0 hosts the store: leaving at once would cut off a rank still reading its own
+      // verdict (it would report a broken pipe instead of the refusal).
+      awaitAcknowledgements(store, size, std::min(options.timeout, kVerdictGrace));
       throw;
     }
     store.set("verdict", bytes(verdict));
   } else {
-    const Hello zero = Hello::parse(awaitKey(store, "hello/0", deadline,
-                                             str("distributed: rank 0 did not join within ",
-                                                 seconds, " (store ", storeAddress(env), ")")));
-    if (zero.worldSize != size || zero.hash != mine.hash) {
-      const std::string refusal =
-          str("distributed: rank ", rank, " (", mine.where, ") is refused: it runs ",
-              mine.describe(), ", rank 0 runs ", zero.describe(),
-              "; every rank must run the same project with the same options");
-      store.set("refused", bytes(refusal));
-      throw InputError(refusal);
+    // Tells rank 0 this rank has read why it cannot join, so that rank 0 may stop hosting the
+    // store (awaitAcknowledgements).
+    auto acknowledge = [&] {
+      try {
+        store.set(str("ack/", rank), bytes("refused"));
+      } catch (const std::exception&) {
+      }
+    };
+    try {
+      const Hello zero = Hello::parse(awaitKey(store, "hello/0", deadline,
+                                               str("distributed: rank 0 did not join within ",
+                                                   seconds, " (store ", storeAddress(env), ")")));
+      if (zero.worldSize != size || zero.hash != mine.hash) {
+        const std::string refusal =
+            str("distributed: rank ", rank, " (", mine.where, ") is refused: it runs ",
+                mine.describe(), ", rank 0 runs ", zero.describe(),
+                "; every rank must run the same project with the same options");
+        store.set("refused", bytes(refusal));
+        throw InputError(refusal);
+      }
+      const std::string verdict =
+          awaitKey(store, "verdict", deadline,
+                   str("distributed: rank 0 did not confirm the group within ", seconds));
+      if (verdict != "ok") throw InputError(verdict);
+    } catch (const InputError&) {
+      acknowledge();
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(str("distributed: rank ", rank, " lost the store at ", storeAddress(env),
+                           " while joining (", env.agentStore ? "torchrun's agent" : "rank 0",
+                           " hosts it and has ended; its output says why): ", e.what()));
     }
-    const std::string verdict =
-        awaitKey(store, "verdict", deadline,
-                 str("distributed: rank 0 did not confirm the group within ", seconds));
-    if (verdict != "ok") throw InputError(verdict);
   }
 
   auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);
