@@ -120,6 +120,9 @@ class GlooPending : public PendingCollective {
  public:
   explicit GlooPending(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
   void wait() override { work_->wait(); }
+  void whenDone(std::function<void()> done) override {
+    work_->getFuture()->addCallback([done = std::move(done)](c10::ivalue::Future&) { done(); });
+  }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
