@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -71,7 +71,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   const int port = args.masterPort > 0 ? args.masterPort : (args.nnodes == 1 ? freePort() : 29500);
   std::cout << "launch: " << local << " worker(s) on this node (node " << args.nodeRank << " of "
             << args.nnodes << ", world size " << world << "), master " << args.masterAddr << ":"
-            << port << std::endl;
+            << port << ", strategy distributed" << std::endl;
 
   struct sigaction action {};
   action.sa_handler = onSignal;

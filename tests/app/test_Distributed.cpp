@@ -105,9 +105,9 @@ class TestDistributed : public QObject {
     QTemporaryDir dir;
     const QString two = dir.filePath("two"), one = dir.filePath("one");
     QStringList common{"--set", "optimizer=" + optimizer};
-    Result r =
-        run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(two, 8, 1) + common +
-            QStringList{"--set", "trainer.strategy=distributed", "--set", "data.batch_size=32"});
+    // The project's strategy is "simple": launch makes its workers distributed ranks.
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(two, 8, 1) +
+                   common + QStringList{"--set", "data.batch_size=32"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("[rank 1]") && r.out.contains("total batch 32 x 2 ranks = 64"),
              qPrintable(r.out));
@@ -250,6 +250,21 @@ class TestDistributed : public QObject {
       QVERIFY2(out0.contains("rank 1") && out0.contains("refused"), qPrintable(out0));
       if (worldSize) QVERIFY2(out1.contains("world size 3"), qPrintable(out1));
     }
+  }
+
+  void aRankWithAOneProcessStrategyIsRefused() {
+    // torchrun's variables and the project's own "simple" strategy: every rank would train the
+    // whole run alone in the same directory.
+    QTemporaryDir dir;
+    auto rank = startRank(rankEnvironment(1, 2, nextPort++),
+                          QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1));
+    QVERIFY(rank->waitForFinished(30000));
+    const QString out = rank->readAll();
+    QCOMPARE(rank->exitCode(), 2);
+    QVERIFY2(out.contains("rank 1 of 2 (torchrun") && out.contains("trainer.strategy \"simple\"") &&
+                 out.contains("--set trainer.strategy=distributed"),
+             qPrintable(out));
+    QVERIFY(!fs::exists(dir.filePath("r").toStdString()));
   }
 
   void killedRankStopsTheOtherAndResumeFinishes() {
