@@ -1,5 +1,9 @@
 #include "engine/comm/DistributedGroup.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <torch/torch.h>
 #include <unistd.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -56,12 +60,57 @@ StorePtr openStore(const WorkerEnvironment& env, bool server, std::chrono::milli
   return c10::make_intrusive<c10d::PrefixStore>("towerbench", store);
 }
 
+bool isLoopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+/// The local address this host reaches `host` from: a UDP socket "connected" to it (which sends
+/// nothing, only picks the route) tells its source address. "" when it cannot be found.
+std::string localAddressTowards(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return "";
+  std::string out;
+  for (const addrinfo* a = found; a != nullptr && out.empty(); a = a->ai_next) {
+    const int fd = socket(a->ai_family, SOCK_DGRAM, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+      char text[INET6_ADDRSTRLEN] = "";
+      const void* address =
+          local.ss_family == AF_INET
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
+      if (inet_ntop(local.ss_family, address, text, sizeof text) != nullptr) out = text;
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+/// Where this rank's Gloo listens, which is also the address its peers are told to connect to:
+/// GLOO_SOCKET_IFNAME's interface when set; loopback when the master is; otherwise the address
+/// this host reaches the master from. (Gloo's own default resolves the host name, which
+/// /etc/hosts often maps to a loopback address: peers on other hosts would then connect to
+/// themselves and wait for the timeout.)
 std::shared_ptr<gloo::transport::Device> glooDevice(const WorkerEnvironment& env) {
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    TB_LOG(Info) << "distributed: Gloo uses interface " << ifname << " (GLOO_SOCKET_IFNAME)";
     return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
   }
-  if (env.masterAddr == "127.0.0.1" || env.masterAddr == "localhost") {
+  if (isLoopback(env.masterAddr)) {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  const std::string local = localAddressTowards(env.masterAddr, env.masterPort);
+  if (!local.empty() && !isLoopback(local)) {
+    TB_LOG(Info) << "distributed: Gloo uses " << local << ", the address this host reaches "
+                 << env.masterAddr << " from (GLOO_SOCKET_IFNAME picks an interface instead)";
+    return c10d::ProcessGroupGloo::createDeviceForHostname(local);
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
