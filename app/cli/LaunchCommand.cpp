@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,8 +89,13 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       std::cerr << "launch: pipe failed: " << std::strerror(errno) << "\n";
       return 1;
     }
+    const pid_t launcher = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+      // A worker must not outlive a launch that was killed (SIGKILL cannot be forwarded): it
+      // would train on, or wait in a collective, with nobody reading its output.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != launcher) _exit(1);  // it died before prctl
       dup2(pipefd[1], STDOUT_FILENO);
       dup2(pipefd[1], STDERR_FILENO);
       close(pipefd[0]);
