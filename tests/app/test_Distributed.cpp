@@ -333,7 +333,7 @@ class TestDistributed : public QObject {
     const QString runDir = dir.filePath("run");
     const int port = nextPort++;
     const int timeoutS = 10;
-    const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 60) +
+    const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 32) +
                              QStringList{"--set", "trainer.strategy=distributed"};
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 2; ++r) {
@@ -365,12 +365,12 @@ class TestDistributed : public QObject {
     // The latest checkpoint loads, and --resume continues the same run to its last step.
     const Result r =
         run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--resume"} +
-            fastRun(runDir, 16, 60) + QStringList{"--set", "trainer.strategy=distributed"});
+            fastRun(runDir, 16, 32) + QStringList{"--set", "trainer.strategy=distributed"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
     QVERIFY2(r.out.contains("resuming from"), qPrintable(r.out.right(3000)));
-    QVERIFY(fs::exists((runDir + "/model-960.pt").toStdString()));
-    QCOMPARE(tbench::readCheckpointFile((runDir + "/model-960.pt").toStdString()).globalStep,
-             int64_t{960});
+    QVERIFY(fs::exists((runDir + "/model-512.pt").toStdString()));
+    QCOMPARE(tbench::readCheckpointFile((runDir + "/model-512.pt").toStdString()).globalStep,
+             int64_t{512});
   }
 
   void twoHostsOverNetworkNamespaces() {
