@@ -21,8 +21,14 @@
 namespace tbench::cli {
 namespace {
 
-volatile std::sig_atomic_t pendingSignal = 0;
-void onSignal(int signal) { pendingSignal = signal; }
+// The last stop signal and how many arrived (set by the handler only): each is forwarded to
+// every worker once, so a second Ctrl-C reaches them as a second one (quit now).
+volatile std::sig_atomic_t lastSignal = 0;
+volatile std::sig_atomic_t signalCount = 0;
+void onSignal(int signal) {
+  lastSignal = signal;
+  signalCount = signalCount + 1;
+}
 
 /// A port nobody listens on now (rank 0 binds it a moment later).
 int freePort() {
@@ -96,6 +102,10 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       // would train on, or wait in a collective, with nobody reading its output.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != launcher) _exit(1);  // it died before prctl
+      // Its own process group: a Ctrl-C in the terminal reaches launch alone, which forwards it
+      // once. (Both would otherwise deliver it, and a worker that took the first as "stop after
+      // this step" would take the forwarded one as "quit now".)
+      setpgid(0, 0);
       dup2(pipefd[1], STDOUT_FILENO);
       dup2(pipefd[1], STDERR_FILENO);
       close(pipefd[0]);
@@ -124,12 +134,12 @@ int runLaunch(const CliArgs& args, const std::string& program) {
 
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> firstFailure;
-  int forwarded = 0;
+  std::sig_atomic_t forwarded = 0;
   for (;;) {
-    if (pendingSignal != 0 && forwarded != pendingSignal) {
-      forwarded = pendingSignal;
+    if (signalCount != forwarded) {
+      forwarded = signalCount;
       for (auto& w : workers) {
-        if (w.running) kill(w.pid, forwarded);
+        if (w.running) kill(w.pid, lastSignal);
       }
     }
     std::vector<pollfd> fds;
