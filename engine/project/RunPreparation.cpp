@@ -133,7 +133,9 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   const std::string logName = owner ? "log.log" : str("log-rank", run.rank, ".log");
   run.logOpen = logging::openFile((fs::path(run.runDir) / logName).string());
   TB_LOG(Info) << "command: " << request.origin;
-  if (run.group) TB_LOG(Info) << "distributed: " << run.group->environment().describe();
+  if (run.group) {
+    TB_LOG(Info) << "distributed: " << run.group->environment().describe();
+  }
   if (owner)
     run.status = std::make_shared<RunStatusWriter>(run.runDir, request.origin, project.name);
   try {
