@@ -38,9 +38,10 @@ std::string usageText() {
          "          --set changes one project field before validation, e.g.\n"
          "          --set data.batch_size=64 --set 'trainer.devices=[\"cpu\"]'\n"
          "launch    starts N local workers of `train PROJECT` as ranks of one distributed run\n"
-         "          (strategy \"distributed\"; the torchrun variables RANK, WORLD_SIZE, ...),\n"
-         "          prints their output prefixed with [rank N] and returns the worst exit\n"
-         "          status. A worker also runs under torchrun --no_python or SLURM's srun.\n"
+         "          (the torchrun variables RANK, WORLD_SIZE, ...; the workers run the strategy\n"
+         "          \"distributed\": launch sets trainer.strategy=distributed before the train\n"
+         "          options), prints their output prefixed with [rank N] and returns the worst\n"
+         "          exit status. A worker also runs under torchrun --no_python or SLURM's srun.\n"
          "validate  checks PROJECT and its data files and prints every problem found\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
@@ -162,7 +163,11 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     train.nodeRank = out.nodeRank;
     train.masterAddr = out.masterAddr;
     train.masterPort = out.masterPort;
+    // The workers are ranks: they run the distributed strategy whatever the project says (its
+    // distributed keys kept); a --set trainer... of the user's comes later and wins.
     train.workerArgs = rest;
+    train.workerArgs.insert(train.workerArgs.begin() + 1,
+                            {"--set", "trainer.strategy=distributed"});
     for (const std::string& plugin : out.plugins) {
       train.workerArgs.push_back("--plugin");
       train.workerArgs.push_back(plugin);

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +21,14 @@
 namespace tbench::cli {
 namespace {
 
-volatile std::sig_atomic_t pendingSignal = 0;
-void onSignal(int signal) { pendingSignal = signal; }
+// The last stop signal and how many arrived (set by the handler only): each is forwarded to
+// every worker once, so a second Ctrl-C reaches them as a second one (quit now).
+volatile std::sig_atomic_t lastSignal = 0;
+volatile std::sig_atomic_t signalCount = 0;
+void onSignal(int signal) {
+  lastSignal = signal;
+  signalCount = signalCount + 1;
+}
 
 /// A port nobody listens on now (rank 0 binds it a moment later).
 int freePort() {
@@ -72,7 +79,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   const int port = args.masterPort > 0 ? args.masterPort : (args.nnodes == 1 ? freePort() : 29500);
   std::cout << "launch: " << local << " worker(s) on this node (node " << args.nodeRank << " of "
             << args.nnodes << ", world size " << world << "), master " << args.masterAddr << ":"
-            << port << std::endl;
+            << port << ", strategy distributed" << std::endl;
 
   struct sigaction action {};
   action.sa_handler = onSignal;
@@ -89,8 +96,17 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       std::cerr << "launch: pipe failed: " << std::strerror(errno) << "\n";
       return 1;
     }
+    const pid_t launcher = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+      // A worker must not outlive a launch that was killed (SIGKILL cannot be forwarded): it
+      // would train on, or wait in a collective, with nobody reading its output.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != launcher) _exit(1);  // it died before prctl
+      // Its own process group: a Ctrl-C in the terminal reaches launch alone, which forwards it
+      // once. (Both would otherwise deliver it, and a worker that took the first as "stop after
+      // this step" would take the forwarded one as "quit now".)
+      setpgid(0, 0);
       dup2(pipefd[1], STDOUT_FILENO);
       dup2(pipefd[1], STDERR_FILENO);
       close(pipefd[0]);
@@ -105,7 +121,6 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       setenv("MASTER_ADDR", args.masterAddr.c_str(), 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
       unsetenv("TORCHELASTIC_USE_AGENT_STORE");
-      setenv("TOWERBENCH_LAUNCH", "1", 1);  // train runs any project as distributed (TrainCommand)
       std::vector<char*> argv{const_cast<char*>(program.c_str())};
       for (const auto& a : args.workerArgs) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -120,12 +135,12 @@ int runLaunch(const CliArgs& args, const std::string& program) {
 
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> firstFailure;
-  int forwarded = 0;
+  std::sig_atomic_t forwarded = 0;
   for (;;) {
-    if (pendingSignal != 0 && forwarded != pendingSignal) {
-      forwarded = pendingSignal;
+    if (signalCount != forwarded) {
+      forwarded = signalCount;
       for (auto& w : workers) {
-        if (w.running) kill(w.pid, forwarded);
+        if (w.running) kill(w.pid, lastSignal);
       }
     }
     std::vector<pollfd> fds;

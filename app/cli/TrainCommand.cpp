@@ -10,7 +10,6 @@
 
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
-#include "engine/comm/WorkerEnvironment.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -30,35 +29,6 @@ Project loadWithOverrides(const CliArgs& args) {
   if (args.maxEpoch) doc["max_epoch"] = *args.maxEpoch;
   if (args.stepsPerEpoch) doc["steps_per_epoch"] = *args.stepsPerEpoch;
   return projectFromJson(doc, args.project);
-}
-
-/// A worker of several ranks trains the `distributed` strategy. Started by `launch` (which says
-/// so with TOWERBENCH_LAUNCH=1), a project of another strategy is run as `distributed` with one
-/// tower on its first device, and rank 0 says so: the user asked for N processes of it. Started
-/// by torchrun or SLURM, it is refused: N copies of a one-process run would each train alone.
-void applyLauncher(nlohmann::json& doc, const std::string& source) {
-  const WorkerEnvironment env = WorkerEnvironment::fromEnvironment();
-  if (!env.launched() || env.worldSize <= 1) return;
-  const nlohmann::json trainer = doc.value("trainer", nlohmann::json::object());
-  const std::string strategy = trainer.is_object() ? trainer.value("strategy", "") : "";
-  if (strategy == "distributed") return;
-  const std::string shown = strategy.empty() ? "the default" : "\"" + strategy + "\"";
-  if (std::getenv("TOWERBENCH_LAUNCH") == nullptr) {
-    throw InputError(str(source, ": $.trainer.strategy is ", shown,
-                         ", which trains in one process, but this process is ", env.describe(),
-                         ": set it to \"distributed\" (--set trainer.strategy=distributed)"));
-  }
-  std::string device = "cpu";
-  if (trainer.is_object() && trainer.contains("devices") && trainer["devices"].is_array() &&
-      !trainer["devices"].empty() && trainer["devices"][0].is_string()) {
-    device = trainer["devices"][0].get<std::string>();
-  }
-  doc["trainer"] = {{"strategy", "distributed"}, {"devices", {device}}};
-  if (env.rank == 0) {
-    std::cerr << "launch: " << source << " trains with strategy \"distributed\", one tower per "
-              << "rank on " << device << " (its own strategy, " << shown
-              << ", trains in one process)\n";
-  }
 }
 
 /// Ctrl-C (SIGINT) or SIGTERM once: stop at the next step boundary, run afterTrain; twice:
@@ -114,12 +84,7 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   std::unique_ptr<PreparedRun> run;
   try {
     RunRequest request;
-    nlohmann::json doc = readProjectJson(args.project);
-    for (const auto& assignment : args.overrides) applyProjectOverride(doc, assignment);
-    if (args.maxEpoch) doc["max_epoch"] = *args.maxEpoch;
-    if (args.stepsPerEpoch) doc["steps_per_epoch"] = *args.stepsPerEpoch;
-    applyLauncher(doc, args.project);
-    request.project = projectFromJson(doc, args.project);
+    request.project = loadWithOverrides(args);
     request.runDir = args.runDir;
     request.resume = args.resume;
     request.newRunBeside = args.newRun;

@@ -1,11 +1,16 @@
 #include "engine/comm/DistributedGroup.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <torch/torch.h>
 #include <unistd.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -55,12 +60,57 @@ StorePtr openStore(const WorkerEnvironment& env, bool server, std::chrono::milli
   return c10::make_intrusive<c10d::PrefixStore>("towerbench", store);
 }
 
+bool isLoopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+/// The local address this host reaches `host` from: a UDP socket "connected" to it (which sends
+/// nothing, only picks the route) tells its source address. "" when it cannot be found.
+std::string localAddressTowards(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return "";
+  std::string out;
+  for (const addrinfo* a = found; a != nullptr && out.empty(); a = a->ai_next) {
+    const int fd = socket(a->ai_family, SOCK_DGRAM, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+      char text[INET6_ADDRSTRLEN] = "";
+      const void* address =
+          local.ss_family == AF_INET
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
+      if (inet_ntop(local.ss_family, address, text, sizeof text) != nullptr) out = text;
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+/// Where this rank's Gloo listens, which is also the address its peers are told to connect to:
+/// GLOO_SOCKET_IFNAME's interface when set; loopback when the master is; otherwise the address
+/// this host reaches the master from. (Gloo's own default resolves the host name, which
+/// /etc/hosts often maps to a loopback address: peers on other hosts would then connect to
+/// themselves and wait for the timeout.)
 std::shared_ptr<gloo::transport::Device> glooDevice(const WorkerEnvironment& env) {
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    TB_LOG(Info) << "distributed: Gloo uses interface " << ifname << " (GLOO_SOCKET_IFNAME)";
     return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
   }
-  if (env.masterAddr == "127.0.0.1" || env.masterAddr == "localhost") {
+  if (isLoopback(env.masterAddr)) {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  const std::string local = localAddressTowards(env.masterAddr, env.masterPort);
+  if (!local.empty() && !isLoopback(local)) {
+    TB_LOG(Info) << "distributed: Gloo uses " << local << ", the address this host reaches "
+                 << env.masterAddr << " from (GLOO_SOCKET_IFNAME picks an interface instead)";
+    return c10d::ProcessGroupGloo::createDeviceForHostname(local);
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
@@ -97,10 +147,31 @@ std::string awaitKey(c10d::Store& store, const std::string& key, Clock::time_poi
   return text(store.get(key));
 }
 
+/// How long rank 0 keeps the store up after refusing the group, for the others to read why.
+constexpr std::chrono::milliseconds kVerdictGrace{10000};
+
+/// Rank 0, after a refusal: waits until every rank that said hello has read the verdict (set
+/// "ack/<rank>"), or `grace` passed. Store errors end the wait.
+void awaitAcknowledgements(c10d::Store& store, int size, std::chrono::milliseconds grace) {
+  const auto deadline = Clock::now() + grace;
+  try {
+    for (int r = 1; r < size; ++r) {
+      while (store.check({str("hello/", r)}) && !store.check({str("ack/", r)}) &&
+             Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  } catch (const std::exception&) {
+  }
+}
+
 class GlooPending : public PendingCollective {
  public:
   explicit GlooPending(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
   void wait() override { work_->wait(); }
+  void whenDone(std::function<void()> done) override {
+    work_->getFuture()->addCallback([done = std::move(done)](c10::ivalue::Future&) { done(); });
+  }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
@@ -186,25 +257,45 @@ std::shared_ptr<DistributedGroup> DistributedGroup::join(const WorkerEnvironment
     } catch (const InputError& e) {
       verdict = e.what();
       store.set("verdict", bytes(verdict));
+      // Rank 0 hosts the store: leaving at once would cut off a rank still reading its own
+      // verdict (it would report a broken pipe instead of the refusal).
+      awaitAcknowledgements(store, size, std::min(options.timeout, kVerdictGrace));
       throw;
     }
     store.set("verdict", bytes(verdict));
   } else {
-    const Hello zero = Hello::parse(awaitKey(store, "hello/0", deadline,
-                                             str("distributed: rank 0 did not join within ",
-                                                 seconds, " (store ", storeAddress(env), ")")));
-    if (zero.worldSize != size || zero.hash != mine.hash) {
-      const std::string refusal =
-          str("distributed: rank ", rank, " (", mine.where, ") is refused: it runs ",
-              mine.describe(), ", rank 0 runs ", zero.describe(),
-              "; every rank must run the same project with the same options");
-      store.set("refused", bytes(refusal));
-      throw InputError(refusal);
+    // Tells rank 0 this rank has read why it cannot join, so that rank 0 may stop hosting the
+    // store (awaitAcknowledgements).
+    auto acknowledge = [&] {
+      try {
+        store.set(str("ack/", rank), bytes("refused"));
+      } catch (const std::exception&) {
+      }
+    };
+    try {
+      const Hello zero = Hello::parse(awaitKey(store, "hello/0", deadline,
+                                               str("distributed: rank 0 did not join within ",
+                                                   seconds, " (store ", storeAddress(env), ")")));
+      if (zero.worldSize != size || zero.hash != mine.hash) {
+        const std::string refusal =
+            str("distributed: rank ", rank, " (", mine.where, ") is refused: it runs ",
+                mine.describe(), ", rank 0 runs ", zero.describe(),
+                "; every rank must run the same project with the same options");
+        store.set("refused", bytes(refusal));
+        throw InputError(refusal);
+      }
+      const std::string verdict =
+          awaitKey(store, "verdict", deadline,
+                   str("distributed: rank 0 did not confirm the group within ", seconds));
+      if (verdict != "ok") throw InputError(verdict);
+    } catch (const InputError&) {
+      acknowledge();
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(str("distributed: rank ", rank, " lost the store at ", storeAddress(env),
+                           " while joining (", env.agentStore ? "torchrun's agent" : "rank 0",
+                           " hosts it and has ended; its output says why): ", e.what()));
     }
-    const std::string verdict =
-        awaitKey(store, "verdict", deadline,
-                 str("distributed: rank 0 did not confirm the group within ", seconds));
-    if (verdict != "ok") throw InputError(verdict);
   }
 
   auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);

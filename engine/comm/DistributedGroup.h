@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,11 @@ class PendingCollective {
  public:
   virtual ~PendingCollective() = default;
   virtual void wait() = 0;
+  /// Calls `done` once the collective completes, successfully or not: on the thread that
+  /// completes it, or at once on this one when it already has. For measurement only
+  /// (GradientReducer's timing): `done` must be quick, must not throw, and may outlive the
+  /// caller's objects (capture by value).
+  virtual void whenDone(std::function<void()> done) = 0;
 };
 
 class DistributedGroup {

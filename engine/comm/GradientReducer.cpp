@@ -4,11 +4,20 @@
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t nanoseconds(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
 
 /// Calls `ready` after the accumulator added this step's gradient into `.grad`.
 class ReadyHook : public torch::autograd::FunctionPostHook {
@@ -55,6 +64,24 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> params, DistributedG
 
 GradientReducer::~GradientReducer() = default;
 
+GradientReducer::Timing GradientReducer::Timing::since(const Timing& earlier) const {
+  Timing d;
+  d.steps = steps - earlier.steps;
+  d.buckets = buckets - earlier.buckets;
+  d.launchedDuringBackward = launchedDuringBackward - earlier.launchedDuringBackward;
+  d.inFlightS = inFlightS - earlier.inFlightS;
+  d.hiddenS = hiddenS - earlier.hiddenS;
+  d.finishS = finishS - earlier.finishS;
+  return d;
+}
+
+void GradientReducer::enableTiming(bool on) {
+  timingOn_ = on;
+  for (Bucket& b : buckets_) {
+    if (on && !b.doneAtNs) b.doneAtNs = std::make_shared<std::atomic<int64_t>>(0);
+  }
+}
+
 void GradientReducer::prepare() {
   std::fill(ready_.begin(), ready_.end(), false);
   for (Bucket& b : buckets_) {
@@ -92,10 +119,47 @@ void GradientReducer::launch(Bucket& bucket) {
                                 : torch::zeros({params_[k].numel()}, params_[k].options()));
   }
   bucket.buffer = torch::cat(grads);
+  if (timingOn_) bucket.launchedAt = Clock::now();
   bucket.work = group_.allReduceSum(bucket.buffer);
+  if (timingOn_) {
+    // Note [Reducer timing]: the callback may run after this reducer is gone (a failed
+    // group), so it holds the cell it writes.
+    bucket.doneAtNs->store(0);
+    bucket.work->whenDone([done = bucket.doneAtNs] { done->store(nanoseconds(Clock::now())); });
+  }
+}
+
+void GradientReducer::recordTiming(Clock::time_point backwardEnd) {
+  const int64_t end = nanoseconds(backwardEnd);
+  std::vector<std::pair<int64_t, int64_t>> spans;  // [launched, done] of each bucket
+  for (const Bucket& b : buckets_) {
+    const int64_t done = b.doneAtNs->load();
+    // wait() returned, so the collective is done; a callback not seen yet ends it now.
+    spans.emplace_back(nanoseconds(b.launchedAt), done > 0 ? done : nanoseconds(Clock::now()));
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t inFlight = 0, hidden = 0;
+  auto add = [&](int64_t from, int64_t to) {
+    inFlight += to - from;
+    hidden += std::max<int64_t>(0, std::min(to, end) - from);
+  };
+  int64_t from = spans.front().first, to = spans.front().second;
+  for (const auto& [a, b] : spans) {
+    if (a > to) {
+      add(from, to);
+      from = a;
+    }
+    to = std::max(to, b);
+  }
+  add(from, to);
+  timing_.inFlightS += inFlight * 1e-9;
+  timing_.hiddenS += hidden * 1e-9;
+  timing_.buckets += static_cast<int64_t>(buckets_.size());
+  timing_.launchedDuringBackward += launchedDuringBackward_;
 }
 
 void GradientReducer::finish() {
+  const Clock::time_point backwardEnd = timingOn_ ? Clock::now() : Clock::time_point{};
   torch::NoGradGuard noGrad;
   const double scale = 1.0 / group_.worldSize();
   if (mode_ == Mode::PerParameter) {
@@ -103,6 +167,14 @@ void GradientReducer::finish() {
       if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
       group_.allReduceSum(p.grad())->wait();
       p.grad().mul_(scale);
+    }
+    if (timingOn_) {
+      // Nothing overlaps backward here: all of it is in flight after, one at a time.
+      const double s = std::chrono::duration<double>(Clock::now() - backwardEnd).count();
+      timing_.steps += 1;
+      timing_.buckets += static_cast<int64_t>(params_.size());
+      timing_.inFlightS += s;
+      timing_.finishS += s;
     }
     return;
   }
@@ -134,6 +206,11 @@ void GradientReducer::finish() {
       offset += n;
     }
     bucket.work.reset();
+  }
+  if (timingOn_ && !buckets_.empty()) {
+    recordTiming(backwardEnd);
+    timing_.steps += 1;
+    timing_.finishS += std::chrono::duration<double>(Clock::now() - backwardEnd).count();
   }
 }
 

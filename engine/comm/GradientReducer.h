@@ -17,11 +17,21 @@
 // Mode::PerParameter is the plain reference: no hooks; finish() all-reduces each gradient on
 // its own, one after another (tests compare the buckets against it).
 //
+// Note [Reducer timing]: with enableTiming(true) (bench/bench_distributed), every bucket's
+// all-reduce is timed from its launch to its completion (PendingCollective::whenDone), and
+// finish() accumulates, per step, the time during which at least one bucket was in flight and
+// the part of it that lay before backward returned (finish() is called when backward returns):
+// their ratio is the share of communication hidden behind backward. Off by default, and then
+// the reducer reads no clock.
+//
 // Threads: the hooks run on the thread that runs backward; prepare() and finish() on the
-// engine thread, which is the same thread for CPU backward.
+// engine thread, which is the same thread for CPU backward. The completion callbacks of the
+// timing run on Gloo's threads and only store a time.
 
 #include <torch/torch.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -50,16 +60,38 @@ class GradientReducer {
   /// Buckets whose all-reduce started before backward returned, in the last step.
   int launchedDuringBackward() const { return launchedDuringBackward_; }
 
+  /// What the all-reduces of the reduced steps cost, summed over steps (Note [Reducer timing]).
+  struct Timing {
+    int64_t steps = 0;
+    int64_t buckets = 0;                 ///< all-reduces launched
+    int64_t launchedDuringBackward = 0;  ///< of those, launched before backward returned
+    double inFlightS = 0;  ///< time with at least one all-reduce of the step in flight
+    double hiddenS = 0;    ///< the part of inFlightS before backward returned
+    double finishS = 0;    ///< time in finish(): waiting, averaging, copying back
+    /// The share of the all-reduce time hidden behind backward, in [0, 1].
+    double hiddenShare() const { return inFlightS > 0 ? hiddenS / inFlightS : 0; }
+    /// What was added since `earlier` (a snapshot of the same reducer).
+    Timing since(const Timing& earlier) const;
+  };
+  /// Engine thread, between steps. Off by default.
+  void enableTiming(bool on);
+  const Timing& timing() const { return timing_; }
+
  private:
   struct Bucket {
     std::vector<size_t> params;  // indices into params_
     int pending = 0;             // parameters not ready yet this step
     torch::Tensor buffer;
     std::unique_ptr<PendingCollective> work;
+    // Note [Reducer timing], set only while timing: when the all-reduce started, and when it
+    // completed (steady-clock nanoseconds, 0 before; stored by Gloo's thread).
+    std::chrono::steady_clock::time_point launchedAt;
+    std::shared_ptr<std::atomic<int64_t>> doneAtNs;
   };
   void markReady(size_t param);
   void launchReadyBuckets();
   void launch(Bucket& bucket);
+  void recordTiming(std::chrono::steady_clock::time_point backwardEnd);
 
   std::vector<torch::Tensor> params_;
   DistributedGroup& group_;
@@ -70,6 +102,8 @@ class GradientReducer {
   size_t nextToLaunch_ = 0;
   bool inBackward_ = false;
   int launchedDuringBackward_ = 0;
+  bool timingOn_ = false;
+  Timing timing_;
   // Keeps each accumulator (and so its hook) alive: a variable holds it only weakly.
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
 };

@@ -4,6 +4,7 @@
 
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/comm/DistributedGroup.h"
+#include "engine/comm/WorkerEnvironment.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -56,6 +57,29 @@ void chooseRunDirectory(const RunRequest& request, PreparedRun& run, std::string
   }
 }
 
+/// A process that torchrun (or `launch`) started as one of several ranks, with a strategy that
+/// trains in one process: every rank would train the whole run alone and race for the same
+/// run directory. Refused before anything is written. SLURM's variables only warn: srun also
+/// starts independent tasks (a sweep with a run directory each).
+void refuseOneProcessStrategyAsRank(const std::string& strategy) {
+  WorkerEnvironment env;
+  try {
+    env = WorkerEnvironment::fromEnvironment();
+  } catch (const InputError&) {
+    return;  // malformed launcher variables matter only to the distributed strategy
+  }
+  if (!env.launched() || env.worldSize == 1) return;
+  if (env.launcher == "slurm") {
+    TB_LOG(Warning) << "this process is " << env.describe() << " but trainer.strategy \""
+                    << strategy << "\" trains in one process: every task trains on its own";
+    return;
+  }
+  throw InputError(str("this process is ", env.describe(), ", but trainer.strategy \"", strategy,
+                       "\" trains in one process: every rank would train the whole run alone "
+                       "in the same run directory; use the distributed strategy "
+                       "(--set trainer.strategy=distributed)"));
+}
+
 /// Note [One run, one directory]: joins the group of a multi-process strategy and agrees on
 /// the directory and checkpoint that rank 0 chose.
 void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint) {
@@ -65,6 +89,8 @@ void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::strin
     const std::string identity =
         projectToJson(project).dump() + (request.resume ? "\nresume" : "\nnew");
     run.group = strategy.join(project.trainer.resolved(), stableHash(identity), project.name);
+  } else {
+    refuseOneProcessStrategyAsRank(project.trainer.type);
   }
   run.rank = run.group ? run.group->rank() : 0;
   if (run.rank == 0) {
@@ -107,7 +133,9 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   const std::string logName = owner ? "log.log" : str("log-rank", run.rank, ".log");
   run.logOpen = logging::openFile((fs::path(run.runDir) / logName).string());
   TB_LOG(Info) << "command: " << request.origin;
-  if (run.group) TB_LOG(Info) << "distributed: " << run.group->environment().describe();
+  if (run.group) {
+    TB_LOG(Info) << "distributed: " << run.group->environment().describe();
+  }
   if (owner)
     run.status = std::make_shared<RunStatusWriter>(run.runDir, request.origin, project.name);
   try {

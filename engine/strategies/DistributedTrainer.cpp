@@ -41,6 +41,7 @@ void DistributedTrainer::buildTowers() {
   if (group_ && !nccl_) {
     reducer_ = std::make_unique<GradientReducer>(module_->parameters(), *group_, options_.reduce,
                                                  options_.bucketBytes);
+    reducer_->enableTiming(options_.timing);
     TB_LOG(Info) << "distributed: rank " << rank() << " of " << worldSize() << " on "
                  << device.toString() << ", gradients averaged with Gloo "
                  << (options_.reduce == GradientReducer::Mode::Buckets

@@ -27,12 +27,17 @@ namespace tbench {
 struct DistributedTrainerOptions {
   GradientReducer::Mode reduce = GradientReducer::Mode::Buckets;
   int64_t bucketBytes = 25 << 20;  ///< Note [Gradient buckets]
+  bool timing = false;             ///< Note [Reducer timing] (benchmarks)
   DistributedTrainerOptions& perParameter() {
     reduce = GradientReducer::Mode::PerParameter;
     return *this;
   }
   DistributedTrainerOptions& bucketSize(int64_t bytes) {
     bucketBytes = bytes;
+    return *this;
+  }
+  DistributedTrainerOptions& timeReduction(bool on = true) {
+    timing = on;
     return *this;
   }
 };
@@ -50,6 +55,8 @@ class DistributedTrainer : public SingleCostTrainer {
   int worldSize() const { return group_ ? group_->worldSize() : 1; }
   /// Any thread: asks every rank to stop after the step that carries the request.
   void requestStop() override;
+  /// The Gloo reducer, once set up (null for one process or NCCL ranks). Its timing() is read
+  /// on the engine thread (a callback).
   const GradientReducer* reducer() const { return reducer_.get(); }
 
  protected:

@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -116,6 +117,64 @@ QString readText(const QString& path) {
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
+/// Runs `program args` and returns "" on success, else the command and what it printed.
+QString runTool(const QString& program, const QStringList& args) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(program, args);
+  if (!p.waitForFinished(15000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+    p.kill();
+    return QString("%1 %2: %3")
+        .arg(program, args.join(' '), QString::fromUtf8(p.readAll()).trimmed());
+  }
+  return {};
+}
+
+/// Two network namespaces joined by a veth pair (10.99.0.1/24 in the first, 10.99.0.2/24 in
+/// the second): two hosts on one link. The destructor deletes them (and so the pair), whatever
+/// happened.
+class TwoHosts {
+ public:
+  explicit TwoHosts(QString ip) : ip_(std::move(ip)) {
+    const QString tag = QString::number(::getpid());
+    ns_ = {"tb" + tag + "a", "tb" + tag + "b"};
+    const QString vethA = "tbv" + tag + "a", vethB = "tbv" + tag + "b";  // at most 15 bytes
+    const QList<QStringList> steps{{"netns", "add", ns_[0]},
+                                   {"netns", "add", ns_[1]},
+                                   {"link", "add", vethA, "netns", ns_[0], "type", "veth", "peer",
+                                    "name", vethB, "netns", ns_[1]},
+                                   {"-n", ns_[0], "addr", "add", "10.99.0.1/24", "dev", vethA},
+                                   {"-n", ns_[1], "addr", "add", "10.99.0.2/24", "dev", vethB},
+                                   {"-n", ns_[0], "link", "set", vethA, "up"},
+                                   {"-n", ns_[1], "link", "set", vethB, "up"},
+                                   {"-n", ns_[0], "link", "set", "lo", "up"},
+                                   {"-n", ns_[1], "link", "set", "lo", "up"}};
+    for (const QStringList& step : steps) {
+      error_ = runTool(ip_, step);
+      if (!error_.isEmpty()) return;
+    }
+  }
+  ~TwoHosts() {
+    for (const QString& ns : ns_) runTool(ip_, {"netns", "del", ns});
+  }
+  QString error() const { return error_; }
+  QString name(int host) const { return ns_[host]; }
+  /// A process that runs `args` of the CLI inside host `host`'s namespace.
+  std::unique_ptr<QProcess> start(int host, const QProcessEnvironment& env,
+                                  const QStringList& args) const {
+    auto process = std::make_unique<QProcess>();
+    process->setProcessEnvironment(env);
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    process->start(ip_, QStringList{"netns", "exec", ns_[host], TB_CLI_PATH} + args);
+    return process;
+  }
+
+ private:
+  QString ip_;
+  QStringList ns_;
+  QString error_;
+};
+
 }  // namespace
 
 class TestDistributed : public QObject {
@@ -126,9 +185,9 @@ class TestDistributed : public QObject {
     QTemporaryDir dir;
     const QString two = dir.filePath("two"), one = dir.filePath("one");
     QStringList common{"--set", "optimizer=" + optimizer};
-    Result r =
-        run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(two, 8, 1) + common +
-            QStringList{"--set", "trainer.strategy=distributed", "--set", "data.batch_size=32"});
+    // The project's strategy is "simple": launch makes its workers distributed ranks.
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(two, 8, 1) +
+                   common + QStringList{"--set", "data.batch_size=32"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("[rank 1]") && r.out.contains("total batch 32 x 2 ranks = 64"),
              qPrintable(r.out));
@@ -273,12 +332,27 @@ class TestDistributed : public QObject {
     }
   }
 
+  void aRankWithAOneProcessStrategyIsRefused() {
+    // torchrun's variables and the project's own "simple" strategy: every rank would train the
+    // whole run alone in the same directory.
+    QTemporaryDir dir;
+    auto rank = startRank(rankEnvironment(1, 2, nextPort++),
+                          QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1));
+    QVERIFY(rank->waitForFinished(30000));
+    const QString out = rank->readAll();
+    QCOMPARE(rank->exitCode(), 2);
+    QVERIFY2(out.contains("rank 1 of 2 (torchrun") && out.contains("trainer.strategy \"simple\"") &&
+                 out.contains("--set trainer.strategy=distributed"),
+             qPrintable(out));
+    QVERIFY(!fs::exists(dir.filePath("r").toStdString()));
+  }
+
   void killedRankStopsTheOtherAndResumeFinishes() {
     QTemporaryDir dir;
     const QString runDir = dir.filePath("run");
     const int port = freePort();
     const int timeoutS = 10;
-    const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 60) +
+    const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 32) +
                              QStringList{"--set", "trainer.strategy=distributed"};
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 2; ++r) {
@@ -310,12 +384,67 @@ class TestDistributed : public QObject {
     // The latest checkpoint loads, and --resume continues the same run to its last step.
     const Result r =
         run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--resume"} +
-            fastRun(runDir, 16, 60) + QStringList{"--set", "trainer.strategy=distributed"});
+            fastRun(runDir, 16, 32) + QStringList{"--set", "trainer.strategy=distributed"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
     QVERIFY2(r.out.contains("resuming from"), qPrintable(r.out.right(3000)));
-    QVERIFY(fs::exists((runDir + "/model-960.pt").toStdString()));
-    QCOMPARE(tbench::readCheckpointFile((runDir + "/model-960.pt").toStdString()).globalStep,
-             int64_t{960});
+    QVERIFY(fs::exists((runDir + "/model-512.pt").toStdString()));
+    QCOMPARE(tbench::readCheckpointFile((runDir + "/model-512.pt").toStdString()).globalStep,
+             int64_t{512});
+  }
+
+  void twoHostsOverNetworkNamespaces() {
+    // The multi-host path: one rank per "host" (a network namespace), `launch --nnodes 2` on
+    // each, rank 0's store and Gloo reached over the veth link, not loopback.
+    if (::geteuid() != 0) QSKIP("creating network namespaces needs root (ip netns add)");
+    const QString ip =
+        QStandardPaths::findExecutable("ip", {"/usr/sbin", "/sbin", "/usr/bin", "/bin"});
+    if (ip.isEmpty()) QSKIP("the ip tool (iproute2) is missing");
+    TwoHosts hosts(ip);
+    if (!hosts.error().isEmpty()) {
+      QSKIP(qPrintable("cannot make two network namespaces joined by a veth pair here: " +
+                       hosts.error()));
+    }
+    QTemporaryDir dir;
+    const QString runDir = dir.filePath("run");
+    const QString port = QString::number(nextPort++);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TB_QUIET");
+    env.insert("TB_DIST_TIMEOUT_S", "20");
+    std::vector<std::unique_ptr<QProcess>> nodes;
+    for (int node = 0; node < 2; ++node) {
+      nodes.push_back(hosts.start(node, env,
+                                  QStringList{"launch", "--nproc-per-node", "1", "--nnodes", "2",
+                                              "--node-rank", QString::number(node), "--master-addr",
+                                              "10.99.0.1", "--master-port", port, kProject} +
+                                      fastRun(runDir, 4, 1)));
+    }
+    QStringList outs;
+    for (auto& p : nodes) {
+      QVERIFY(p->waitForFinished(90000));
+      outs.push_back(QString::fromUtf8(p->readAll()));
+    }
+    for (int node = 0; node < 2; ++node) {
+      QVERIFY2(nodes[node]->exitCode() == 0, qPrintable(outs[node].right(3000)));
+    }
+    QVERIFY2(outs[1].contains("[rank 1]") && outs[1].contains("total batch 64 x 2 ranks = 128"),
+             qPrintable(outs[1].right(3000)));
+    QVERIFY2(readText(runDir + "/log.log")
+                 .contains("rank 0 of 2 (torchrun, local rank 0 of 1, "
+                           "master 10.99.0.1:" +
+                           port),
+             qPrintable(readText(runDir + "/log.log")));
+    QVERIFY(readText(runDir + "/log-rank1.log").contains("rank 1 of 2"));
+    // Gloo listens on the veth address, not on the loopback address the host name resolves to.
+    QVERIFY2(outs[1].contains("Gloo uses 10.99.0.2"), qPrintable(outs[1].left(3000)));
+    QVERIFY(fs::exists((runDir + "/model-4.pt").toStdString()));
+    // One run: the gradients are averaged over both hosts, so both ranks log the same norm.
+    auto gradNorm = [](const QString& log) {
+      const int at = log.lastIndexOf("grad_norm: ");
+      return at < 0 ? QString() : log.mid(at).section('\n', 0, 0);
+    };
+    const QString norm0 = gradNorm(readText(runDir + "/log.log"));
+    QVERIFY2(!norm0.isEmpty(), qPrintable(readText(runDir + "/log.log").right(2000)));
+    QCOMPARE(gradNorm(readText(runDir + "/log-rank1.log")), norm0);
   }
 
   void torchrunStartsTheWorkers() {
