@@ -336,7 +336,7 @@ class TestDistributed : public QObject {
     // torchrun's variables and the project's own "simple" strategy: every rank would train the
     // whole run alone in the same directory.
     QTemporaryDir dir;
-    auto rank = startRank(rankEnvironment(1, 2, nextPort++),
+    auto rank = startRank(rankEnvironment(1, 2, freePort()),
                           QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1));
     QVERIFY(rank->waitForFinished(30000));
     const QString out = rank->readAll();
@@ -406,7 +406,7 @@ class TestDistributed : public QObject {
     }
     QTemporaryDir dir;
     const QString runDir = dir.filePath("run");
-    const QString port = QString::number(nextPort++);
+    const QString port = QString::number(freePort());
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("TB_QUIET");
     env.insert("TB_DIST_TIMEOUT_S", "20");
