@@ -339,6 +339,22 @@ void LivePlotWidget::setRunAppearance(const QString& run, const QString& name,
   scheduleFlush();
 }
 
+void LivePlotWidget::setRunAppearances(const QHash<QString, QPair<QString, QColor>>& looks) {
+  bool changed = false;
+  for (auto it = looks.begin(); it != looks.end(); ++it) {
+    const auto old = appearance_.constFind(it.key());
+    if (old != appearance_.constEnd() && old->name == it->first && old->colour == it->second) {
+      continue;
+    }
+    appearance_.insert(it.key(), Appearance{it->first, it->second});
+    changed = true;
+  }
+  if (!changed) return;
+  restyleAll();
+  markAllDirty();
+  scheduleFlush();
+}
+
 void LivePlotWidget::setLiveRun(const QString& run) {
   if (run == liveRun_) return;
   liveRun_ = run;

@@ -100,6 +100,8 @@ class LivePlotWidget : public QWidget {
   /// The name and colour a run has on the charts and in the run selector (default: its id and
   /// Palette::categorical of its arrival position).
   void setRunAppearance(const QString& run, const QString& name, const QColor& colour);
+  /// setRunAppearance for many runs at once (run -> name, colour): one restyle.
+  void setRunAppearances(const QHash<QString, QPair<QString, QColor>>& looks);
   /// The run being trained, marked "(live)" in the run selector.
   void setLiveRun(const QString& run);
   /// The chips above the charts (RunSelector.h).

@@ -160,6 +160,8 @@ class MainWindow : public QMainWindow {
   // MainWindowFollow.cpp: runs followed through their run directory.
   void connectFollow();
   void startLaunchedRun();
+  /// Launches `processes` ranks of `projectFile` into `runDir` (`resume`: from its checkpoint).
+  void launchRun(const QString& projectFile, const QString& runDir, int processes, bool resume);
   void setLaunchedUi(bool active);
   void onLaunchFinished(int exitCode);
   void updateFollowedProgress();

@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <cmath>
 
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
@@ -15,6 +16,7 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/history/RunStats.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
 #include "widgets/LivePlotWidget.h"
@@ -90,12 +92,32 @@ void MainWindow::startLaunchedRun() {
                              QMessageBox::Save | QMessageBox::Cancel);
     if (answer != QMessageBox::Save || !save()) return;
   }
-  const int processes = editor_->trainerSection().value("local_processes").toInt(2);
-  const QString runDir = newRunDirectory();
+  launchRun(projectPath_, newRunDirectory(),
+            editor_->trainerSection().value("local_processes").toInt(2), /*resume=*/false);
+}
+
+void MainWindow::launchRun(const QString& projectFile, const QString& runDir, int processes,
+                           bool resume) {
+  const QString cli = LaunchedRun::defaultCli();
+  const QString problem = LaunchedRun::cliProblem(cli);
+  if (!problem.isEmpty()) {  // before anything of the last run's view is cleared
+    showMessage(QMessageBox::Warning, tr("Cannot Start"), problem);
+    return;
+  }
   clearRunView();
-  controls_->beginRun(startingLearningRate());
+  controls_->beginRun(resume ? std::nan("") : startingLearningRate());
+  if (resume) {
+    // The run's curves so far; rank 0's new points continue them.
+    QString error;
+    const ScalarSeries series = readScalarSeries(runDir, &error);
+    ui::MetricPoints points;
+    const QString id = QFileInfo(runDir).fileName();
+    for (const auto& p : series)
+      points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
+    plots_->appendPoints(points);
+  }
   QString error;
-  if (!launched_->start(LaunchedRun::defaultCli(), projectPath_, runDir, processes, &error)) {
+  if (!launched_->start(cli, projectFile, runDir, processes, &error, resume)) {
     showMessage(QMessageBox::Warning, tr("Cannot Start"), error);
     return;
   }
@@ -105,11 +127,13 @@ void MainWindow::startLaunchedRun() {
   launchedFollow_ = true;
   plots_->setLiveRun(liveRunId_);
   follower_->follow(runDir);
-  history_->setRunRoot(runRootPath(), projectName());
+  history_->setRunRoot(QFileInfo(runDir).absolutePath().section('/', 0, -2),
+                       QFileInfo(QFileInfo(runDir).absolutePath()).fileName());
   history_->setLiveRun(runDir);
   setLaunchedUi(true);
-  log_->appendNote(tr("launching %1 processes (distributed): rank 0's metrics are plotted as it "
-                      "writes them to %2")
+  log_->appendNote(tr("%1 %2 processes (distributed): rank 0's metrics are plotted as it "
+                      "writes them to %3")
+                       .arg(resume ? tr("resuming with") : tr("launching"))
                        .arg(processes)
                        .arg(QDir::toNativeSeparators(runDir)));
   onOverlayChanged(history_->selectedRuns());

@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 #include <cmath>
 
@@ -215,6 +217,13 @@ void MainWindow::resumeRun(const QString& runDir) {
                     .arg(QDir::toNativeSeparators(projectFile), file.errorString()));
     return;
   }
+  const QByteArray projectText = file.readAll();
+  const QJsonObject trainer = QJsonDocument::fromJson(projectText).object()["trainer"].toObject();
+  if (trainer["strategy"].toString() == QLatin1String("distributed")) {
+    // As it ran: its processes, launched again, continue from rank 0's checkpoint.
+    launchRun(projectFile, runDir, trainer["local_processes"].toInt(2), /*resume=*/true);
+    return;
+  }
   clearRunView();
   controls_->beginRun(std::nan(""));  // the run's own rate arrives with its first step
   // The run's curves so far (stats.json); the live points continue them.
@@ -227,7 +236,7 @@ void MainWindow::resumeRun(const QString& runDir) {
   if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
   plots_->appendPoints(points);
   bridge::StartOptions options;
-  options.projectText = QString::fromUtf8(file.readAll());
+  options.projectText = QString::fromUtf8(projectText);
   options.projectPath = projectFile;
   options.runDir = runDir;
   options.resume = true;
@@ -261,9 +270,11 @@ void MainWindow::cloneRun(const QString& runDir) {
 }
 
 void MainWindow::styleRuns() {
+  QHash<QString, QPair<QString, QColor>> looks;
   for (const auto& run : history_->runs()) {
-    plots_->setRunAppearance(run.runId, history_->runName(run.dir), history_->runColour(run.dir));
+    looks.insert(run.runId, {history_->runName(run.dir), history_->runColour(run.dir)});
   }
+  plots_->setRunAppearances(looks);
 }
 
 void MainWindow::onOverlayChanged(const QStringList& runDirs) {

@@ -9,8 +9,9 @@
 // A non-finite value is written as the string "nan", "inf" or "-inf". Lines are flushed at
 // most every kFlushSeconds, at every epoch's end and after training, always whole lines (a
 // reader drops a last line without its newline). To keep a long run's file small, a scalar is
-// written at most once per kMinIntervalSeconds of wall time; a value held back is written with
-// the next one that goes out, or at the epoch's end, so the last value of every epoch is there.
+// written at most once per kMinIntervalSeconds of wall time; a value held back is replaced by a
+// newer one of its name and written at the next flush (at most kFlushSeconds later) or at the
+// epoch's end, so the last value of every epoch is there.
 // A resumed run appends. Engine thread.
 
 #include <cstdio>

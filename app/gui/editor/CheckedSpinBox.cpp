@@ -1,5 +1,6 @@
 #include "app/gui/editor/CheckedSpinBox.h"
 
+#include <QCoreApplication>
 #include <QKeyEvent>
 #include <QLineEdit>
 
@@ -27,6 +28,12 @@ QString CheckedSpinBox::typedProblem() const {
   return {};
 }
 
+void CheckedSpinBox::showValueText() {
+  if (problem_.isEmpty()) return;
+  lineEdit()->setText(textFromValue(value()));
+  onTextEdited();
+}
+
 void CheckedSpinBox::onTextEdited() {
   const QString problem = typedProblem();
   if (problem == problem_) return;
@@ -37,7 +44,10 @@ void CheckedSpinBox::onTextEdited() {
 void CheckedSpinBox::focusOutEvent(QFocusEvent* event) {
   // Qt's spin box would put the last valid value back: keep the text, flagged.
   if (!problem_.isEmpty()) {
-    QWidget::focusOutEvent(event);  // NOLINT: skips QAbstractSpinBox's correction on purpose
+    // Skips QAbstractSpinBox's correction on purpose; the line edit still learns it lost the
+    // focus (its caret stops).
+    QCoreApplication::sendEvent(lineEdit(), event);
+    QWidget::focusOutEvent(event);
     return;
   }
   QSpinBox::focusOutEvent(event);

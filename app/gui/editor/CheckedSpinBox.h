@@ -19,6 +19,8 @@ class CheckedSpinBox : public QSpinBox {
   QString typedProblem() const;
   /// The text as typed.
   QString typedText() const;
+  /// Shows value() as text again, dropping a flagged text (the document set the value).
+  void showValueText();
 
  signals:
   /// The typed text's problem changed (empty: fine again).

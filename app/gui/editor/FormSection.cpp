@@ -419,6 +419,8 @@ void FormSection::showValue(const Field& field, const QJsonValue& stored) {
                                            std::numeric_limits<int>::max()));
       spin->setRange(qMin(field.minimum, shown), qMax(field.maximum, shown));
       if (spin->value() != shown) spin->setValue(shown);
+      // The document's value replaces a flagged text even when it equals the last valid one.
+      if (auto* checked = qobject_cast<CheckedSpinBox*>(spin)) checked->showValueText();
       return;
     }
     case Kind::Number: {

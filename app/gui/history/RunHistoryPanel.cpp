@@ -1,6 +1,7 @@
 #include "app/gui/history/RunHistoryPanel.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QBrush>
 #include <QComboBox>
 #include <QDesktopServices>
@@ -198,6 +199,14 @@ QString RunHistoryPanel::fileSignature(const QString& runDir) const {
 
 void RunHistoryPanel::refresh() {
   refreshTimer_->stop();
+  // A rebuild would replace the cell being edited (and could move its editor to another run):
+  // later, once the edit is over.
+  // (A cell's editor is a child of the viewport that has the focus.)
+  const QWidget* focus = QApplication::focusWidget();
+  if (focus != nullptr && table_->viewport()->isAncestorOf(focus)) {
+    refreshTimer_->start();
+    return;
+  }
   QHash<QString, RunDirectoryInfo> previous;
   for (const auto& run : runs_) previous.insert(run.dir, run);
 

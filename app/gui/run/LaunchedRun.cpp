@@ -9,13 +9,22 @@
 namespace tbench::gui {
 
 LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
+  graceTimer_.setSingleShot(true);
+  graceTimer_.setInterval(kStopGraceMs);
+  connect(&graceTimer_, &QTimer::timeout, this, [this] {
+    if (!isActive()) return;
+    emit logLines({tr("the ranks did not stop within %1 s: killed").arg(kStopGraceMs / 1000)});
+    process_.kill();
+  });
   process_.setProcessChannelMode(QProcess::MergedChannels);
   connect(&process_, &QProcess::readyReadStandardOutput, this, &LaunchedRun::readOutput);
   connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
     readOutput();
     if (!partial_.isEmpty()) handleLine(QString::fromUtf8(partial_));
     partial_.clear();
-    exitCode_ = status == QProcess::NormalExit ? code : 128 + 9;
+    graceTimer_.stop();
+    // A crash gives the signal's number as the code (Qt on Unix): 128 + it, like a shell.
+    exitCode_ = status == QProcess::NormalExit ? code : 128 + (code > 0 ? code : 9);
     for (RankState& r : ranks_) {
       if (r.state == QLatin1String("starting") || r.state == QLatin1String("running")) {
         r.state = exitCode_ == 0 ? tr("finished") : tr("ended with launch");
@@ -34,7 +43,9 @@ LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
 
 LaunchedRun::~LaunchedRun() {
   // The window never leaves ranks behind: closing it during a run stops them first (it asks),
-  // and this is the last resort.
+  // and this is the last resort. Its owner may be half destroyed: no signal goes out.
+  blockSignals(true);
+  process_.blockSignals(true);
   if (isActive()) {
     process_.terminate();
     if (!process_.waitForFinished(5000)) process_.kill();
@@ -48,27 +59,32 @@ QString LaunchedRun::defaultCli() {
   return QDir(QCoreApplication::applicationDirPath()).filePath("towerbench-cli");
 }
 
+QString LaunchedRun::cliProblem(const QString& cli) {
+  if (QFileInfo(cli).isExecutable()) return {};
+  return tr("%1 is not there: the window starts a distributed run with towerbench-cli "
+            "(set TOWERBENCH_CLI to its path)")
+      .arg(QDir::toNativeSeparators(cli));
+}
+
 bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QString& runDir,
-                        int processes, QString* error) {
+                        int processes, QString* error, bool resume) {
   if (isActive()) {
     if (error) *error = tr("a launched run is still active");
     return false;
   }
-  if (!QFileInfo(cli).isExecutable()) {
-    if (error) {
-      *error = tr("%1 is not there: the window starts a distributed run with towerbench-cli "
-                  "(set TOWERBENCH_CLI to its path)")
-                   .arg(QDir::toNativeSeparators(cli));
-    }
+  if (const QString problem = cliProblem(cli); !problem.isEmpty()) {
+    if (error) *error = problem;
     return false;
   }
+  graceTimer_.stop();
   ranks_.clear();
   for (int r = 0; r < processes; ++r) ranks_.append(RankState{r});
   partial_.clear();
   stopping_ = false;
   exitCode_ = -1;
-  const QStringList arguments = {"launch",    "--nproc-per-node", QString::number(processes),
-                                 projectPath, "--run-dir",        runDir};
+  QStringList arguments = {"launch",    "--nproc-per-node", QString::number(processes),
+                           projectPath, "--run-dir",        runDir};
+  if (resume) arguments << "--resume";
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, arguments.join(' '))});
   process_.start(cli, arguments);
   emit ranksChanged();
@@ -79,12 +95,7 @@ void LaunchedRun::stop() {
   if (!isActive() || stopping_) return;
   stopping_ = true;
   process_.terminate();  // SIGTERM: launch forwards it to every rank
-  QTimer::singleShot(kStopGraceMs, this, [this] {
-    if (isActive()) {
-      emit logLines({tr("the ranks did not stop within %1 s: killed").arg(kStopGraceMs / 1000)});
-      process_.kill();
-    }
-  });
+  graceTimer_.start();   // stopped when this run ends: never fires on a later one
 }
 
 QString LaunchedRun::rankSummary() const {

@@ -8,10 +8,10 @@
 // (the distributed strategy votes on it) and saves; a launch still there after kStopGraceMs is
 // killed. Qt only; GUI thread.
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QProcess>
 #include <QStringList>
+#include <QTimer>
 #include <QVector>
 
 namespace tbench::gui {
@@ -33,10 +33,12 @@ class LaunchedRun : public QObject {
   /// towerbench-cli beside the running program, or $TOWERBENCH_CLI when set.
   static QString defaultCli();
 
-  /// Starts `cli launch --nproc-per-node processes projectPath --run-dir runDir`. False with
-  /// `*error` when it cannot start (no such program, already running).
+  /// Why `cli` cannot start a run (not there, not executable); empty when it can.
+  static QString cliProblem(const QString& cli);
+  /// Starts `cli launch --nproc-per-node processes projectPath --run-dir runDir [--resume]`.
+  /// False with `*error` when it cannot start (no such program, already running).
   bool start(const QString& cli, const QString& projectPath, const QString& runDir, int processes,
-             QString* error = nullptr);
+             QString* error = nullptr, bool resume = false);
   /// Asks every rank to stop (SIGTERM to launch, forwarded); kills after kStopGraceMs.
   void stop();
   bool isActive() const { return process_.state() != QProcess::NotRunning; }
@@ -60,6 +62,7 @@ class LaunchedRun : public QObject {
   RankState& rankAt(int rank);
 
   QProcess process_;
+  QTimer graceTimer_;  // Stop's kStopGraceMs, of this run only
   QByteArray partial_;
   QVector<RankState> ranks_;
   bool stopping_ = false;

@@ -37,6 +37,7 @@ void RunFollower::follow(const QString& runDir) {
   streamOffset_ = 0;
   partial_.clear();
   statsPoints_ = 0;
+  statsSteps_.clear();
   usingStream_ = false;
   endedSent_ = false;
   reported_.clear();
@@ -49,11 +50,17 @@ void RunFollower::stop() { timer_.stop(); }
 
 void RunFollower::poll() {
   if (runDir_.isEmpty()) return;
+  // run.json first: the engine writes its last scalars before it records the end, so a run
+  // seen ended here has all its points in the files read next.
+  const FollowedStatus before = status_;
+  const bool endedBefore = endedSent_;
+  readStatus(/*announce=*/false);
   bridge::MetricSamples samples;
   readStream(samples);
   if (!usingStream_) readStats(samples);
   if (!samples.isEmpty()) emit metricsRead(samples);
-  readStatus();
+  if (!(status_ == before)) emit statusChanged(status_);
+  if (!endedBefore && endedSent_) emit ended(status_.state);
 }
 
 void RunFollower::readStream(bridge::MetricSamples& out) {
@@ -86,9 +93,12 @@ void RunFollower::readStream(bridge::MetricSamples& out) {
       ++damaged;
       continue;
     }
-    out.append(bridge::MetricSample{o.value("name").toString(), o.value("step").toInteger(),
-                                    o.value("epoch").toInteger(), o.value("time").toDouble(),
-                                    value});
+    const QString name = o.value("name").toString();
+    const qint64 step = o.value("step").toInteger();
+    // Points stats.json gave before the stream appeared are not given twice.
+    if (step <= statsSteps_.value(name, -1)) continue;
+    out.append(bridge::MetricSample{name, step, o.value("epoch").toInteger(),
+                                    o.value("time").toDouble(), value});
   }
   if (damaged > 0 && !reported_.contains("scalars.jsonl")) {
     reported_ << "scalars.jsonl";
@@ -110,11 +120,12 @@ void RunFollower::readStats(bridge::MetricSamples& out) {
   for (qsizetype i = statsPoints_; i < stats.points.size(); ++i) {
     const ScalarPoint& p = stats.points[i];
     out.append(bridge::MetricSample{p.name, p.step, p.epoch, 0.0, p.value});
+    statsSteps_[p.name] = std::max(statsSteps_.value(p.name, -1), p.step);
   }
   statsPoints_ = std::max<qsizetype>(statsPoints_, stats.points.size());
 }
 
-void RunFollower::readStatus() {
+void RunFollower::readStatus(bool announce) {
   QFile file(QDir(runDir_).filePath("run.json"));
   if (!file.open(QIODevice::ReadOnly)) return;
   const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
@@ -127,13 +138,12 @@ void RunFollower::readStatus() {
   status.maxEpoch = o.value("max_epoch").toInteger();
   status.stepsPerEpoch = o.value("steps_per_epoch").toInteger();
   status.error = o.value("error").toString();
-  if (!(status == status_)) {
-    status_ = status;
-    emit statusChanged(status_);
-  }
+  const bool changed = !(status == status_);
+  status_ = status;
+  if (changed && announce) emit statusChanged(status_);
   if (!endedSent_ && status_.state != QLatin1String("running")) {
     endedSent_ = true;
-    emit ended(status_.state);
+    if (announce) emit ended(status_.state);
   }
 }
 

@@ -11,6 +11,7 @@
 // that the run ended (run.json no longer "running"). Damaged lines and files are skipped and
 // reported once (problem), never fatal. Qt only; GUI thread.
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -63,13 +64,15 @@ class RunFollower : public QObject {
  private:
   void readStream(bridge::MetricSamples& out);
   void readStats(bridge::MetricSamples& out);
-  void readStatus();
+  /// Reads run.json into status_; `announce`: emit statusChanged / ended here.
+  void readStatus(bool announce = true);
 
   QString runDir_;
   QTimer timer_;
   qint64 streamOffset_ = 0;
   QByteArray partial_;  // a last line without its newline yet
   qsizetype statsPoints_ = 0;
+  QHash<QString, qint64> statsSteps_;  // the last step stats.json gave per scalar
   bool usingStream_ = false;
   bool endedSent_ = false;
   QStringList reported_;  // files whose damage was reported

@@ -8,11 +8,13 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <memory>
 
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
@@ -137,6 +139,12 @@ class TestFollowRun : public QObject {
     samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
     QCOMPARE(samples.size(), 1);
     QCOMPARE(samples[0].step, qint64{20});
+    // Its stream appears (a resumed run): only what stats.json did not give already.
+    append(old.filePath("scalars.jsonl"), line("cost", 15, 0.7) + line("cost", 25, 0.4));
+    follower.poll();
+    samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 1);
+    QCOMPARE(samples[0].step, qint64{25});
   }
 
   void theWindowFollowsARunStartedElsewhere() {
@@ -208,7 +216,8 @@ class TestFollowRun : public QObject {
     // A long run, stopped: both ranks stop at the same step, cleanly, and say so.
     QVERIFY(window.openProject(writeProjectFrom(dir, "long.json", [](nlohmann::json& doc) {
       doc["max_epoch"] = 1000;
-      doc["callbacks"] = nlohmann::json::array();
+      // Its saver also saves where a stop ends the run: what Resume continues from.
+      doc["callbacks"] = nlohmann::json::array({{{"type", "model_saver"}}});
       doc["trainer"] = {{"strategy", "distributed"}, {"devices", {"cpu"}}, {"local_processes", 2}};
     })));
     windowAction(window, "actionStart")->trigger();
@@ -223,6 +232,25 @@ class TestFollowRun : public QObject {
     QCOMPARE(status["state"].toString(), QString("stopped"));
     QVERIFY2(window.runStatusBar()->stateText().startsWith("Stopped"),
              qPrintable(window.runStatusBar()->stateText()));
+
+    // Resumed from Run History: launched again with --resume, its curve continued.
+    const qint64 stoppedAt = status["global_step"].toInteger();
+    {
+      std::unique_ptr<QMenu> menu(
+          window.history()->createContextMenu(window.history()->rowOf(longRun), &window));
+      QAction* resume = menu->findChild<QAction*>("resumeAction");
+      QVERIFY(resume->isEnabled());
+      resume->trigger();
+    }
+    QVERIFY(launched->isActive());
+    QVERIFY(window.logView()->toPlainText().contains("--resume"));
+    QTRY_VERIFY_WITH_TIMEOUT(lastStep(window, "cost") > stoppedAt + 3, 60000);
+    windowAction(window, "actionStop")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!launched->isActive(), 60000);
+    const QJsonObject again = readJson(QDir(longRun).filePath("run.json"));
+    QCOMPARE(again["state"].toString(), QString("stopped"));
+    QVERIFY(again["global_step"].toInteger() > stoppedAt);
+    QCOMPARE(window.history()->runCount(), 2);  // the same run continued, not a new one
   }
 
  private:

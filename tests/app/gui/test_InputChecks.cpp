@@ -134,6 +134,15 @@ class TestInputChecks : public QObject {
     QVERIFY2(box->text().contains("$.data.batch_size: must be >= 1"), qPrintable(box->text()));
     box->close();
     QVERIFY(window.runs()->state() == bridge::RunState::Idle);
+    // The document's value replaces a flagged text, even the same value as before.
+    QVERIFY(window.openProject(window.projectPath()));
+    QCOMPARE(batch->text(), QStringLiteral("64"));
+    QCOMPARE(issueOf(window, "data.batch_size"), QString());
+    batch->setFocus();
+    batch->selectAll();
+    QTest::keyClick(batch, Qt::Key_Delete);
+    QTest::keyClicks(batch, "0");
+    QCOMPARE(issueOf(window, "data.batch_size"), QStringLiteral("must be >= 1"));
     // A valid number clears the flag and is written.
     batch->setFocus();
     batch->selectAll();
