@@ -22,15 +22,6 @@ string(REGEX REPLACE ".* ([0-9]+)$" "\\1" TOWERBENCH_PLUGIN_ABI "${abiLine}")
 
 set(packageDir ${CMAKE_INSTALL_LIBDIR}/cmake/Towerbench)
 install(TARGETS tb_plugin_api EXPORT TowerbenchTargets)
-if(TOWERBENCH_BUNDLED_JSON)
-  # The nlohmann/json carried in the tree goes with the package (plugins include it).
-  install(TARGETS nlohmann_json EXPORT TowerbenchTargets)
-  install(DIRECTORY ${CMAKE_SOURCE_DIR}/third_party/nlohmann
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/towerbench/third_party)
-  set(TOWERBENCH_FIND_JSON "")
-else()
-  set(TOWERBENCH_FIND_JSON "find_dependency(nlohmann_json 3)")
-endif()
 install(EXPORT TowerbenchTargets NAMESPACE Towerbench:: DESTINATION ${packageDir})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/engine/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/towerbench/engine
         FILES_MATCHING PATTERN "*.h")
