@@ -43,6 +43,8 @@ namespace tbench::ui {
 class MetricChart : public QWidget {
   Q_OBJECT
  public:
+  /// Most legend entries side by side (fewer where the chart is narrow).
+  static constexpr int kMaxLegendColumns = 4;
   MetricChart(const QString& title, const SeriesStore& store, QWidget* parent = nullptr);
   ~MetricChart() override;
 

@@ -41,15 +41,7 @@ struct FakeRun {
   QString path(const QString& name) const { return QDir(dir).filePath(name); }
 
   /// project.json: the keys the panel reads, in the engine's dump(2) layout.
-  void writeProject(const QString& name, int maxEpoch) const {
-    QJsonObject project{{"format", 1},
-                        {"name", name},
-                        {"max_epoch", maxEpoch},
-                        {"starting_epoch", 1},
-                        {"run_root", "train_log"},
-                        {"steps_per_epoch", 0}};
-    writeText(path("project.json"), QJsonDocument(project).toJson(QJsonDocument::Indented));
-  }
+  void writeProject(const QString& name, int maxEpoch) const { writeProject(name, maxEpoch, {}); }
 
   /// project.json with `extra`'s keys over writeProject's (nested objects replaced whole).
   void writeProject(const QString& name, int maxEpoch, const QJsonObject& extra) const {
