@@ -153,6 +153,8 @@ class MainWindow : public QMainWindow {
   void onMetrics(const bridge::MetricSamples& samples);
   void onRunFailed(const QString& message);
   void onOverlayChanged(const QStringList& runDirs);
+  /// Puts the curves `runDir` wrote so far (its stats.json) on the plots, under its id.
+  void plotRunSoFar(const QString& runDir);
   /// Gives every run on the plots its Run History name and colour.
   void styleRuns();
   void onImagesRequested(const QString& runDir);

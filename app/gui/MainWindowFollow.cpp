@@ -16,7 +16,6 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
-#include "app/gui/history/RunStats.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
 #include "widgets/LivePlotWidget.h"
@@ -106,16 +105,7 @@ void MainWindow::launchRun(const QString& projectFile, const QString& runDir, in
   }
   clearRunView();
   controls_->beginRun(resume ? std::nan("") : startingLearningRate());
-  if (resume) {
-    // The run's curves so far; rank 0's new points continue them.
-    QString error;
-    const ScalarSeries series = readScalarSeries(runDir, &error);
-    ui::MetricPoints points;
-    const QString id = QFileInfo(runDir).fileName();
-    for (const auto& p : series)
-      points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
-    plots_->appendPoints(points);
-  }
+  if (resume) plotRunSoFar(runDir);  // rank 0's new points continue its curves
   QString error;
   if (!launched_->start(cli, projectFile, runDir, processes, &error, resume)) {
     showMessage(QMessageBox::Warning, tr("Cannot Start"), error);

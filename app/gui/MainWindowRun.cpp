@@ -226,15 +226,8 @@ void MainWindow::resumeRun(const QString& runDir) {
   }
   clearRunView();
   controls_->beginRun(std::nan(""));  // the run's own rate arrives with its first step
-  // The run's curves so far (stats.json); the live points continue them.
-  const QString id = QFileInfo(runDir).fileName();
+  plotRunSoFar(runDir);  // the live points continue its curves
   QString error;
-  ui::MetricPoints points;
-  for (const auto& p : readScalarSeries(runDir, &error)) {
-    points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
-  }
-  if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
-  plots_->appendPoints(points);
   bridge::StartOptions options;
   options.projectText = QString::fromUtf8(projectText);
   options.projectPath = projectFile;
@@ -277,6 +270,21 @@ void MainWindow::styleRuns() {
   plots_->setRunAppearances(looks);
 }
 
+void MainWindow::plotRunSoFar(const QString& runDir) {
+  const QString id = QFileInfo(runDir).fileName();
+  QString error;
+  const ScalarSeries series = readScalarSeries(runDir, &error);
+  if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
+  ui::MetricPoints points;
+  qint64 stepsPerEpoch = 0;
+  for (const auto& p : series) {
+    points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
+    if (p.epoch > 0) stepsPerEpoch = p.step / p.epoch;
+  }
+  if (stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, stepsPerEpoch);
+  plots_->appendPoints(points);
+}
+
 void MainWindow::onOverlayChanged(const QStringList& runDirs) {
   QSet<QString> wanted;
   for (const QString& dir : runDirs) {
@@ -284,17 +292,7 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
     if (id == liveRunId_) continue;  // already live on the plots
     wanted.insert(id);
     if (overlaid_.contains(id)) continue;
-    QString error;
-    const ScalarSeries series = readScalarSeries(dir, &error);
-    if (!error.isEmpty()) log_->appendNote(tr("overlay of %1: %2").arg(dir, error));
-    ui::MetricPoints points;
-    qint64 stepsPerEpoch = 0;
-    for (const auto& p : series) {
-      points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
-      if (p.epoch > 0) stepsPerEpoch = p.step / p.epoch;
-    }
-    if (stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, stepsPerEpoch);
-    plots_->appendPoints(points);
+    plotRunSoFar(dir);
     overlaid_.insert(id);
   }
   for (const QString& id : overlaid_) plots_->setRunVisible(id, wanted.contains(id));

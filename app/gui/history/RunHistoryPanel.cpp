@@ -348,8 +348,13 @@ void RunHistoryPanel::onHeaderClicked(int column) {
 }
 
 void RunHistoryPanel::sortByColumn(const QString& header, Qt::SortOrder order) {
-  sortHeader_ = header;
+  const bool unsort = !columnHeaders().contains(header) && !header.startsWith(tr("Best"));
+  sortHeader_ = unsort ? QString() : header;
   sortOrder_ = order;
+  if (unsort) {  // back to newest first: the order rows are built in
+    rebuildTable();
+    return;
+  }
   const bool wasRebuilding = rebuilding_;
   rebuilding_ = true;
   applySort();
@@ -365,20 +370,8 @@ void RunHistoryPanel::applySort() {
     if (headers.at(c).startsWith(tr("Best"))) column = c;
   }
   QHeaderView* header = table_->horizontalHeader();
-  if (column < 0) {
+  if (column < 0) {  // rebuildTable fills the rows newest first
     header->setSortIndicatorShown(false);
-    // Newest first, the order of runs_: rows are put back by their run directory.
-    for (int target = 0; target < runs_.size(); ++target) {
-      const int row = rowOf(runs_.at(target).dir);
-      if (row > target) {
-        for (int c = 0; c < table_->columnCount(); ++c) {
-          QTableWidgetItem* a = table_->takeItem(target, c);
-          QTableWidgetItem* b = table_->takeItem(row, c);
-          table_->setItem(target, c, b);
-          table_->setItem(row, c, a);
-        }
-      }
-    }
     return;
   }
   header->setSortIndicatorShown(true);
