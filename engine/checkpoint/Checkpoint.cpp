@@ -20,6 +20,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
+#include "engine/core/TorchCompat.h"
 
 namespace tbench {
 namespace {
@@ -90,7 +91,7 @@ void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
   };
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& param : group.params()) {
-      auto it = optimizer.state().find(c10::guts::to_string(param.unsafeGetTensorImpl()));
+      auto it = optimizer.state().find(compat::optimizerStateKey(param));
       if (it == optimizer.state().end()) continue;
       OptimizerParamState* state = it->second.get();
       if (auto* s = dynamic_cast<AdamParamState*>(state)) {

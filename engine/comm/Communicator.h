@@ -34,8 +34,8 @@ class Communicator {
   virtual std::string name() const = 0;
 };
 
-/// The communicator for towers on `devices`: NCCL when they are all CUDA devices and NCCL was
-/// built in, in-process otherwise.
+/// The communicator for towers on `devices`: NCCL when they are all distinct CUDA devices and
+/// NCCL was built in, in-process otherwise (CPU towers, or towers sharing a GPU).
 std::unique_ptr<Communicator> makeCommunicator(const std::vector<Device>& devices);
 
 /// Throws CheckError unless every tower has the same number of tensors with equal shapes and

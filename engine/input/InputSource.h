@@ -35,8 +35,9 @@ class InputSource {
   virtual void stop() {}
   /// Before the first batch: the first `count` batches of the data are skipped, so that a
   /// resumed run sees the data exactly where the interrupted run would have (the data order is
-  /// a function of the seed and the position). Inputs without an order ignore it.
-  void skipBatches(int64_t count) { toSkip_ = count; }
+  /// a function of the seed and the position). Inputs without an order ignore it; a wrapper
+  /// (StagingInput) passes it on.
+  virtual void skipBatches(int64_t count) { toSkip_ = count; }
 
  protected:
   virtual void onSetup() {}

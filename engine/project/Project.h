@@ -66,7 +66,9 @@ struct Project {
   /// "trainer": the strategy (its type) with "devices" (one per tower) and its settings.
   ComponentSpec trainer = ComponentSpec::defaultOf("strategy");
   uint64_t seed = 42;
-  int64_t numThreads = 0;             ///< intra-op threads; 0 = the cores available
+  int64_t numThreads = 0;  ///< intra-op threads; 0 = the cores available
+  /// "32", "bf16-mixed" or "16-mixed" (engine/train/MixedPrecision.h).
+  std::string precision = "32";
   std::string runRoot = "train_log";  ///< runs go to <run_root>/<name>/<run-id>/
   /// The directory of the file the project was read from (not written to the file): relative
   /// file and directory paths of its components (data files, a TorchScript model) are resolved

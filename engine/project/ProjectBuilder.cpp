@@ -168,6 +168,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   config.runDir = runDir;
   config.seed = project.seed;
   config.numThreads = project.numThreads;
+  config.precision = parsePrecision(project.precision);
   config.initFrom = project.init.checkpoint;
   config.initIgnore = project.init.ignore;
   run.trainer->setProjectText(projectToJson(project).dump());

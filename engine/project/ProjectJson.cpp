@@ -354,7 +354,17 @@ bool usableAsDirectoryName(const std::string& name) {
   });
 }
 
-void readProject(JsonReader& r, const json& doc, Project& project) {
+void readProject(JsonReader& r, const json& given, Project& project) {
+  // "precision": 32, a number, as Lightning takes it (and `--set precision=32` gives), reads as
+  // "32"; the other precisions are strings.
+  json copy;
+  const bool numeric32 = given.is_object() && given.contains("precision") &&
+                         given["precision"].is_number() && given["precision"] == 32;
+  if (numeric32) {
+    copy = given;
+    copy["precision"] = "32";
+  }
+  const json& doc = numeric32 ? copy : given;
   ObjectReader top(r, doc, "$");
   if (!top.valid()) return;
   if (const json* format = top.get("format", true)) {
@@ -379,6 +389,7 @@ void readProject(JsonReader& r, const json& doc, Project& project) {
   project.startingEpoch = s.integer("starting_epoch");
   project.seed = s.seed("seed");
   project.numThreads = s.integer("num_threads");
+  project.precision = s.string("precision");
   project.runRoot = s.string("run_root");
   if (valid("name") && top.has("name") && !usableAsDirectoryName(project.name)) {
     r.report("$.name", str("must be usable as a directory name (letters, digits, \".\", \"_\" "
@@ -399,6 +410,14 @@ void readProject(JsonReader& r, const json& doc, Project& project) {
   if (const json* init = top.get("init")) readInit(r, *init, project.init);
   if (const json* monitors = top.get("monitors")) readMonitors(r, *monitors, project);
   if (const json* trainer = top.get("trainer")) readTrainer(r, *trainer, project);
+  if (valid("precision") && project.precision == "16-mixed") {
+    for (const std::string& device : project.devices()) {
+      if (device.rfind("cuda", 0) == 0) continue;
+      r.report("$.precision", str("\"16-mixed\" needs CUDA devices, but trainer.devices has \"",
+                                  device, "\"; use \"bf16-mixed\" on a CPU"));
+      break;
+    }
+  }
   top.finish();
 }
 
@@ -490,6 +509,7 @@ json projectToJson(const Project& p) {
   doc["trainer"] = componentToJson(p.trainer);
   doc["seed"] = p.seed;
   doc["num_threads"] = p.numThreads;
+  doc["precision"] = p.precision;
   doc["run_root"] = p.runRoot;
   return doc;
 }

@@ -77,6 +77,10 @@ const std::vector<ObjectDescription>& fixedObjects() {
                         .help("Intra-op threads")
                         .atLeast(0)
                         .zeroMeans("all cores"),
+                    key::choice("precision", p.precision, {"32", "bf16-mixed", "16-mixed"})
+                        .label("Precision")
+                        .help("32; bf16-mixed: autocast to bfloat16 (CPU or CUDA); 16-mixed: "
+                              "float16 with loss scaling (CUDA)"),
                     key::directory("run_root", p.runRoot)
                         .label("Run root")
                         .help("Runs go to <run_root>/<name>/<run-id>/")

@@ -47,10 +47,10 @@ void AsyncTrainer::runStep() {
         grad.zero_();
       }
     }
-    processGradients(masterParams, /*report=*/t == 0);
-    optimizer_->step();
+    if (prepareUpdate(masterParams, /*report=*/t == 0)) optimizer_->step();
     ++updates_;
   });
+  finishUpdate();
   report(costs);
 }
 

@@ -101,11 +101,10 @@ void DistributedTrainer::runStep() {
   optimizer_->zero_grad();
   try {
     if (!group_) {
-      torch::Tensor cost = model().cost(*tower_, *module_, batch);
-      TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
-      cost.backward();
-      processGradients(module_->parameters(), /*report=*/true);
-      optimizer_->step();
+      torch::Tensor cost = towerCost(*tower_, *module_, batch);
+      backward(cost);
+      if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
+      finishUpdate();
       putStepScalar("cost", cost.item<double>());
       putSummaries(*tower_);
       return;
@@ -121,9 +120,8 @@ void DistributedTrainer::runStep() {
       group_->fail(e, str("the start of step ", step));
     }
     if (reducer_) reducer_->prepare();
-    torch::Tensor cost = model().cost(*tower_, *module_, batch);
-    TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
-    cost.backward();
+    torch::Tensor cost = towerCost(*tower_, *module_, batch);
+    backward(cost);
     try {
       if (reducer_) reducer_->finish();
       if (nccl_) reduceOnNccl();
@@ -131,8 +129,8 @@ void DistributedTrainer::runStep() {
     } catch (const std::exception& e) {
       group_->fail(e, str("the gradient all-reduce of step ", step));
     }
-    processGradients(module_->parameters(), /*report=*/true);
-    optimizer_->step();
+    if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
+    finishUpdate();
     group_->setProgress(step);
     putStepScalar("cost", cost.item<double>());
     putSummaries(*tower_);

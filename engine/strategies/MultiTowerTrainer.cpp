@@ -62,10 +62,8 @@ torch::Tensor MultiTowerTrainer::forwardBackward(int t, const Batch& batch) {
   for (auto& p : module.parameters()) {
     if (p.grad().defined()) p.grad().zero_();
   }
-  torch::Tensor cost = model().cost(*towers_[static_cast<size_t>(t)], module, batch);
-  TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes(), " on ",
-           towers_[static_cast<size_t>(t)]->name());
-  cost.backward();
+  torch::Tensor cost = towerCost(*towers_[static_cast<size_t>(t)], module, batch);
+  backward(cost);
   return cost.detach();
 }
 

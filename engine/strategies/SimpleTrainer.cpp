@@ -28,11 +28,10 @@ void SimpleTrainer::runStep() {
   if (samplesPerStep() == 0) setSamplesPerStep(batch.batchSize());
   module_->train();
   optimizer_->zero_grad();
-  torch::Tensor cost = model().cost(*tower_, *module_, batch);
-  TB_CHECK(cost.numel() == 1, "cost() must return a scalar, got shape ", cost.sizes());
-  cost.backward();
-  processGradients(module_->parameters(), /*report=*/true);
-  optimizer_->step();
+  torch::Tensor cost = towerCost(*tower_, *module_, batch);
+  backward(cost);
+  if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
+  finishUpdate();
   putStepScalar("cost", cost.item<double>());
   putSummaries(*tower_);
 }

@@ -44,8 +44,8 @@ void SyncParameterServerTrainer::runStep() {
     }
     grad.mul_(scale);
   }
-  processGradients(masterParams, /*report=*/true);
-  optimizer_->step();
+  if (prepareUpdate(masterParams, /*report=*/true)) optimizer_->step();
+  finishUpdate();
 }
 
 }  // namespace tbench

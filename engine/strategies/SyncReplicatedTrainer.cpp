@@ -94,9 +94,10 @@ void SyncReplicatedTrainer::runStep() {
   std::vector<std::vector<torch::Tensor>> params;
   for (int t = 0; t < numTowers(); ++t) params.push_back(replica(t).parameters());
   workers().run([&](int t) {
-    processGradients(params[static_cast<size_t>(t)], /*report=*/t == 0);
-    optimizers_[static_cast<size_t>(t)]->step();
+    if (prepareUpdate(params[static_cast<size_t>(t)], /*report=*/t == 0))
+      optimizers_[static_cast<size_t>(t)]->step();
   });
+  finishUpdate();
   broadcastBuffersFromTowerZero();
 }
 

@@ -7,7 +7,10 @@
 // gradient norm "grad_norm" (GradientProcessing.h; every strategy processes the gradients its
 // update uses, between backward and the optimizer's step).
 
+#include <memory>
+
 #include "engine/train/GradientProcessing.h"
+#include "engine/train/MixedPrecision.h"
 #include "engine/train/TowerTrainer.h"
 
 namespace tbench {
@@ -26,6 +29,20 @@ class SingleCostTrainer : public TowerTrainer {
   /// Clipping and the grad_norm report; before train().
   void setGradientProcessing(GradientProcessing processing) { gradients_ = processing; }
   const GradientProcessing& gradientProcessing() const { return gradients_; }
+  /// The project's "precision" (MixedPrecision.h); before setupGraph(). InputError for
+  /// "16-mixed" with a tower that is not on CUDA (CPU autocast has no float16).
+  void setPrecision(Precision precision, GradScalerOptions scaler = {});
+  Precision precision() const { return precision_; }
+  /// Loss scaling (GradScaler) without autocast, whatever the precision: for a model that
+  /// computes in float16 itself. "16-mixed" turns it on. Before setupGraph().
+  void enableLossScaling(GradScalerOptions options = {});
+  /// The scaler when loss scaling is on, else null.
+  const GradScaler* gradScaler() const { return scaler_.get(); }
+  /// Under "16-mixed", the gradient scaler's state (GradScaler::state()); nothing otherwise.
+  std::map<std::string, torch::Tensor> extraState() override;
+  /// Restores the scaler; a checkpoint without one (taken at another precision) starts a new
+  /// scaler, with a note in the log.
+  void restoreExtraState(const std::map<std::string, torch::Tensor>& state) override;
 
  protected:
   using TowerTrainer::TowerTrainer;
@@ -36,9 +53,28 @@ class SingleCostTrainer : public TowerTrainer {
   /// engine thread waits for them; at most one caller per step passes `report`.
   void processGradients(const std::vector<torch::Tensor>& params, bool report);
 
+  // The step of every strategy, under the project's precision:
+  //   cost = towerCost(...); backward(cost);            (per tower)
+  //   if (prepareUpdate(params, report)) optimizer->step();   (per update)
+  //   finishUpdate();                                   (once per step, on the engine thread)
+  /// model().cost() under the precision's autocast for the tower's device, checked to be a
+  /// scalar; float32 whatever precision the forward pass used.
+  torch::Tensor towerCost(TowerContext& tower, torch::nn::Module& module, const Batch& batch);
+  /// cost.backward(), through the gradient scaler under "16-mixed".
+  void backward(const torch::Tensor& cost);
+  /// Between backward (and any all-reduce) and an update of `params`: unscales their gradients
+  /// ("16-mixed") and applies processGradients(params, report). False when a gradient
+  /// overflowed: the caller skips this update. Thread-safe across towers.
+  bool prepareUpdate(const std::vector<torch::Tensor>& params, bool report);
+  /// Once per step after its updates: the scaler's bookkeeping; under "16-mixed" puts
+  /// "grad_scale" and "skipped_steps" (overflowing steps so far) as scalars of the step.
+  void finishUpdate();
+
  private:
   ModelDescPtr model_;
   GradientProcessing gradients_;
+  Precision precision_ = Precision::Full32;
+  std::unique_ptr<GradScaler> scaler_;
 };
 
 /// Reads the learning rate of the first parameter group, sets it on every group.

@@ -113,8 +113,13 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& traine
   trainer.setMonitors(monitors);
   if (auto* singleCost = dynamic_cast<SingleCostTrainer*>(&trainer)) {
     singleCost->setGradientProcessing(config.gradients);
+    singleCost->setPrecision(config.precision);
   } else if (config.gradients.clipGlobalNorm_ > 0 || config.gradients.clipValue_ > 0) {
     throw InputError("gradient clipping is implemented by the single-cost trainers only");
+  } else if (config.precision != Precision::Full32) {
+    throw InputError(str("precision \"", precisionName(config.precision),
+                         "\" is implemented by the single-cost trainers only; this trainer "
+                         "trains in \"32\""));
   }
   trainer.setupGraph(input, config.model);
   for (const auto& cb : config.callbacks) trainer.registerCallback(cb);

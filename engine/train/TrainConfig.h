@@ -40,6 +40,8 @@ struct TrainConfig {
 
   /// Gradient clipping and the "grad_norm" scalar, for every strategy.
   GradientProcessing gradients;
+  /// "32", "bf16-mixed" or "16-mixed" (MixedPrecision.h); the single-cost trainers only.
+  Precision precision = Precision::Full32;
 
   int64_t stepsPerEpoch = 0;  ///< 0: the input's size (batches per pass)
   int64_t startingEpoch = 1;

@@ -54,8 +54,8 @@ FormSection* makeComponentSection(const QString& title, const QString& slotPath,
 
 FormSection* makeGeneralSection(IssueMarkers* markers, QWidget* parent) {
   auto* section = new FormSection(QObject::tr("General"), QString(), markers, parent);
-  section->addKeys(
-      objectKeys(QString(), {"name", "description", "seed", "num_threads", "run_root"}));
+  section->addKeys(objectKeys(
+      QString(), {"name", "description", "seed", "num_threads", "precision", "run_root"}));
   if (auto* name = section->findChild<QLineEdit*>(QStringLiteral("name"))) {
     name->setValidator(new QRegularExpressionValidator(
         QRegularExpression(QStringLiteral("[A-Za-z0-9._-]*")), name));

@@ -21,7 +21,7 @@ class IssueMarkers;
 FormSection* makeComponentSection(const QString& title, const QString& slotPath,
                                   IssueMarkers* markers, QWidget* parent, bool typeChoice,
                                   bool hideForeign, const QString& namePrefix = QString());
-/// name, description, seed, num_threads, run_root.
+/// name, description, seed, num_threads, precision, run_root.
 FormSection* makeGeneralSection(IssueMarkers* markers, QWidget* parent);
 /// model: the model types and their keys; the fields of the other types are hidden.
 FormSection* makeModelSection(IssueMarkers* markers, QWidget* parent);

@@ -1,10 +1,13 @@
 // The built-in trainer strategies: description and factory of each. "devices" is a key every
 // strategy has (one tower per device; Builtin.cpp).
 
+#include <algorithm>
+
 #include "engine/comm/DistributedGroup.h"
 #include "engine/data/ShardedData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
+#include "engine/input/StagingInput.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 #include "engine/strategies/AsyncTrainer.h"
@@ -23,6 +26,14 @@ KeyDescription queueSizeKey() {
       .label("Queue size")
       .help("Capacity of the batch queue filled by a background thread")
       .atLeast(1);
+}
+
+KeyDescription stagingKey() {
+  return key::boolean("staging", true)
+      .label("Stage batches on the GPU")
+      .help(
+          "Copy each CUDA tower's next batch while the current step runs (StagingInput); "
+          "nothing to do on CPU towers");
 }
 
 KeyDescription psDeviceKey() {
@@ -85,8 +96,15 @@ std::unique_ptr<TowerTrainer> simpleTrainer(const Settings&, const std::vector<D
   return std::make_unique<SimpleTrainer>(devices.front());
 }
 
+/// QueueInput, staged on the GPU (StagingInput) when a tower is on CUDA and "staging" is on.
 InputSourcePtr queueInput(DataFlowPtr batches, const Settings& s) {
-  return std::make_shared<QueueInput>(batches, s.integer("queue_size"));
+  InputSourcePtr input = std::make_shared<QueueInput>(batches, s.integer("queue_size"));
+  std::vector<Device> devices;
+  for (const std::string& d : s.strings("devices")) devices.push_back(Device::parse(d));
+  const bool anyCuda =
+      std::any_of(devices.begin(), devices.end(), [](const Device& d) { return d.isCuda(); });
+  if (anyCuda && s.boolean("staging")) input = std::make_shared<StagingInput>(input, devices);
+  return input;
 }
 
 /// The `distributed` strategy: one process per device (docs/ARCHITECTURE.md §6b).
@@ -168,7 +186,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
 
   ComponentType queue = describe(
       "queue_input", "One tower; a background thread fills a queue of batches (QueueInput)",
-      {queueSizeKey()});
+      {queueSizeKey(), stagingKey()});
   queue.check = oneDevice("queue_input");
   queue.traits = {{"towers", "one"}};
   registerStrategy(registry, queue, {simpleTrainer, queueInput});
@@ -178,7 +196,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
                        "sync_parameter_server",
                        "One tower per device; gradients averaged on the parameter device, which "
                        "updates and sends the variables back",
-                       {queueSizeKey(), psDeviceKey()}))),
+                       {queueSizeKey(), stagingKey(), psDeviceKey()}))),
                    {[](const Settings& s, const std::vector<Device>& devices,
                        const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
                       requireSingleCost("sync_parameter_server", model);
@@ -193,7 +211,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
           "sync_replicated",
           "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
           "updates itself",
-          {queueSizeKey(),
+          {queueSizeKey(), stagingKey(),
            key::boolean("average", true)
                .label("Average gradients")
                .help("Average the towers' gradients (on) or sum them (off)"),
@@ -217,7 +235,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
           describe("async",
                    "One tower per device, each applying its own gradients to the master variables "
                    "without waiting (stale gradients)",
-                   {queueSizeKey(), psDeviceKey()}))),
+                   {queueSizeKey(), stagingKey(), psDeviceKey()}))),
       {[](const Settings& s, const std::vector<Device>& devices,
           const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
          requireSingleCost("async", model);

@@ -396,8 +396,9 @@ class TestProjectJson : public QObject {
     QVERIFY(!defaults["data"].contains("validation"));
     QVERIFY(defaults["trainer"].contains("queue_size"));
     QCOMPARE(defaults["format"].get<int>(), 1);
-    // Every field of Project written: its 16 top-level fields minus the disabled schedule.
-    QCOMPARE(defaults.size(), size_t{15});
+    QCOMPARE(defaults["precision"].get<std::string>(), std::string("32"));
+    // Every field of Project written: its 17 top-level fields minus the disabled schedule.
+    QCOMPARE(defaults.size(), size_t{16});
   }
 
   void malformedFixturesAreAllListed() {

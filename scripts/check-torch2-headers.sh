@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Compiles (syntax only) every engine and CLI source against another LibTorch's headers, to
+# find what TorchCompat.h must cover before a GPU machine does. No linking: the other
+# LibTorch's libraries may need a newer C library than this machine's.
+#
+#   scripts/check-torch2-headers.sh BUILD_DIR TORCH_INCLUDE [JOBS]
+#
+# BUILD_DIR: a configured build of this tree (its compile commands are reused).
+# TORCH_INCLUDE: the other LibTorch's include directory, the one holding ATen/, c10/ and torch/:
+#   a pip torch's  $(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')/include,
+#   or Debian trixie's libtorch-dev unpacked:  apt-get download libtorch-dev (2.6) &&
+#   dpkg -x libtorch-dev_*.deb /tmp/torch2  ->  /tmp/torch2/usr/include
+# Prints one line per failing file and its first errors; exits 1 when any failed.
+set -euo pipefail
+build=${1:?usage: $0 BUILD_DIR TORCH_INCLUDE [JOBS]}
+inc=${2:?usage: $0 BUILD_DIR TORCH_INCLUDE [JOBS]}
+jobs=${3:-1}
+[ -f "$inc/torch/csrc/api/include/torch/torch.h" ] || { echo "$inc has no torch/csrc/api/include/torch/torch.h" >&2; exit 2; }
+version=$(grep -o 'TORCH_VERSION "[^"]*"' "$inc/torch/version.h" 2>/dev/null || echo "unknown version")
+out=$(mktemp -d)
+ninja -C "$build" -t compdb >"$out/compdb.json"
+python3 - "$out/compdb.json" "$inc" "$out/commands" <<'PY'
+import json, re, shlex, sys
+entries, inc, dest = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+seen, lines = set(), []
+for e in entries:
+    f = e["file"]
+    if not f.endswith(".cpp") or f in seen: continue
+    if not re.search(r"/(engine|app/cli|examples)/", f): continue
+    seen.add(f)
+    args = shlex.split(e["command"])
+    # Drop the launcher, the precompiled header and the outputs; the other LibTorch's
+    # headers come first, before the installed 1.13 ones in /usr/include.
+    args = args[args.index(next(a for a in args if a.endswith(("c++", "g++", "clang++")))):]
+    keep, skip = [], False
+    for a in args:
+        if skip: skip = False; continue
+        if a in ("-include", "-o", "-MF", "-MT"): skip = True; continue
+        if a in ("-MD", "-Winvalid-pch", "-c") or a.endswith(".cpp"): continue
+        if a == "/usr/include/torch/csrc/api/include": a = inc + "/torch/csrc/api/include"
+        keep.append(a)
+    keep[1:1] = ["-isystem", inc, "-isystem", inc + "/torch/csrc/api/include", "-fsyntax-only",
+                 "-include", "torch/torch.h"]
+    lines.append(shlex.join(keep + [f]) + " # " + f)
+open(dest, "w").write("\n".join(lines) + "\n")
+print(f"{len(lines)} sources", file=sys.stderr)
+PY
+echo "checking against LibTorch headers in $inc ($version), $jobs at a time" >&2
+fail=0
+export out
+check() {
+  local cmd=$1 file=${1##*# }
+  if ! eval "${cmd% # *}" >"$out/$(basename "$file").log" 2>&1; then
+    echo "FAIL $file"; grep -m5 "error" "$out/$(basename "$file").log" | sed 's/^/    /'
+    return 1
+  fi
+}
+export -f check
+xargs -d '\n' -P "$jobs" -I{} bash -c 'check "$@"' _ {} <"$out/commands" || fail=1
+[ $fail = 0 ] && echo "all sources compile against $version" || echo "logs in $out"
+exit $fail

@@ -1,0 +1,304 @@
+// Mixed precision: autocast scopes, the gradient scaler on its own and in the real loop
+// (overflowing steps skipped, the scale backed off and grown, its state resumed), bf16-mixed
+// training against 32-bit, and the project key's validation.
+
+#include <QtTest>
+
+#include <torch/torch.h>
+
+#include <atomic>
+
+#include "engine/callbacks/CallbackFactory.h"
+#include "engine/checkpoint/Checkpoint.h"
+#include "engine/core/Check.h"
+#include "engine/data/DataFromList.h"
+#include "engine/input/FeedInput.h"
+#include "engine/models/Mlp.h"
+#include "engine/models/SupervisedModel.h"
+#include "engine/monitors/ScalarHistory.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/strategies/SimpleTrainer.h"
+#include "engine/strategies/SyncReplicatedTrainer.h"
+#include "engine/train/MixedPrecision.h"
+#include "engine/train/TrainConfig.h"
+
+using namespace tbench;
+
+namespace {
+
+/// A linear regression whose cost is multiplied by `blowUpAt`'s factor at chosen calls, so
+/// that its scaled gradients overflow float32 there.
+class OverflowingModel : public ModelDesc {
+ public:
+  std::vector<int64_t> overflowCalls;  ///< 1-based calls of cost() that overflow
+  std::atomic<int64_t> calls{0};
+
+  std::vector<InputSpec> inputs() const override {
+    return {{"x", torch::kFloat32, {-1, 4}}, {"y", torch::kFloat32, {-1, 1}}};
+  }
+  std::shared_ptr<torch::nn::Module> buildTower(const TowerContext&) override {
+    return std::make_shared<torch::nn::LinearImpl>(4, 1);
+  }
+  torch::Tensor cost(TowerContext&, torch::nn::Module& net, const Batch& batch) override {
+    auto& linear = dynamic_cast<torch::nn::LinearImpl&>(net);
+    const int64_t call = ++calls;
+    torch::Tensor c = (linear.forward(batch["x"]) - batch["y"]).pow(2).mean();
+    for (int64_t k : overflowCalls) {
+      if (k == call) c = c * 1e36;  // finite, but times the scale 65536 the gradient is not
+    }
+    return c;
+  }
+  std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) override {
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.05));
+  }
+};
+
+std::vector<Datapoint> regressionBatches(int n) {
+  torch::manual_seed(5);
+  const torch::Tensor w = torch::tensor({{1.0f}, {-2.0f}, {0.5f}, {3.0f}});
+  std::vector<Datapoint> batches;
+  for (int i = 0; i < n; ++i) {
+    torch::Tensor x = torch::randn({8, 4});
+    batches.push_back({x, x.mm(w)});
+  }
+  return batches;
+}
+
+TrainConfig baseConfig(ModelDescBasePtr model, std::vector<Datapoint> batches,
+                       std::shared_ptr<ScalarHistory> history) {
+  TrainConfig config;
+  config.model = std::move(model);
+  config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(std::move(batches)));
+  config.extraCallbacks = std::vector<CallbackPtr>{};
+  config.monitors = std::vector<TrainingMonitorPtr>{history};
+  config.seed = 1;
+  config.numThreads = 1;
+  return config;
+}
+
+std::vector<torch::Tensor> weights(SingleCostTrainer& trainer) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : trainer.mainModule().parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+}  // namespace
+
+class TestMixedPrecision : public QObject {
+  Q_OBJECT
+ private slots:
+  void parsesLightningNames() {
+    QCOMPARE(parsePrecision("32"), Precision::Full32);
+    QCOMPARE(parsePrecision("bf16-mixed"), Precision::Bf16Mixed);
+    QCOMPARE(parsePrecision("16-mixed"), Precision::Fp16Mixed);
+    QVERIFY_THROWS_EXCEPTION(InputError, parsePrecision("16"));
+    QCOMPARE(precisionName(Precision::Fp16Mixed), std::string("16-mixed"));
+  }
+
+  void autocastScopeCastsAndRestores() {
+    const torch::Tensor a = torch::randn({4, 4});
+    QCOMPARE(torch::mm(a, a).scalar_type(), torch::kFloat);
+    {
+      AutocastScope outer(Precision::Bf16Mixed, c10::DeviceType::CPU);
+      QCOMPARE(torch::mm(a, a).scalar_type(), torch::kBFloat16);
+      {
+        AutocastScope inner(Precision::Full32, c10::DeviceType::CPU);  // does nothing
+        QCOMPARE(torch::mm(a, a).scalar_type(), torch::kBFloat16);
+      }
+      QCOMPARE(torch::mm(a, a).scalar_type(), torch::kBFloat16);
+    }
+    QCOMPARE(torch::mm(a, a).scalar_type(), torch::kFloat);
+  }
+
+  void scalerUnscalesBacksOffAndGrows() {
+    GradScalerOptions options;
+    options.initScale = 1024;
+    options.growthInterval = 3;
+    GradScaler scaler(options);
+    torch::Tensor p = torch::zeros({3}, torch::requires_grad());
+    QCOMPARE(scaler.scale(torch::tensor(2.0)).item<double>(), 2048.0);
+
+    p.mutable_grad() = torch::tensor({1024.0f, 2048.0f, -512.0f});
+    QVERIFY(scaler.unscale({p}));
+    QVERIFY(torch::equal(p.grad(), torch::tensor({1.0f, 2.0f, -0.5f})));
+    QVERIFY(!scaler.update());
+
+    p.mutable_grad() = torch::tensor({1.0f, std::numeric_limits<float>::infinity(), 0.0f});
+    QVERIFY(!scaler.unscale({p}));
+    QVERIFY(scaler.update());  // skipped: backed off, growth count restarts
+    QCOMPARE(scaler.currentScale(), 512.0);
+    QCOMPARE(scaler.skippedSteps(), int64_t{1});
+
+    p.mutable_grad() = torch::tensor({std::nanf(""), 0.0f, 0.0f});
+    QVERIFY(!scaler.unscale({p}));
+    QVERIFY(scaler.update());
+    QCOMPARE(scaler.currentScale(), 256.0);
+
+    for (int i = 0; i < 3; ++i) {
+      p.mutable_grad() = torch::ones({3});
+      QVERIFY(scaler.unscale({p}));
+      QVERIFY(!scaler.update());
+    }
+    QCOMPARE(scaler.currentScale(), 512.0);  // grown after 3 clean steps
+
+    GradScaler restored;
+    QVERIFY(restored.restore(scaler.state()));
+    QCOMPARE(restored.currentScale(), 512.0);
+    QCOMPARE(restored.skippedSteps(), int64_t{2});
+    QVERIFY(!restored.restore({}));
+    auto bad = scaler.state();
+    bad["grad_scaler.scale"] = torch::tensor(-1.0, torch::kDouble);
+    QVERIFY_THROWS_EXCEPTION(InputError, restored.restore(bad));
+  }
+
+  // The scaler in the real loop: an overflowing step changes no weight, is counted, halves the
+  // scale; the other steps equal plain SGD (the scale is a power of two, so scaling is exact).
+  void overflowingStepIsSkippedInTheLoop() {
+    const auto batches = regressionBatches(6);
+    auto scaledModel = std::make_shared<OverflowingModel>();
+    scaledModel->overflowCalls = {3};
+    auto history = std::make_shared<ScalarHistory>();
+    TrainConfig config = baseConfig(scaledModel, batches, history);
+    config.stepsPerEpoch = 6;
+    SimpleTrainer trainer;
+    trainer.enableLossScaling();
+    launchTrainWithConfig(config, trainer);
+    QCOMPARE(history->get("skipped_steps").back().value, 1.0);
+    QCOMPARE(history->get("skipped_steps")[1].value, 0.0);
+    QCOMPARE(history->get("skipped_steps")[2].value, 1.0);  // step 3
+    QCOMPARE(history->get("grad_scale").front().value, 65536.0);
+    QCOMPARE(history->get("grad_scale").back().value, 32768.0);
+
+    // Reference: the same SGD by hand, step 3 left out.
+    torch::manual_seed(1);
+    torch::nn::Linear linear(4, 1);
+    torch::optim::SGD sgd(linear->parameters(), torch::optim::SGDOptions(0.05));
+    for (size_t i = 0; i < batches.size(); ++i) {
+      if (i == 2) continue;
+      sgd.zero_grad();
+      (linear->forward(batches[i][0]) - batches[i][1]).pow(2).mean().backward();
+      sgd.step();
+    }
+    const auto got = weights(trainer);
+    const auto want = linear->parameters();
+    for (size_t i = 0; i < got.size(); ++i) {
+      QVERIFY2(torch::allclose(got[i], want[i], 1e-6, 1e-7),
+               qPrintable(QString("parameter %1 differs by %2")
+                              .arg(i)
+                              .arg((got[i] - want[i]).abs().max().item<double>())));
+    }
+  }
+
+  // Two towers: both replicas skip the same step (their reduced gradients agree), and the
+  // scaler's state survives a checkpoint.
+  void replicasSkipTogetherAndScalerResumes() {
+    QTemporaryDir dir;
+    const std::string checkpoint = dir.filePath("mid.pt").toStdString();
+    auto model = std::make_shared<OverflowingModel>();
+    model->overflowCalls = {5};  // tower 0 or 1 of step 3: only one tower overflows
+    auto history = std::make_shared<ScalarHistory>();
+    TrainConfig config = baseConfig(model, regressionBatches(8), history);
+    config.stepsPerEpoch = 4;
+    config.callbacks = {std::make_shared<CallbackFactory>(
+        "save", CallbackFactory::Hooks{
+                    {}, {}, {}, {}, [&](TrainerContext& c) { c.saveCheckpoint(checkpoint); }, {}})};
+    SyncReplicatedTrainer trainer(std::vector<Device>{Device{}, Device{}});
+    trainer.enableLossScaling();
+    launchTrainWithConfig(config, trainer);
+    QCOMPARE(history->get("skipped_steps").back().value, 1.0);
+    QCOMPARE(trainer.maxReplicaDifference(), 0.0);
+    QCOMPARE(trainer.gradScaler()->currentScale(), 32768.0);
+
+    const TrainingState state = readCheckpointFile(checkpoint);
+    QVERIFY(state.trainerState.count("grad_scaler.scale") == 1);
+    QCOMPARE(state.trainerState.at("grad_scaler.scale").item<double>(), 32768.0);
+
+    auto resumedHistory = std::make_shared<ScalarHistory>();
+    TrainConfig resumed =
+        baseConfig(std::make_shared<OverflowingModel>(), regressionBatches(8), resumedHistory);
+    resumed.stepsPerEpoch = 4;
+    resumed.maxEpoch = 2;
+    resumed.resumeFrom = checkpoint;
+    SimpleTrainer next;
+    next.enableLossScaling();
+    launchTrainWithConfig(resumed, next);
+    QCOMPARE(next.gradScaler()->skippedSteps(), int64_t{1});
+    QCOMPARE(resumedHistory->get("grad_scale").front().value, 32768.0);
+  }
+
+  // bf16-mixed on the CPU trains the MLP about as well as 32-bit: the same data and seed, the
+  // final cost within 5% (bfloat16 keeps 8 bits of mantissa in the forward pass only).
+  void bf16MixedTrainsLike32() {
+    auto run = [](Precision precision) {
+      MlpOptions o;
+      o.image = ImageShape{1, 8, 8};
+      o.numClasses = 4;
+      o.hidden = {64};
+      auto model = std::make_shared<SupervisedModel>(
+          o.image, [o] { return std::make_shared<Mlp>(o); },
+          [](std::vector<torch::Tensor> p) {
+            return std::make_unique<torch::optim::SGD>(p,
+                                                       torch::optim::SGDOptions(0.1).momentum(0.9));
+          });
+      torch::manual_seed(9);
+      const torch::Tensor centres = torch::randn({4, 1, 8, 8});
+      std::vector<Datapoint> batches;
+      for (int i = 0; i < 40; ++i) {
+        torch::Tensor y = torch::randint(0, 4, {32}, torch::kInt64);
+        batches.push_back({centres.index_select(0, y) + 0.8 * torch::randn({32, 1, 8, 8}), y});
+      }
+      auto history = std::make_shared<ScalarHistory>();
+      TrainConfig config = baseConfig(model, batches, history);
+      config.stepsPerEpoch = 40;
+      config.precision = precision;
+      SimpleTrainer trainer;
+      launchTrainWithConfig(config, trainer);
+      for (auto& p : trainer.mainModule().parameters()) {
+        if (p.scalar_type() != torch::kFloat) throw std::runtime_error("weights not float32");
+      }
+      double last = 0;
+      const auto costs = history->get("cost");
+      for (size_t i = costs.size() - 10; i < costs.size(); ++i) last += costs[i].value / 10;
+      return std::make_pair(costs.front().value, last);
+    };
+    const auto full = run(Precision::Full32);
+    const auto mixed = run(Precision::Bf16Mixed);
+    QVERIFY2(full.second < 0.5 * full.first, "32-bit did not learn");
+    QVERIFY2(std::abs(mixed.second - full.second) < 0.05 * full.first,
+             qPrintable(
+                 QString("final cost 32: %1, bf16-mixed: %2").arg(full.second).arg(mixed.second)));
+    QVERIFY2(mixed.first != full.first, "bf16-mixed computed exactly as 32: autocast was not on");
+  }
+
+  void sixteenMixedNeedsCuda() {
+    SimpleTrainer trainer;
+    try {
+      trainer.setPrecision(Precision::Fp16Mixed);
+      QFAIL("16-mixed on a CPU tower was accepted");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("use \"bf16-mixed\" on a CPU"), e.what());
+    }
+  }
+
+  void projectKeyIsValidated() {
+    auto issuesOf = [](const std::string& precision) {
+      nlohmann::json doc = nlohmann::json::parse(
+          R"({"format": 1, "name": "p", "model": {}, "data": {"train": {}}})");
+      doc["precision"] = precision;
+      std::string text;
+      for (const auto& issue : validateProjectJson(doc)) text += issue.toString() + "\n";
+      return text;
+    };
+    QCOMPARE(issuesOf("bf16-mixed"), std::string());
+    nlohmann::json numeric = nlohmann::json::parse(
+        R"({"format": 1, "name": "p", "model": {}, "data": {"train": {}}, "precision": 32})");
+    QCOMPARE(projectFromJson(numeric).precision, std::string("32"));
+    QVERIFY(issuesOf("64").find("$.precision") != std::string::npos);
+    const std::string fp16 = issuesOf("16-mixed");
+    QVERIFY2(fp16.find("$.precision: \"16-mixed\" needs CUDA devices") != std::string::npos,
+             fp16.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestMixedPrecision)
+#include "test_MixedPrecision.moc"
