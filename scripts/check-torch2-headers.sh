@@ -16,12 +16,19 @@ build=${1:?usage: $0 BUILD_DIR TORCH_INCLUDE [JOBS]}
 inc=${2:?usage: $0 BUILD_DIR TORCH_INCLUDE [JOBS]}
 jobs=${3:-1}
 [ -f "$inc/torch/csrc/api/include/torch/torch.h" ] || { echo "$inc has no torch/csrc/api/include/torch/torch.h" >&2; exit 2; }
-version=$(grep -o 'TORCH_VERSION "[^"]*"' "$inc/torch/version.h" 2>/dev/null || echo "unknown version")
+version=$(cat "$inc/torch/csrc/api/include/torch/version.h" "$inc/torch/headeronly/version.h" 2>/dev/null |
+  awk '/define TORCH_VERSION_MAJOR/{a=$3} /define TORCH_VERSION_MINOR/{b=$3}
+       /define TORCH_VERSION_PATCH/{c=$3} END{if (a != "") print "LibTorch " a "." b "." c}' || true)
+version=${version:-unknown version}
+# The C++ standard that LibTorch's CMake files ask for (20 from 2.10 or so), when they sit beside
+# the headers (Debian: lib/<arch>/cmake/Torch; pip: share/cmake/Torch); else the build's own.
+std=$(grep -ho 'CXX_STANDARD [0-9]*' "$inc"/../lib/*/cmake/Torch/TorchConfig.cmake \
+  "$inc"/../share/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -1 | awk '{print $2}' || true)
 out=$(mktemp -d)
 ninja -C "$build" -t compdb >"$out/compdb.json"
-python3 - "$out/compdb.json" "$inc" "$out/commands" <<'PY'
+python3 - "$out/compdb.json" "$inc" "$out/commands" "${std:-0}" <<'PY'
 import json, re, shlex, sys
-entries, inc, dest = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+entries, inc, dest, std = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], int(sys.argv[4])
 seen, lines = set(), []
 for e in entries:
     f = e["file"]
@@ -38,6 +45,7 @@ for e in entries:
         if a in ("-include", "-o", "-MF", "-MT"): skip = True; continue
         if a in ("-MD", "-Winvalid-pch", "-c") or a.endswith(".cpp"): continue
         if a == "/usr/include/torch/csrc/api/include": a = inc + "/torch/csrc/api/include"
+        if a.startswith("-std=c++") and std > int(a[len("-std=c++"):]): a = f"-std=c++{std}"
         keep.append(a)
     keep[1:1] = ["-isystem", inc, "-isystem", inc + "/torch/csrc/api/include", "-fsyntax-only",
                  "-include", "torch/torch.h"]
@@ -45,7 +53,7 @@ for e in entries:
 open(dest, "w").write("\n".join(lines) + "\n")
 print(f"{len(lines)} sources", file=sys.stderr)
 PY
-echo "checking against LibTorch headers in $inc ($version), $jobs at a time" >&2
+echo "checking against LibTorch headers in $inc ($version${std:+, C++$std}), $jobs at a time" >&2
 fail=0
 export out
 check() {

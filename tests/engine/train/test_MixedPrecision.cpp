@@ -1,12 +1,16 @@
 // Mixed precision: autocast scopes, the gradient scaler on its own and in the real loop
 // (overflowing steps skipped, the scale backed off and grown, its state resumed), bf16-mixed
-// training against 32-bit, and the project key's validation.
+// training against 32-bit, and the project key's validation. On a machine with a GPU and a
+// CUDA LibTorch (scripts/gpu-check.sh), also the fused unscale kernel against the CPU path, and
+// 16-mixed and bf16-mixed training on cuda:0 against 32-bit; without one those are skipped.
 
 #include <QtTest>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <atomic>
+#include <optional>
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/checkpoint/Checkpoint.h"
@@ -81,6 +85,45 @@ std::vector<torch::Tensor> weights(SingleCostTrainer& trainer) {
   for (auto& p : trainer.mainModule().parameters()) out.push_back(p.detach().clone());
   return out;
 }
+
+/// The MLP on four noisy clusters, 40 steps of SGD with momentum on `device` under
+/// `precision`: the first cost and the mean of the last ten. Throws if a weight is not float32.
+std::pair<double, double> trainClusters(Precision precision, Device device = Device{},
+                                        std::shared_ptr<ScalarHistory> history = nullptr) {
+  MlpOptions o;
+  o.image = ImageShape{1, 8, 8};
+  o.numClasses = 4;
+  o.hidden = {64};
+  auto model = std::make_shared<SupervisedModel>(
+      o.image, [o] { return std::make_shared<Mlp>(o); },
+      [](std::vector<torch::Tensor> p) {
+        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.1).momentum(0.9));
+      });
+  torch::manual_seed(9);
+  const torch::Tensor centres = torch::randn({4, 1, 8, 8});
+  std::vector<Datapoint> batches;
+  for (int i = 0; i < 40; ++i) {
+    torch::Tensor y = torch::randint(0, 4, {32}, torch::kInt64);
+    batches.push_back({centres.index_select(0, y) + 0.8 * torch::randn({32, 1, 8, 8}), y});
+  }
+  if (!history) history = std::make_shared<ScalarHistory>();
+  TrainConfig config = baseConfig(model, batches, history);
+  config.stepsPerEpoch = 40;
+  config.precision = precision;
+  SimpleTrainer trainer(device);
+  launchTrainWithConfig(config, trainer);
+  for (auto& p : trainer.mainModule().parameters()) {
+    if (p.scalar_type() != torch::kFloat) throw std::runtime_error("weights not float32");
+  }
+  double last = 0;
+  const auto costs = history->get("cost");
+  for (size_t i = costs.size() - 10; i < costs.size(); ++i) last += costs[i].value / 10;
+  return std::make_pair(costs.front().value, last);
+}
+
+const char* kNoCuda =
+    "no CUDA device here (torch::cuda::is_available() is false): runs on a GPU machine "
+    "(scripts/gpu-check.sh)";
 
 }  // namespace
 
@@ -229,45 +272,80 @@ class TestMixedPrecision : public QObject {
   // bf16-mixed on the CPU trains the MLP about as well as 32-bit: the same data and seed, the
   // final cost within 5% (bfloat16 keeps 8 bits of mantissa in the forward pass only).
   void bf16MixedTrainsLike32() {
-    auto run = [](Precision precision) {
-      MlpOptions o;
-      o.image = ImageShape{1, 8, 8};
-      o.numClasses = 4;
-      o.hidden = {64};
-      auto model = std::make_shared<SupervisedModel>(
-          o.image, [o] { return std::make_shared<Mlp>(o); },
-          [](std::vector<torch::Tensor> p) {
-            return std::make_unique<torch::optim::SGD>(p,
-                                                       torch::optim::SGDOptions(0.1).momentum(0.9));
-          });
-      torch::manual_seed(9);
-      const torch::Tensor centres = torch::randn({4, 1, 8, 8});
-      std::vector<Datapoint> batches;
-      for (int i = 0; i < 40; ++i) {
-        torch::Tensor y = torch::randint(0, 4, {32}, torch::kInt64);
-        batches.push_back({centres.index_select(0, y) + 0.8 * torch::randn({32, 1, 8, 8}), y});
-      }
-      auto history = std::make_shared<ScalarHistory>();
-      TrainConfig config = baseConfig(model, batches, history);
-      config.stepsPerEpoch = 40;
-      config.precision = precision;
-      SimpleTrainer trainer;
-      launchTrainWithConfig(config, trainer);
-      for (auto& p : trainer.mainModule().parameters()) {
-        if (p.scalar_type() != torch::kFloat) throw std::runtime_error("weights not float32");
-      }
-      double last = 0;
-      const auto costs = history->get("cost");
-      for (size_t i = costs.size() - 10; i < costs.size(); ++i) last += costs[i].value / 10;
-      return std::make_pair(costs.front().value, last);
-    };
-    const auto full = run(Precision::Full32);
-    const auto mixed = run(Precision::Bf16Mixed);
+    const auto full = trainClusters(Precision::Full32);
+    const auto mixed = trainClusters(Precision::Bf16Mixed);
     QVERIFY2(full.second < 0.5 * full.first, "32-bit did not learn");
     QVERIFY2(std::abs(mixed.second - full.second) < 0.05 * full.first,
              qPrintable(
                  QString("final cost 32: %1, bf16-mixed: %2").arg(full.second).arg(mixed.second)));
     QVERIFY2(mixed.first != full.first, "bf16-mixed computed exactly as 32: autocast was not on");
+  }
+
+  // On a GPU, PyTorch's fused kernel (_amp_foreach_non_finite_check_and_unscale_) gives what
+  // the CPU path gives: the same unscaled gradients, and an infinity or NaN found.
+  void scalerOnTheGpuAgreesWithTheCpu() {
+    if (!torch::cuda::is_available()) QSKIP(kNoCuda);
+    const auto gpu = torch::Device(torch::kCUDA, 0);
+    const float kInf = std::numeric_limits<float>::infinity();
+    // One finite set of gradients, then one with an infinity, then one with a NaN.
+    for (const std::optional<float> bad :
+         {std::optional<float>{}, std::optional(kInf), std::optional(std::nanf(""))}) {
+      torch::manual_seed(3);
+      const torch::Tensor g1 = torch::randn({5, 7}) * 1000;
+      torch::Tensor g2 = torch::randn({11}) * 1000;
+      if (bad) g2[4] = *bad;
+      auto params = [&](torch::Device device) {
+        std::vector<torch::Tensor> out;
+        for (const torch::Tensor& g : {g1, g2}) {
+          torch::Tensor p =
+              torch::zeros(g.sizes(), torch::TensorOptions().device(device).requires_grad(true));
+          p.mutable_grad() = g.to(device).clone();
+          out.push_back(p);
+        }
+        return out;
+      };
+      GradScaler onCpu, onGpu;
+      const auto cpuParams = params(torch::kCPU);
+      const auto gpuParams = params(gpu);
+      const bool cpuFinite = onCpu.unscale(cpuParams);
+      const bool gpuFinite = onGpu.unscale(gpuParams);
+      QCOMPARE(gpuFinite, cpuFinite);
+      QCOMPARE(cpuFinite, !bad.has_value());
+      QCOMPARE(onGpu.update(), onCpu.update());
+      QCOMPARE(onGpu.currentScale(), onCpu.currentScale());
+      if (cpuFinite) {
+        for (size_t i = 0; i < cpuParams.size(); ++i) {
+          QVERIFY(torch::allclose(gpuParams[i].grad().cpu(), cpuParams[i].grad(), 1e-6, 0));
+        }
+      }
+    }
+  }
+
+  // On a GPU, 16-mixed (float16 autocast with the scaler) and bf16-mixed train the MLP about
+  // as well as 32-bit on the same GPU; autocast is on (the first costs differ), the weights stay
+  // float32, and 16-mixed reports its scale and skipped steps every step.
+  void mixedPrecisionOnTheGpuTrainsLike32() {
+    if (!torch::cuda::is_available()) QSKIP(kNoCuda);
+    const Device gpu = Device::parse("cuda:0");
+    const auto full = trainClusters(Precision::Full32, gpu);
+    QVERIFY2(full.second < 0.5 * full.first, "32-bit did not learn on the GPU");
+    for (const Precision precision : {Precision::Fp16Mixed, Precision::Bf16Mixed}) {
+      auto history = std::make_shared<ScalarHistory>();
+      const auto mixed = trainClusters(precision, gpu, history);
+      const QString name = QString::fromStdString(precisionName(precision));
+      QVERIFY2(
+          std::abs(mixed.second - full.second) < 0.05 * full.first,
+          qPrintable(
+              QString("final cost 32: %1, %2: %3").arg(full.second).arg(name).arg(mixed.second)));
+      QVERIFY2(mixed.first != full.first, qPrintable(name + " computed exactly as 32"));
+      if (precision == Precision::Fp16Mixed) {
+        QCOMPARE(history->get("grad_scale").size(), size_t{40});
+        QVERIFY(history->get("grad_scale").back().value > 0);
+        QVERIFY(history->get("skipped_steps").back().value < 5);  // a few at most, early
+      } else {
+        QCOMPARE(history->count("grad_scale"), int64_t{0});
+      }
+    }
   }
 
   void sixteenMixedNeedsCuda() {
