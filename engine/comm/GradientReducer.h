@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "engine/comm/DistributedGroup.h"
+#include "engine/core/TorchCompat.h"
 
 namespace tbench {
 
@@ -105,7 +106,7 @@ class GradientReducer {
   bool timingOn_ = false;
   Timing timing_;
   // Keeps each accumulator (and so its hook) alive: a variable holds it only weakly.
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<compat::GradAccumulatorPtr> accumulators_;
 };
 
 }  // namespace tbench

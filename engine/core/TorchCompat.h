@@ -7,6 +7,7 @@
 // libtorch-dev 2.6 (scripts/check-torch2-headers.sh compiles the engine against them).
 
 #include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -26,16 +27,30 @@ namespace tbench::compat {
 using OptimizerStateKey =
     std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
 
-// A template so that only the branch of this LibTorch's key type is instantiated.
-template <typename Param = torch::Tensor>
-OptimizerStateKey optimizerStateKey(const Param& param) {
-  if constexpr (std::is_same_v<OptimizerStateKey, std::string>) {
+// A template on the key type so that only the branch of this LibTorch's key type is
+// instantiated: a compiler that checks template bodies (GCC 16) checks only what does not
+// depend on a template parameter, and both branches' returns depend on `Key`.
+template <typename Key = OptimizerStateKey>
+Key optimizerStateKey(const torch::Tensor& param) {
+  if constexpr (std::is_same_v<Key, std::string>) {
     std::ostringstream key;
     key << static_cast<void*>(param.unsafeGetTensorImpl());
     return key.str();
   } else {
-    return static_cast<OptimizerStateKey>(param.unsafeGetTensorImpl());
+    return static_cast<Key>(param.unsafeGetTensorImpl());
   }
+}
+
+/// A leaf's gradient accumulator, as torch::autograd::impl::grad_accumulator returns it: a
+/// std::shared_ptr<Node> in 1.13 and 2.6, a c10::intrusive_ptr<Node> in 2.14. Holding
+/// one keeps the accumulator (and the hooks added to it) alive.
+using GradAccumulatorPtr =
+    decltype(torch::autograd::impl::grad_accumulator(std::declval<const torch::Tensor&>()));
+
+/// The norm of `t` as torch.linalg.vector_norm(t, 2): ATen's operator, which every version has
+/// (2.14 dropped the C++ frontend's torch::linalg namespace).
+inline torch::Tensor vectorNorm2(const torch::Tensor& t) {
+  return at::linalg_vector_norm(t, 2, {}, false, {});
 }
 
 /// Autocast (torch.autocast) for one device type: 1.13 has one function per device type, 2.4

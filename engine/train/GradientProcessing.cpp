@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "engine/core/Check.h"
+#include "engine/core/TorchCompat.h"
 
 namespace tbench {
 
@@ -25,10 +26,9 @@ double processGradients(const std::vector<torch::Tensor>& params,
     // coefficient multiplied into every gradient (a no-op multiply by 1 is skipped).
     std::vector<torch::Tensor> norms;
     norms.reserve(grads.size());
-    for (const auto& g : grads) norms.push_back(torch::linalg::vector_norm(g, 2, {}, false, {}));
+    for (const auto& g : grads) norms.push_back(compat::vectorNorm2(g));
     const torch::Tensor total =
-        norms.size() == 1 ? norms[0]
-                          : torch::linalg::vector_norm(torch::stack(norms), 2, {}, false, {});
+        norms.size() == 1 ? norms[0] : compat::vectorNorm2(torch::stack(norms));
     norm = total.item<double>();
     if (processing.clipGlobalNorm_ > 0) {
       // Python's `max_norm / (total_norm + 1e-6)` is Tensor.__rtruediv__: a reciprocal

@@ -20,6 +20,7 @@
 #include "engine/checkpoint/WeightsExport.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/core/TorchCompat.h"
 #include "engine/models/Mlp.h"
 #include "tests/engine/checkpoint/CheckpointTestData.h"
 
@@ -396,7 +397,7 @@ class TestCheckpoint : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, restoreOptimizer(otherAdam, state));
     for (const auto& p : other->parameters()) {
       auto& s = static_cast<torch::optim::AdamParamState&>(
-          *otherAdam.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+          *otherAdam.state().at(compat::optimizerStateKey(p)));
       QCOMPARE(s.step(), int64_t{1});
       QCOMPARE(s.exp_avg().sizes(), p.sizes());
     }

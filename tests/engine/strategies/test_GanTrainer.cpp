@@ -9,6 +9,7 @@
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/DumpTensorAsImage.h"
 #include "engine/core/Check.h"
+#include "engine/core/TorchCompat.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/SyntheticData.h"
 #include "engine/input/FeedInput.h"
@@ -78,7 +79,7 @@ std::vector<torch::Tensor> adamMoments(torch::optim::Optimizer& optimizer) {
   std::vector<torch::Tensor> moments;
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& p : group.params()) {
-      auto it = optimizer.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+      auto it = optimizer.state().find(compat::optimizerStateKey(p));
       if (it == optimizer.state().end()) throw CheckError("a parameter without Adam state");
       auto& state = static_cast<torch::optim::AdamParamState&>(*it->second);
       moments.push_back(torch::scalar_tensor(state.step(), torch::kInt64));
