@@ -18,6 +18,9 @@ foreach(line IN LISTS lines)
   if(line MATCHES "planned")
     continue()
   endif()
+  # .hpp names are other projects' headers (c10d's, nlohmann's); without this the pattern
+  # below would read ProcessGroupGloo.hpp as a missing ProcessGroupGloo.h.
+  string(REGEX REPLACE "[A-Za-z0-9_/.]*\\.hpp" "" line "${line}")
   string(REGEX MATCHALL "[A-Za-z0-9_/]*[A-Z][A-Za-z0-9_]*\\.(h|cpp)" paths "${line}")
   foreach(path ${paths})
     if(path MATCHES "^(torch|ATen|c10)/")
