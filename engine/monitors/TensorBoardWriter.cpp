@@ -13,7 +13,6 @@
 #include "engine/core/Logging.h"
 #include "engine/monitors/Crc32c.h"
 #include "engine/monitors/PngEncoder.h"
-#include "tensorboard/event.pb.h"
 
 namespace tbench {
 
@@ -26,17 +25,83 @@ void storeLittleEndian(char* at, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) at[i] = static_cast<char>(value >> (8 * i));
 }
 
-/// Serializes `message` into `record` as one TFRecord. Resizing, not reallocating, keeps the
-/// per-scalar cost at one serialization and two CRCs of a few dozen bytes.
-void frameRecord(const google::protobuf::MessageLite& message, std::string& record) {
-  const size_t size = message.ByteSizeLong();
+/// The protocol-buffer wire format of tensorboard/event.proto's messages, written by hand so
+/// that the engine needs no libprotobuf (LibTorch's pip package ships an older protobuf's
+/// headers under torch/include, which shadow the system's wherever both are on the include
+/// path). Proto3 rules: a plain field at its default value is left out, a field of a oneof is
+/// written whenever it is set. tests/engine/monitors/test_TensorBoardWriter parses the output
+/// with libprotobuf's generated classes and read_events.py with Python's protobuf.
+class ProtoWriter {
+ public:
+  explicit ProtoWriter(std::string& out) : out_(out) {}
+
+  void varintField(int field, int64_t value) {
+    if (value == 0) return;
+    tag(field, 0);
+    varint(static_cast<uint64_t>(value));  // negative: ten bytes, as protobuf writes int32/64
+  }
+  void doubleField(int field, double value) {
+    if (value == 0.0) return;
+    tag(field, 1);
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    fixed(bits, 8);
+  }
+  /// A float of a oneof: written even when zero.
+  void floatOneofField(int field, float value) {
+    tag(field, 5);
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    fixed(bits, 4);
+  }
+  void bytesField(int field, const std::string& bytes, bool inOneof = false) {
+    if (bytes.empty() && !inOneof) return;
+    tag(field, 2);
+    varint(bytes.size());
+    out_.append(bytes);
+  }
+  /// A sub-message: `write` fills it; its length prefix is put in front afterwards.
+  template <typename Body>
+  void messageField(int field, Body&& write) {
+    std::string body;
+    ProtoWriter inner(body);
+    write(inner);
+    bytesField(field, body, /*inOneof=*/true);
+  }
+
+ private:
+  void tag(int field, int wireType) { varint(static_cast<uint64_t>(field) << 3 | wireType); }
+  void varint(uint64_t value) {
+    while (value >= 0x80) {
+      out_.push_back(static_cast<char>(value | 0x80));
+      value >>= 7;
+    }
+    out_.push_back(static_cast<char>(value));
+  }
+  void fixed(uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) out_.push_back(static_cast<char>(value >> (8 * i)));
+  }
+
+  std::string& out_;
+};
+
+// Field numbers of tensorboard/event.proto.
+enum EventField { kWallTime = 1, kStep = 2, kFileVersionField = 3, kSummary = 5 };
+enum SummaryField { kValue = 1 };
+enum ValueField { kTag = 1, kSimpleValue = 2, kImage = 4 };
+enum ImageField { kHeight = 1, kWidth = 2, kColorspace = 3, kEncodedImageString = 4 };
+
+/// Frames the serialized Event `data` as one TFRecord into `record`. Resizing, not
+/// reallocating, keeps the per-scalar cost at one encoding and two CRCs of a few dozen bytes.
+void frameRecord(const std::string& data, std::string& record) {
+  const size_t size = data.size();
   record.resize(kHeaderBytes + size + kFooterBytes);
   char* header = record.data();
   storeLittleEndian(header, size, 8);
   storeLittleEndian(header + 8, maskCrc32c(crc32c(header, 8)), 4);
-  char* data = header + kHeaderBytes;
-  message.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(data));
-  storeLittleEndian(data + size, maskCrc32c(crc32c(data, size)), 4);
+  char* body = header + kHeaderBytes;
+  std::memcpy(body, data.data(), size);
+  storeLittleEndian(body + size, maskCrc32c(crc32c(body, size)), 4);
 }
 
 double secondsSinceEpoch() {
@@ -51,14 +116,8 @@ std::string hostname() {
 
 }  // namespace
 
-struct TensorBoardWriter::Messages {
-  /// An Event with one scalar Summary.Value; processScalar only overwrites its fields.
-  tensorboard::Event scalar;
-  tensorboard::Summary::Value* scalarValue = scalar.mutable_summary()->add_value();
-};
-
 TensorBoardWriter::TensorBoardWriter(std::string dir)
-    : dir_(std::move(dir)), messages_(std::make_unique<Messages>()) {}
+    : dir_(std::move(dir)) {}
 
 TensorBoardWriter::~TensorBoardWriter() { close(); }
 
@@ -72,11 +131,17 @@ void TensorBoardWriter::onSetupGraph() {
 void TensorBoardWriter::processScalar(const std::string& name, double value,
                                       const MetricStamp& stamp) {
   if (!ready()) return;
-  messages_->scalar.set_wall_time(stamp.wallTime);
-  messages_->scalar.set_step(stamp.globalStep);
-  messages_->scalarValue->set_tag(name);
-  messages_->scalarValue->set_simple_value(static_cast<float>(value));
-  frameRecord(messages_->scalar, record_);
+  event_.clear();
+  ProtoWriter event(event_);
+  event.doubleField(kWallTime, stamp.wallTime);
+  event.varintField(kStep, stamp.globalStep);
+  event.messageField(kSummary, [&](ProtoWriter& summary) {
+    summary.messageField(kValue, [&](ProtoWriter& entry) {
+      entry.bytesField(kTag, name);
+      entry.floatOneofField(kSimpleValue, static_cast<float>(value));
+    });
+  });
+  frameRecord(event_, record_);
   write(record_);
 }
 
@@ -85,19 +150,25 @@ void TensorBoardWriter::processImage(const std::string& name, const ImageData& i
   // Encode first, so that a malformed image is reported whether or not the file is writable.
   std::string png = encodePng(image);
   if (!ready()) return;
-  tensorboard::Event event;
-  event.set_wall_time(stamp.wallTime);
-  event.set_step(stamp.globalStep);
-  tensorboard::Summary::Value* value = event.mutable_summary()->add_value();
-  value->set_tag(name);
-  tensorboard::Summary::Image* encoded = value->mutable_image();
-  encoded->set_height(image.height);
-  encoded->set_width(image.width);
-  encoded->set_colorspace(image.channels);  // TensorFlow's colorspace: 1 gray, 3 RGB, 4 RGBA
-  encoded->set_encoded_image_string(std::move(png));
+  std::string data;
+  ProtoWriter event(data);
+  event.doubleField(kWallTime, stamp.wallTime);
+  event.varintField(kStep, stamp.globalStep);
+  event.messageField(kSummary, [&](ProtoWriter& summary) {
+    summary.messageField(kValue, [&](ProtoWriter& entry) {
+      entry.bytesField(kTag, name);
+      entry.messageField(kImage, [&](ProtoWriter& encoded) {
+        encoded.varintField(kHeight, image.height);
+        encoded.varintField(kWidth, image.width);
+        // TensorFlow's colorspace: 1 gray, 3 RGB, 4 RGBA
+        encoded.varintField(kColorspace, image.channels);
+        encoded.bytesField(kEncodedImageString, png);
+      });
+    });
+  });
   // A local buffer: record_ is sized for scalars and should not keep an image's capacity.
   std::string record;
-  frameRecord(event, record);
+  frameRecord(data, record);
   write(record);
 }
 
@@ -123,10 +194,11 @@ bool TensorBoardWriter::open() {
     }
     path_ = str(base, ".", suffix);
   }
-  tensorboard::Event header;
-  header.set_wall_time(secondsSinceEpoch());
-  header.set_file_version(kFileVersion);
-  frameRecord(header, record_);
+  event_.clear();
+  ProtoWriter header(event_);
+  header.doubleField(kWallTime, secondsSinceEpoch());
+  header.bytesField(kFileVersionField, kFileVersion, /*inOneof=*/true);
+  frameRecord(event_, record_);
   write(record_);
   flush();  // a valid file from the start, even if the run dies before its first epoch ends
   return file_ != nullptr;

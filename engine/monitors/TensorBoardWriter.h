@@ -2,7 +2,8 @@
 // TensorBoardWriter: writes every scalar and image put during training to a TensorBoard event
 // file, <dir>/events.out.tfevents.<unix time>.<hostname> (tensorpack's TFEventWriter).
 //
-// The file is a sequence of TFRecords, each an Event protocol buffer (tensorboard/event.proto):
+// The file is a sequence of TFRecords, each an Event protocol buffer (tensorboard/event.proto,
+// encoded by hand: the engine does not link libprotobuf):
 // first {file_version: "brain.Event:2"}, then one Event per value put, stamped with the global
 // step and wall time of the put. Scalars are Summary.Value.simple_value (a float: doubles are
 // rounded to TensorBoard's precision), images are Summary.Value.image with PNG bytes.
@@ -19,7 +20,6 @@
 // Called on the engine thread.
 
 #include <cstdio>
-#include <memory>
 #include <string>
 
 #include "engine/monitors/TrainingMonitor.h"
@@ -62,14 +62,12 @@ class TensorBoardWriter : public TrainingMonitor {
   /// Logs `reason` once and stops writing for the rest of the run.
   void fail(const std::string& reason);
 
-  struct Messages;  // the protobuf messages, reused from record to record (TensorBoardWriter.cpp)
-
   std::string dir_;
   std::string path_;
   std::FILE* file_ = nullptr;
   bool failed_ = false;
-  std::unique_ptr<Messages> messages_;
-  std::string record_;  ///< the record being written; kept so that its capacity is reused
+  std::string event_;   ///< the Event being encoded; kept so that its capacity is reused
+  std::string record_;  ///< the record being written; likewise
 };
 
 }  // namespace tbench
