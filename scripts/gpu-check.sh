@@ -182,7 +182,8 @@ fi
 
 # The Qt Test executables that hold CUDA cases (skipped without a GPU, run with one), and
 # fake_nvml, which two of them load.
-cuda_tests=(test_Strategies test_StagingInput test_MixedPrecision test_GpuUtilizationTracker test_Nvml)
+cuda_tests=(test_Strategies test_StagingInput test_MixedPrecision test_GpuUtilizationTracker test_Nvml
+            test_Resume)
 
 # ---- configure and build
 if [ "$phase" != check ]; then
@@ -413,6 +414,41 @@ if [ $cuda = 1 ]; then
     row "gpu_tracker (NVML)" FAILED "$(tail -2 "$work/tracker.log" | tr '\n' ' ')"
   fi
 
+  # ---- resume on the GPU (issue 25, F1 and F5): Adam's state back on cuda:0 and the CUDA
+  # generator restored (dropout). 2 epochs in one go against 1 epoch, then --resume to 2.
+  make_project "$synthetic" "$work/resume.json" "trainer.devices=[\"$device\"]" \
+    'optimizer={"type": "adam", "learning_rate": 0.01}' 'model.dropout=0.3' 'max_epoch=2'
+  train resume-whole "$work/resume.json"
+  whole_status=$?
+  rm -rf "$work/runs/resume-split"
+  "$cli" train "$work/resume.json" --run-dir "$work/runs/resume-split" --max-epoch 1 >"$work/resume-split.log" 2>&1 &&
+    "$cli" train "$work/resume.json" --run-dir "$work/runs/resume-split" --resume --max-epoch 2 >>"$work/resume-split.log" 2>&1
+  split_status=$?
+  if [ $whole_status -ne 0 ] || [ $split_status -ne 0 ]; then
+    row "resume on the GPU (adam, dropout)" FAILED "exit $whole_status / $split_status: $(grep -iE 'error|fail' "$work/resume-split.log" "$work/resume-whole.log" | tail -2 | tr '\n' ' ' | cut -c1-300)"
+  else
+    # Every epoch's cost and validation error, at full precision, within 1e-6 (relative).
+    detail=$(py "$work/runs/resume-whole" "$work/runs/resume-split" <<'PY'
+import json, sys
+def series(run, name):
+    return [s[name] for s in json.load(open(run + "/stats.json")) if name in s]
+worst, lines = 0.0, []
+for name in ("cost", "validation_error"):
+    a, b = series(sys.argv[1], name), series(sys.argv[2], name)
+    if len(a) != len(b) or not a:
+        print(f"{name}: {len(b)} values resumed, {len(a)} uninterrupted"); sys.exit(1)
+    worst = max([worst] + [abs(x - y) / max(1.0, abs(x)) for x, y in zip(a, b)])
+    lines.append(f"{name} {b[-1]:.6g} resumed, {a[-1]:.6g} uninterrupted")
+print("; ".join(lines) + f"; largest relative difference {worst:.2g}")
+sys.exit(0 if worst <= 1e-6 else 1)
+PY
+)
+    compared=$?
+    verdict=ran
+    [ $compared -eq 0 ] || verdict=FAILED
+    row "resume on the GPU (adam, dropout)" "$verdict" "$detail"
+  fi
+
   # ---- StagingInput: queue_input with and without staging
   for staging in true false; do
     make_project "$synthetic" "$work/staging-$staging.json" 'trainer.strategy="queue_input"' \
@@ -426,6 +462,7 @@ if [ $cuda = 1 ]; then
 else
   row "NcclCommunicator" skipped "no GPU (--device $device)"
   row "gpu_tracker (NVML)" skipped "no GPU (--device $device)"
+  row "resume on the GPU" skipped "no GPU (--device $device): tests/engine/train/test_Resume on the CPU"
   row "StagingInput side stream" skipped "no GPU: CPU towers take the host batch (tests/engine/input/test_StagingInput)"
 fi
 

@@ -1,6 +1,8 @@
 #include "engine/checkpoint/Checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <cxxabi.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
@@ -73,46 +75,85 @@ std::string serializeOptimizer(const torch::optim::Optimizer& optimizer) {
   return out.str();
 }
 
-void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t size) {
-  torch::serialize::InputArchive archive;
-  archive.load_from(data, size, torch::Device(torch::kCPU));
-  optimizer.load(archive);
-}
-
-/// Throws std::runtime_error when a known optimizer's per-parameter state does not have its
-/// parameter's shape (LibTorch's load only checks the number of parameters).
-void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
+/// Calls `visit(param, buffer, name)` for every tensor of a known optimizer's per-parameter
+/// state and puts back what it returns (the same tensor, or one moved or cast).
+template <typename Visit>
+void forEachStateBuffer(torch::optim::Optimizer& optimizer, Visit&& visit) {
   using namespace torch::optim;
-  auto check = [](const torch::Tensor& param, const torch::Tensor& buffer, const char* what) {
-    if (buffer.defined() && buffer.sizes() != param.sizes()) {
-      throw std::runtime_error(
-          str(what, " has shape ", shapeString(buffer), ", its parameter ", shapeString(param)));
-    }
-  };
-  for (const auto& group : optimizer.param_groups()) {
+  for (auto& group : optimizer.param_groups()) {
     for (const auto& param : group.params()) {
       auto it = optimizer.state().find(compat::optimizerStateKey(param));
       if (it == optimizer.state().end()) continue;
       OptimizerParamState* state = it->second.get();
       if (auto* s = dynamic_cast<AdamParamState*>(state)) {
-        check(param, s->exp_avg(), "exp_avg");
-        check(param, s->exp_avg_sq(), "exp_avg_sq");
-        check(param, s->max_exp_avg_sq(), "max_exp_avg_sq");
+        s->exp_avg(visit(param, s->exp_avg(), "exp_avg"));
+        s->exp_avg_sq(visit(param, s->exp_avg_sq(), "exp_avg_sq"));
+        s->max_exp_avg_sq(visit(param, s->max_exp_avg_sq(), "max_exp_avg_sq"));
       } else if (auto* s = dynamic_cast<AdamWParamState*>(state)) {
-        check(param, s->exp_avg(), "exp_avg");
-        check(param, s->exp_avg_sq(), "exp_avg_sq");
-        check(param, s->max_exp_avg_sq(), "max_exp_avg_sq");
+        s->exp_avg(visit(param, s->exp_avg(), "exp_avg"));
+        s->exp_avg_sq(visit(param, s->exp_avg_sq(), "exp_avg_sq"));
+        s->max_exp_avg_sq(visit(param, s->max_exp_avg_sq(), "max_exp_avg_sq"));
       } else if (auto* s = dynamic_cast<SGDParamState*>(state)) {
-        check(param, s->momentum_buffer(), "momentum_buffer");
+        s->momentum_buffer(visit(param, s->momentum_buffer(), "momentum_buffer"));
       } else if (auto* s = dynamic_cast<RMSpropParamState*>(state)) {
-        check(param, s->square_avg(), "square_avg");
-        check(param, s->momentum_buffer(), "momentum_buffer");
-        check(param, s->grad_avg(), "grad_avg");
+        s->square_avg(visit(param, s->square_avg(), "square_avg"));
+        s->momentum_buffer(visit(param, s->momentum_buffer(), "momentum_buffer"));
+        s->grad_avg(visit(param, s->grad_avg(), "grad_avg"));
       } else if (auto* s = dynamic_cast<AdagradParamState*>(state)) {
-        check(param, s->sum(), "sum");
+        s->sum(visit(param, s->sum(), "sum"));
       }
     }
   }
+}
+
+/// Puts every state tensor on its parameter's device, floating-point ones in its dtype, as
+/// PyTorch's Optimizer.load_state_dict does (its `cast`). LibTorch's load leaves them where the
+/// archive was mapped (the CPU) and its step() then mixes devices on a CUDA tower.
+void moveStateToParameters(torch::optim::Optimizer& optimizer) {
+  forEachStateBuffer(optimizer, [](const torch::Tensor& param, const torch::Tensor& buffer,
+                                   const char*) -> torch::Tensor {
+    if (!buffer.defined()) return buffer;
+    if (buffer.is_floating_point() && param.is_floating_point()) {
+      return buffer.to(param.device(), param.scalar_type());
+    }
+    return buffer.to(param.device());
+  });
+}
+
+void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t size) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(data, size, torch::Device(torch::kCPU));
+  optimizer.load(archive);
+  moveStateToParameters(optimizer);
+}
+
+/// Throws std::runtime_error when a known optimizer's per-parameter state does not have its
+/// parameter's shape (LibTorch's load only checks the number of parameters).
+void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
+  forEachStateBuffer(optimizer, [](const torch::Tensor& param, const torch::Tensor& buffer,
+                                   const char* what) -> torch::Tensor {
+    if (buffer.defined() && buffer.sizes() != param.sizes()) {
+      throw std::runtime_error(
+          str(what, " has shape ", shapeString(buffer), ", its parameter ", shapeString(param)));
+    }
+    return buffer;
+  });
+}
+
+/// The CUDA generators' states of the devices that have a CUDA context (those the process
+/// used); none without CUDA. Asking only those keeps a CPU run on a GPU machine from creating
+/// a context (hundreds of MB of device memory) at every checkpoint.
+std::map<std::string, torch::Tensor> captureCudaRngStates() {
+  std::map<std::string, torch::Tensor> states;
+  if (!torch::cuda::is_available()) return states;
+  const auto& hooks = at::detail::getCUDAHooks();
+  for (int64_t index = 0; index < static_cast<int64_t>(torch::cuda::device_count()); ++index) {
+    if (!hooks.hasPrimaryContext(index)) continue;
+    auto generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, index));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    states["cuda:" + std::to_string(index)] = generator.get_state();
+  }
+  return states;
 }
 
 bool isIgnored(const std::string& name, const std::vector<std::string>& ignore) {
@@ -287,6 +328,18 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
     }
   }
   readNamedOptimizers(path, dict, state);
+  if (auto it = dict.find(c10::IValue(std::string("cuda_rng_states"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "cuda_rng_states", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      if (!entry.key().isString() || entry.key().toStringRef().rfind("cuda:", 0) != 0) {
+        notACheckpoint(path, "\"cuda_rng_states\" has a key that is no \"cuda:N\"");
+      }
+      const std::string device = entry.key().toStringRef();
+      c10::impl::GenericDict one(c10::StringType::get(), c10::AnyType::get());
+      one.insert("cuda_rng_states." + device, entry.value());
+      state.cudaRngStates[device] = requireBytes(path, one, "cuda_rng_states." + device);
+    }
+  }
   if (auto it = dict.find(c10::IValue(std::string("trainer_state"))); it != dict.end()) {
     if (!it->value().isGenericDict()) wrongType(path, "trainer_state", it->value(), "a dict");
     for (const auto& entry : it->value().toGenericDict()) {
@@ -336,6 +389,7 @@ TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* o
     std::lock_guard<std::mutex> lock(generator.mutex());
     state.rngState = generator.get_state();
   }
+  state.cudaRngStates = captureCudaRngStates();
   state.project = project;
   return state;
 }
@@ -362,6 +416,11 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
                 state.rngState.defined() ? state.rngState : torch::empty({0}, torch::kUInt8));
     dict.insert("project", state.project);
     dict.insert("epoch_step", state.epochStep);
+    if (!state.cudaRngStates.empty()) {
+      c10::Dict<std::string, torch::Tensor> cuda;
+      for (const auto& [device, bytes] : state.cudaRngStates) cuda.insert(device, bytes);
+      dict.insert("cuda_rng_states", cuda);
+    }
     if (!state.data.empty()) dict.insert("data", state.data);
     // 0-dim float64 tensors, not Python floats: torch 1.13's weights_only unpickler has no
     // BINFLOAT opcode (newer ones do), and a tensor reads the same everywhere.
@@ -526,15 +585,39 @@ void restoreRngState(const TrainingState& state) {
   if (!state.rngState.defined() || state.rngState.numel() == 0) {
     TB_LOG(Warning) << prefix(state.path)
                     << "the checkpoint has no random generator state; keeping the current one";
-    return;
+  } else {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    try {
+      generator.set_state(state.rngState);
+    } catch (const std::exception& e) {
+      throw InputError(str(prefix(state.path), "the random generator state does not fit (",
+                           torchReason(e), ")"));
+    }
   }
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  try {
-    generator.set_state(state.rngState);
-  } catch (const std::exception& e) {
-    throw InputError(
-        str(prefix(state.path), "the random generator state does not fit (", torchReason(e), ")"));
+  const int64_t devices =
+      torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+  for (const auto& [device, bytes] : state.cudaRngStates) {
+    int64_t index = -1;
+    try {
+      index = std::stoll(device.substr(5));
+    } catch (const std::exception&) {
+    }
+    if (index < 0 || index >= devices) {
+      TB_LOG(Warning) << prefix(state.path) << "the random generator state of " << device
+                      << " is not restored: this machine has "
+                      << (devices ? str(devices, " CUDA device(s)") : std::string("no CUDA"))
+                      << "; random draws on the GPU differ from the run that was saved";
+      continue;
+    }
+    auto generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, index));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    try {
+      generator.set_state(bytes);
+    } catch (const std::exception& e) {
+      throw InputError(str(prefix(state.path), "the random generator state of ", device,
+                           " does not fit (", torchReason(e), ")"));
+    }
   }
 }
 

@@ -14,6 +14,9 @@
 //    "epoch_step": int,           steps of epoch_num done (steps_per_epoch once it is complete;
 //                                 absent in files written before it existed)
 //    "rng_state": uint8 tensor,   the CPU generator's state (torch.get_rng_state() layout)
+//    "cuda_rng_states": {"cuda:N": uint8 tensor}, the state of the generator of each CUDA
+//                                 device the process had used (torch.cuda.get_rng_state(N)
+//                                 layout); absent when none (a CPU run, an older file)
 //    "hyper_params": {name: 0-dim float64 tensor},  the values in force ("learning_rate"),
 //                                    which LibTorch's optimizer archive does not keep
 //    "callbacks": {name: str},       callbacks' own state (Callback::checkpointState)
@@ -67,6 +70,9 @@ struct TrainingState {
   /// Steps of epochNum done when it was captured; -1 when unknown (an older file).
   int64_t epochStep = -1;
   torch::Tensor rngState;  ///< uint8
+  /// The CUDA generators' states by device ("cuda:0"): those of the devices with a CUDA
+  /// context when captured (the ones training used); empty on a CPU run.
+  std::map<std::string, torch::Tensor> cudaRngStates;
   std::map<std::string, double> hyperParams;
   std::map<std::string, std::string> callbackStates;
   std::string project;
@@ -76,7 +82,8 @@ struct TrainingState {
   std::string path;
 };
 
-/// The state of `module` (+ `optimizer`, may be null) now, with the CPU generator's state.
+/// The state of `module` (+ `optimizer`, may be null) now, with the CPU generator's state and
+/// the CUDA generators' of the devices in use.
 /// Tensors are copied to CPU and detached.
 TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* optimizer,
                            int64_t globalStep, int64_t epochNum, const std::string& project);
@@ -117,7 +124,9 @@ void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& s
 void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state,
                       const std::string& role);
 
-/// Restores the CPU generator's state. Throws InputError when the state has the wrong size.
+/// Restores the CPU generator's state, and each saved CUDA generator's state on the device of
+/// that index (a device this machine lacks is logged and skipped). Throws InputError when a
+/// state has the wrong size.
 void restoreRngState(const TrainingState& state);
 
 }  // namespace tbench

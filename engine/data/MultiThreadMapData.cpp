@@ -1,5 +1,7 @@
 #include "engine/data/MultiThreadMapData.h"
 
+#include "engine/core/PipelineThread.h"
+
 #include <algorithm>
 
 #include "engine/core/Check.h"
@@ -157,6 +159,7 @@ void MultiThreadMapData::wakeConsumerIfDue() {
 }
 
 void MultiThreadMapData::work() {
+  useOneIntraOpThreadHere();  // Note [Pipeline threads]
   try {
     std::vector<Datapoint> inputs;
     int64_t first = 0;

@@ -2,6 +2,7 @@
 
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
+#include "engine/core/PipelineThread.h"
 
 namespace tbench {
 
@@ -67,6 +68,9 @@ int64_t QueueInput::queueSize() const {
 }
 
 void QueueInput::work() {
+  // Batching and normalising here must not take the training step's cores: Note [Pipeline
+  // threads].
+  useOneIntraOpThreadHere();
   try {
     dataflow_->resetState();
     int64_t skip = takeSkipCount();

@@ -230,6 +230,57 @@ class TestCheckpoint : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, restoreRngState(bad));
   }
 
+  void cudaRngStatesRoundTrip() {
+    // Issue 25 (F5): the CUDA generators' states travel in "cuda_rng_states" (on a GPU they
+    // are restored: test_Resume::resumedGpuRunMatchesTheUninterruptedOne).
+    auto net = makeMlp(5);
+    TrainingState state = captureState(*net, nullptr, 0, 0, "");
+    if (!torch::cuda::is_available()) QVERIFY(state.cudaRngStates.empty());
+    const auto seedAndOffset = torch::zeros({16}, torch::kUInt8);  // the CUDA layout
+    state.cudaRngStates = {{"cuda:0", seedAndOffset}, {"cuda:7", seedAndOffset + 1}};
+    writeCheckpointFile(path("cuda-rng.pt"), state);
+    const TrainingState read = readCheckpointFile(path("cuda-rng.pt"));
+    QCOMPARE(read.cudaRngStates.size(), size_t{2});
+    QVERIFY(torch::equal(read.cudaRngStates.at("cuda:0"), seedAndOffset));
+    QVERIFY(torch::equal(read.cudaRngStates.at("cuda:7"), seedAndOffset + 1));
+    // A device this machine lacks (cuda:7 here; every one without CUDA) is skipped with a
+    // warning, and the CPU generator is still restored.
+    restoreRngState(read);
+    const auto first = torch::randn({4});
+    torch::manual_seed(99);
+    restoreRngState(read);
+    QVERIFY(torch::equal(torch::randn({4}), first));
+
+    // A key that names no CUDA device is refused, naming the file.
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+    c10::Dict<std::string, torch::Tensor> model;
+    for (const auto& item : net->named_parameters()) model.insert(item.key(), item.value());
+    c10::Dict<std::string, torch::Tensor> cuda;
+    cuda.insert("gpu0", seedAndOffset);
+    dict.insert("format", std::string(kCheckpointFormat));
+    dict.insert("model", model);
+    dict.insert("optimizer", torch::empty({0}, torch::kUInt8));
+    dict.insert("optimizer_type", std::string("adam"));
+    dict.insert("global_step", int64_t{1});
+    dict.insert("epoch_num", int64_t{1});
+    dict.insert("rng_state", torch::empty({0}, torch::kUInt8));
+    dict.insert("project", std::string());
+    dict.insert("cuda_rng_states", cuda);
+    const std::vector<char> bytes = torch::pickle_save(dict);
+    {
+      std::ofstream out(path("bad-cuda-rng.pt"), std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    try {
+      readCheckpointFile(path("bad-cuda-rng.pt"));
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("bad-cuda-rng.pt") != std::string::npos, e.what());
+      QVERIFY2(what.find("cuda_rng_states") != std::string::npos, e.what());
+    }
+  }
+
   void damagedFilesGiveInputErrorNamingTheFile() {
     const std::string good = readFile(path("model-3.pt"));
     const std::string p = path("damaged.pt");

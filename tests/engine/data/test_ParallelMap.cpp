@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <chrono>
 #include <numeric>
 #include <optional>
@@ -91,6 +93,33 @@ class TestParallelMap : public QObject {
   Q_OBJECT
 
  private slots:
+  // Note [Pipeline threads]: the workers decode and augment on one intra-op thread each, as
+  // DataLoader workers do, and leave the consumer's setting alone.
+  void workersRunOnOneIntraOpThread() {
+    const int before = at::get_num_threads();
+    at::set_num_threads(4);
+    std::mutex mutex;
+    std::set<int> workerThreads;
+    std::vector<Datapoint> points;
+    for (int i = 0; i < 40; ++i) points.push_back({torch::full({1}, i, torch::kInt64)});
+    MultiThreadMapData map(std::make_shared<DataFromList>(points), 2,
+                           [&](Datapoint p) -> std::optional<Datapoint> {
+                             std::lock_guard<std::mutex> lock(mutex);
+                             workerThreads.insert(at::get_num_threads());
+                             return p;
+                           });
+    map.resetState();
+    int64_t count = 0;
+    DataPass pass = map.pass();
+    Datapoint point;
+    while (pass.next(point)) ++count;
+    const int consumerThreads = at::get_num_threads();
+    at::set_num_threads(before);
+    QCOMPARE(count, int64_t{40});
+    QCOMPARE(workerThreads, (std::set<int>{1}));
+    QCOMPARE(consumerThreads, 4);
+  }
+
   void orderedKeepsTheChildsOrder() {
     for (int64_t threads : {0, 1, 2, 4}) {
       MultiThreadMapData flow(numbers(300), threads, slowDouble, Options().bufferSize(8));

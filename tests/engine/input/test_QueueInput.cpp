@@ -2,6 +2,8 @@
 
 #include <QtTest>
 
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/core/Check.h"
@@ -34,6 +36,32 @@ int64_t valueOf(const Batch& b) { return b["x"].item<int64_t>(); }
 class TestQueueInput : public QObject {
   Q_OBJECT
  private slots:
+  // Issue 24: the producer batched and normalised with as many intra-op threads as the step,
+  // so on a small machine its OpenMP team and the step's fought for the cores (queue_input
+  // trained the MLP at half of simple's rate). It now runs on one (Note [Pipeline threads]),
+  // and the training thread keeps its own setting.
+  void producerRunsOnOneIntraOpThread() {
+    const int before = at::get_num_threads();
+    at::set_num_threads(4);
+    std::mutex mutex;
+    std::set<int> producerThreads;
+    auto recording =
+        std::make_shared<MapData>(counting(50), [&](Datapoint p) -> std::optional<Datapoint> {
+          // A parallel operation as batching does one, then the setting it ran under.
+          p[0] = p[0] + torch::zeros({1}, torch::kInt64);
+          std::lock_guard<std::mutex> lock(mutex);
+          producerThreads.insert(at::get_num_threads());
+          return p;
+        });
+    auto input = std::make_shared<QueueInput>(recording, 4);
+    NoOpTrainer trainer(input, kSpecs, [](NoOpTrainer&) {});
+    trainer.train({10, 1, 3});
+    const int trainingThreads = at::get_num_threads();
+    at::set_num_threads(before);
+    QCOMPARE(producerThreads, (std::set<int>{1}));
+    QCOMPARE(trainingThreads, 4);
+  }
+
   void deliversInOrderAndRepeatsPasses() {
     QueueInput input(counting(5), 3);
     input.setup(kSpecs);

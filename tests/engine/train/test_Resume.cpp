@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "engine/callbacks/CallbackFactory.h"
+#include "engine/checkpoint/Checkpoint.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/core/Check.h"
@@ -37,6 +38,8 @@ struct RunOptions {
   bool twoTowers = false;      ///< SyncReplicatedTrainer on two CPU towers, else SimpleTrainer
   int64_t stopAfterStep = -1;  ///< save <dir>/mid.pt after this global step, then stop
   bool plateau = false;        ///< add lr_on_plateau on a stat that never improves
+  Device device;               ///< where the towers are (the CPU by default)
+  bool momentumSgd = false;    ///< SGD with momentum instead of Adam
 };
 
 /// Trains the tiny MLP (with dropout, Adam, a schedule and shuffled data whose passes do not
@@ -52,7 +55,12 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   TrainConfig config;
   config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
+      [momentum = run.momentumSgd](
+          std::vector<torch::Tensor> p) -> std::unique_ptr<torch::optim::Optimizer> {
+        if (momentum) {
+          return std::make_unique<torch::optim::SGD>(p,
+                                                     torch::optim::SGDOptions(1e-2).momentum(0.9));
+        }
         return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
       });
   auto batches = std::make_shared<BatchData>(
@@ -102,14 +110,14 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   }
   std::unique_ptr<SingleCostTrainer> trainer;
   if (run.twoTowers) {
-    trainer = std::make_unique<SyncReplicatedTrainer>(std::vector<Device>{Device{}, Device{}});
+    trainer = std::make_unique<SyncReplicatedTrainer>(std::vector<Device>{run.device, run.device});
   } else {
-    trainer = std::make_unique<SimpleTrainer>();
+    trainer = std::make_unique<SimpleTrainer>(run.device);
   }
   launchTrainWithConfig(config, *trainer);
   Outcome out;
   for (const auto& item : trainer->mainModule().named_parameters()) {
-    out.params.emplace_back(item.key(), item.value().clone());
+    out.params.emplace_back(item.key(), item.value().detach().cpu().clone());
   }
   for (const auto& p : history->get("cost")) out.costs.push_back(p.value);
   for (const auto& p : history->get("learning_rate")) out.learningRates.push_back(p.value);
@@ -124,11 +132,19 @@ Outcome train(const std::string& dir, int64_t maxEpoch, const std::string& resum
   return train(dir, run);
 }
 
-void compareParams(const Outcome& expected, const Outcome& actual, const char* label) {
+/// Bitwise equal parameters, or within `tolerance` (absolute) when it is given.
+void compareParams(const Outcome& expected, const Outcome& actual, const char* label,
+                   double tolerance = 0) {
   QVERIFY2(expected.params.size() == actual.params.size(), label);
   for (size_t i = 0; i < expected.params.size(); ++i) {
-    QVERIFY2(torch::equal(expected.params[i].second, actual.params[i].second),
-             qPrintable(QString("%1: %2").arg(label).arg(expected.params[i].first.c_str())));
+    const auto& want = expected.params[i].second;
+    const auto& got = actual.params[i].second;
+    const bool same = tolerance == 0 ? torch::equal(want, got)
+                                     : torch::allclose(want, got, /*rtol=*/0, tolerance);
+    QVERIFY2(same, qPrintable(QString("%1: %2 differs by %3")
+                                  .arg(label)
+                                  .arg(expected.params[i].first.c_str())
+                                  .arg((want - got).abs().max().item<double>())));
   }
 }
 
@@ -191,6 +207,56 @@ class TestResume : public QObject {
       // The plateau halved the rate after epoch 2, in the resumed run, from the window it
       // kept in the checkpoint; the schedule's point (3, 2e-3) then sets 2e-3 after epoch 3.
       if (c.plateau) QVERIFY2(tail == (std::vector<double>{1e-2, 5e-3, 2e-3}), c.label);
+    }
+  }
+
+  // Issue 25 (F1, F5): on CUDA towers, the optimizer state read from the checkpoint goes onto
+  // each parameter's device (Adam's moments, SGD's momentum: LibTorch left them on the CPU and
+  // the first resumed step failed), and the CUDA generator's state is restored (dropout masks
+  // drawn on the GPU). One tower and two replicas on cuda:0, stopped mid-epoch and resumed,
+  // against the run that was never stopped. Within 1e-6: the same kernels in the same order,
+  // but no claim is made here that every CUDA kernel is bitwise reproducible.
+  void resumedGpuRunMatchesTheUninterruptedOne() {
+    if (!torch::cuda::is_available()) {
+      QSKIP(
+          "no CUDA device here (torch::cuda::is_available() is false): runs on a GPU "
+          "machine (scripts/gpu-check.sh)");
+    }
+    struct Case {
+      const char* label;
+      bool twoTowers, momentumSgd;
+    };
+    for (const Case c : {Case{"adam, one tower", false, false},
+                         Case{"sgd momentum, one tower", false, true},
+                         Case{"adam, two replicas", true, false}}) {
+      QTemporaryDir straight, split;
+      RunOptions run;
+      run.device = Device::parse("cuda:0");
+      run.twoTowers = c.twoTowers;
+      run.momentumSgd = c.momentumSgd;
+      const Outcome whole = train(straight.path().toStdString(), run);
+      RunOptions first = run;
+      first.stopAfterStep = 10;
+      const Outcome stopped = train(split.path().toStdString(), first);
+      QCOMPARE(stopped.globalStep, int64_t{10});
+      const TrainingState saved = readCheckpointFile(split.path().toStdString() + "/mid.pt");
+      QVERIFY2(saved.cudaRngStates.count("cuda:0") == 1, c.label);
+      RunOptions second = run;
+      second.resumeFrom = split.path().toStdString() + "/mid.pt";
+      const Outcome rest = train(split.path().toStdString(), second);
+      QCOMPARE(rest.globalStep, int64_t{28});
+      compareParams(whole, rest, c.label, 1e-6);
+      std::vector<double> joined = stopped.costs;
+      joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
+      QCOMPARE(joined.size(), whole.costs.size());
+      for (size_t i = 0; i < joined.size(); ++i) {
+        QVERIFY2(std::abs(joined[i] - whole.costs[i]) <= 1e-6 * std::max(1.0, whole.costs[i]),
+                 qPrintable(QString("%1: cost of step %2: %3 resumed, %4 uninterrupted")
+                                .arg(c.label)
+                                .arg(i + 1)
+                                .arg(joined[i])
+                                .arg(whole.costs[i])));
+      }
     }
   }
 
