@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/comm/NcclCommunicator.h"
+#include "engine/core/CpuInfo.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Nvml.h"
@@ -37,6 +38,7 @@ int printDevices() {
                     ? std::to_string(torch::cuda::device_count()) + " CUDA device(s)"
                     : std::string("no CUDA (built without it, or no GPU): towers run on the CPU"))
             << "\n";
+  std::cout << "CPU: " << cpuDescription() << "\n";
   std::cout << "BLAS: " << blasDescription() << "\n";
   std::cout << "all-reduce for CUDA towers: "
             << (ncclBuiltIn()

@@ -110,14 +110,15 @@ void forEachStateBuffer(torch::optim::Optimizer& optimizer, Visit&& visit) {
 /// PyTorch's Optimizer.load_state_dict does (its `cast`). LibTorch's load leaves them where the
 /// archive was mapped (the CPU) and its step() then mixes devices on a CUDA tower.
 void moveStateToParameters(torch::optim::Optimizer& optimizer) {
-  forEachStateBuffer(optimizer, [](const torch::Tensor& param, const torch::Tensor& buffer,
-                                   const char*) -> torch::Tensor {
-    if (!buffer.defined()) return buffer;
-    if (buffer.is_floating_point() && param.is_floating_point()) {
-      return buffer.to(param.device(), param.scalar_type());
-    }
-    return buffer.to(param.device());
-  });
+  forEachStateBuffer(
+      optimizer,
+      [](const torch::Tensor& param, const torch::Tensor& buffer, const char*) -> torch::Tensor {
+        if (!buffer.defined()) return buffer;
+        if (buffer.is_floating_point() && param.is_floating_point()) {
+          return buffer.to(param.device(), param.scalar_type());
+        }
+        return buffer.to(param.device());
+      });
 }
 
 void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t size) {
@@ -130,14 +131,15 @@ void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t 
 /// Throws std::runtime_error when a known optimizer's per-parameter state does not have its
 /// parameter's shape (LibTorch's load only checks the number of parameters).
 void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
-  forEachStateBuffer(optimizer, [](const torch::Tensor& param, const torch::Tensor& buffer,
-                                   const char* what) -> torch::Tensor {
-    if (buffer.defined() && buffer.sizes() != param.sizes()) {
-      throw std::runtime_error(
-          str(what, " has shape ", shapeString(buffer), ", its parameter ", shapeString(param)));
-    }
-    return buffer;
-  });
+  forEachStateBuffer(optimizer,
+                     [](const torch::Tensor& param, const torch::Tensor& buffer,
+                        const char* what) -> torch::Tensor {
+                       if (buffer.defined() && buffer.sizes() != param.sizes()) {
+                         throw std::runtime_error(str(what, " has shape ", shapeString(buffer),
+                                                      ", its parameter ", shapeString(param)));
+                       }
+                       return buffer;
+                     });
 }
 
 /// The CUDA generators' states of the devices that have a CUDA context (those the process

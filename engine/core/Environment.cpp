@@ -16,6 +16,7 @@
 
 #include <torch/torch.h>
 
+#include "engine/core/CpuInfo.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
@@ -200,7 +201,13 @@ std::string blasDescription() {
       library += " (Towerbench asked for " + restart.requested + " but OpenBLAS kept " + core +
                  "; set TB_NO_BLAS_RESTART=1 to skip the restart)";
     } else if (const std::string faster = fasterOpenBlasCore(); !faster.empty()) {
-      library += " (this CPU could use " + faster + ": set OPENBLAS_CORETYPE=" + faster + ")";
+      const char* set = std::getenv("OPENBLAS_CORETYPE");
+      library += set != nullptr
+                     ? " (OPENBLAS_CORETYPE=" + std::string(set) +
+                           " from the environment, kept; this CPU could use " + faster + ")"
+                     : " (this CPU could use " + faster + ": set OPENBLAS_CORETYPE=" + faster + ")";
+    } else if (const char* set = std::getenv("OPENBLAS_CORETYPE")) {
+      library += " (OPENBLAS_CORETYPE=" + std::string(set) + " from the environment)";
     }
   }
   return library.empty() ? "unknown BLAS" : library;
@@ -209,7 +216,8 @@ std::string blasDescription() {
 void logEnvironment() {
   const std::string blas = blasDescription();
   TB_LOG(Info) << "LibTorch " << TORCH_VERSION << ", " << at::get_num_threads()
-               << " intra-op threads, " << blas;
+               << " intra-op threads (input pipeline threads: 1 each), " << blas;
+  TB_LOG(Info) << "CPU: " << cpuDescription();
   if (blas.rfind("reference", 0) == 0) {
     TB_LOG(Warning) << "the reference BLAS is loaded: training is 9-12x slower than with "
                        "OpenBLAS (install libopenblas0-openmp; scripts/setup.sh does)";

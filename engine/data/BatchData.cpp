@@ -21,6 +21,15 @@ std::optional<int64_t> BatchData::size() const {
 }
 
 bool BatchData::nextPoint(Datapoint& out) {
+  if (childStacks_) {
+    // Note [Stacked reads]: one gather from a flow holding its samples in memory instead of
+    // batch_size datapoints and a stack (bench_pipeline prints the batches/s of both).
+    const int64_t taken = childPass().nextStacked(batchSize_, out);
+    if (taken >= 0) {
+      return taken == batchSize_ || (taken > 0 && remainder_);
+    }
+    childStacks_ = false;  // the child cannot: datapoint by datapoint from now on
+  }
   pending_.clear();
   Datapoint point;
   while (static_cast<int64_t>(pending_.size()) < batchSize_ && childPass().next(point)) {

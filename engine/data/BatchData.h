@@ -21,6 +21,7 @@ class BatchData : public ProxyDataFlow {
  private:
   int64_t batchSize_;
   bool remainder_;
+  bool childStacks_ = true;  ///< until the child says it cannot (Note [Stacked reads])
   std::vector<Datapoint> pending_;
 };
 

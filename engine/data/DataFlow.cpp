@@ -51,6 +51,13 @@ void DataPass::close() {
   flow_ = nullptr;
 }
 
+int64_t DataPass::nextStacked(int64_t n, Datapoint& out) {
+  if (!flow_ || ended_) return 0;
+  const int64_t taken = flow_->nextStackedPoints(n, out);
+  if (taken == 0) ended_ = true;
+  return taken;
+}
+
 bool DataPass::next(Datapoint& out) {
   if (!flow_ || ended_) return false;
   if (!flow_->nextPoint(out)) {

@@ -38,6 +38,12 @@ class DataPass {
   /// Writes the next datapoint into `out` and returns true, or returns false at the end of
   /// the pass (and on every later call).
   bool next(Datapoint& out);
+  /// Note [Stacked reads]: writes the next (up to) `n` datapoints stacked along a new first
+  /// dimension into `out`, as torch::stack of their components would, and returns how many it
+  /// took (0 at the end of the pass); -1 when the flow cannot (then nothing was taken and
+  /// next() is the way). A flow holding its samples in memory answers with one gather
+  /// (BatchData uses it), not n datapoints and a stack.
+  int64_t nextStacked(int64_t n, Datapoint& out);
 
  private:
   friend class DataFlow;
@@ -64,6 +70,10 @@ class DataFlow {
   virtual void startPass() = 0;
   /// Produces the next datapoint or returns false at the end of the pass.
   virtual bool nextPoint(Datapoint& out) = 0;
+  /// Note [Stacked reads]: the next up to `n` datapoints, stacked; -1 (the default) when this
+  /// flow has no faster way than nextPoint. An override returns exactly what stacking the
+  /// datapoints nextPoint would have produced returns, bit for bit, in the same order.
+  virtual int64_t nextStackedPoints(int64_t n, Datapoint& out) { return -1; }
   /// Called when the consumer closes the pass (it may not have reached the end).
   virtual void endPass() {}
 

@@ -114,6 +114,19 @@ void IdxClassificationData::onResetState() {
 
 void IdxClassificationData::startPass() { order_.start(static_cast<size_t>(numSamples_)); }
 
+int64_t IdxClassificationData::nextStackedPoints(int64_t n, Datapoint& out) {
+  auto indices = torch::empty({n}, torch::kInt64);
+  int64_t* at = indices.data_ptr<int64_t>();
+  int64_t taken = 0;
+  while (taken < n && order_.next(at[taken])) ++taken;
+  if (taken == 0) return 0;
+  if (taken < n) indices = indices.narrow(0, 0, taken);
+  out.resize(2);
+  out[0] = images_.index_select(0, indices);
+  out[1] = labels_.index_select(0, indices);
+  return taken;
+}
+
 bool IdxClassificationData::nextPoint(Datapoint& out) {
   int64_t i = 0;
   if (!order_.next(i)) return false;

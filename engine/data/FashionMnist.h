@@ -59,6 +59,8 @@ class IdxClassificationData : public DataFlow {
   void onResetState() override;
   void startPass() override;
   bool nextPoint(Datapoint& out) override;
+  /// One index_select of the images and labels (Note [Stacked reads]).
+  int64_t nextStackedPoints(int64_t n, Datapoint& out) override;
 
  private:
   std::string imagesPath_;

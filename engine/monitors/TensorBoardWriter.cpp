@@ -116,8 +116,7 @@ std::string hostname() {
 
 }  // namespace
 
-TensorBoardWriter::TensorBoardWriter(std::string dir)
-    : dir_(std::move(dir)) {}
+TensorBoardWriter::TensorBoardWriter(std::string dir) : dir_(std::move(dir)) {}
 
 TensorBoardWriter::~TensorBoardWriter() { close(); }
 

@@ -161,7 +161,8 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   config.gradients = GradientProcessing()
                          .clipGlobalNorm(project.optimizer.number("clip_global_norm"))
                          .clipValue(project.optimizer.number("clip_value"))
-                         .reportNorm(project.optimizer.boolean("report_grad_norm"));
+                         .reportNorm(project.optimizer.boolean("report_grad_norm"))
+                         .reportEvery(project.optimizer.integer("grad_norm_every"));
   config.stepsPerEpoch = project.stepsPerEpoch;
   config.startingEpoch = project.startingEpoch;
   config.maxEpoch = project.maxEpoch;

@@ -20,7 +20,12 @@ std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*>
 
 void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& params, bool report) {
   GradientProcessing processing = gradients_;
-  if (!report) processing.reportNorm(false);  // no norm to compute unless clipping needs it
+  // The step being run is globalStep() + 1; an epoch's last one is always reported, so that
+  // stats.json and the log's epoch summary have this epoch's norm.
+  const bool due = processing.reportEvery_ <= 1 || processing.clipGlobalNorm_ > 0 ||
+                   (globalStep() + 1) % processing.reportEvery_ == 0 ||
+                   localStep() + 1 >= stepsPerEpoch();
+  if (!report || !due) processing.reportNorm(false);  // no norm unless clipping needs it
   if (!processing.active()) return;
   const double norm = tbench::processGradients(params, processing);
   if (processing.reportNorm_) putStepScalar("grad_norm", norm);

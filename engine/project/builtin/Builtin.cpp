@@ -57,8 +57,13 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
           .zeroMeans("off"),
       key::boolean("report_grad_norm", true)
           .label("Report gradient norm")
-          .help("Put grad_norm (global gradient L2 norm) every step; costs ~4% of a CPU MLP "
-                "step")};
+          .help("Put grad_norm (global gradient L2 norm) every grad_norm_every steps and at "
+                "every epoch's last step; it reads every gradient once"),
+      key::integer("grad_norm_every", 10)
+          .label("Gradient norm every")
+          .help("Steps between two grad_norm values (1: every step, about 5% of a CPU MLP "
+                "step; every step anyway with clip_global_norm)")
+          .atLeast(1)};
   registry.addKind(optimizer);
 
   registry.addKind({"callback", "callback type", "Callbacks", "type", "", "$.callbacks[]",

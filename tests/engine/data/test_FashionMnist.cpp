@@ -16,6 +16,7 @@
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/FashionMnist.h"
+#include "engine/data/ProxyDataFlow.h"
 #include "engine/data/SyntheticData.h"
 
 using namespace tbench;
@@ -140,6 +141,44 @@ class TestFashionMnist : public QObject {
     QCOMPARE(batch[0].sizes().vec(), std::vector<int64_t>({32, 1, 28, 28}));
     QCOMPARE(batch[1].sizes().vec(), std::vector<int64_t>({32}));
     QCOMPARE(batch[1].scalar_type(), torch::kInt64);
+  }
+
+  // Note [Stacked reads]: BatchData gathers a batch from the in-memory IDX set in one
+  // index_select. The batches equal, bit for bit, those of stacking the datapoints one by one
+  // (the path every other flow takes, forced here by a proxy that cannot stack), shuffled,
+  // over several passes, with and without the remainder.
+  void stackedReadsEqualDatapointByDatapoint() {
+    struct Opaque : ProxyDataFlow {
+      using ProxyDataFlow::ProxyDataFlow;
+    };
+    for (const bool remainder : {false, true}) {
+      auto options = FashionMnist::Options().limit(100).shuffle(true).seed(7);
+      auto direct = std::make_shared<FashionMnist>("test", "", options);
+      auto proxied = std::make_shared<Opaque>(std::make_shared<FashionMnist>("test", "", options));
+      BatchData fast(direct, 32, remainder);
+      BatchData slow(proxied, 32, remainder);
+      fast.resetState();
+      slow.resetState();
+      for (int passIndex = 0; passIndex < 3; ++passIndex) {
+        auto a = fast.pass();
+        auto b = slow.pass();
+        Datapoint x, y;
+        int batches = 0;
+        while (true) {
+          const bool more = a.next(x);
+          QCOMPARE(more, b.next(y));
+          if (!more) break;
+          ++batches;
+          QCOMPARE(x.size(), y.size());
+          for (size_t c = 0; c < x.size(); ++c) {
+            QCOMPARE(x[c].sizes().vec(), y[c].sizes().vec());
+            QCOMPARE(x[c].scalar_type(), y[c].scalar_type());
+            QVERIFY(torch::equal(x[c], y[c]));
+          }
+        }
+        QCOMPARE(batches, remainder ? 4 : 3);  // 100 = 3 x 32 + 4
+      }
+    }
   }
 
   void uncompressedFilesInAnotherDirectory() {

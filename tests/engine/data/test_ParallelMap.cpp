@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <set>
 #include <chrono>
+#include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>

@@ -211,6 +211,43 @@ class TestStrategies : public QObject {
     }
   }
 
+  // grad_norm_every (issue 24): the norm is put every N steps and at every epoch's last step,
+  // on one tower and on replicas alike; with clipping it is computed, and put, every step.
+  void gradNormIsPutEveryNStepsAndAtEpochEnds() {
+    const int64_t perEpoch = kSteps / 2;
+    const auto every = GradientProcessing().reportEvery(2);
+    std::vector<int64_t> expected;
+    for (int64_t step = 1; step <= 2 * perEpoch; ++step) {
+      if (step % 2 == 0 || step % perEpoch == 0) expected.push_back(step);
+    }
+    QVERIFY(expected.size() < static_cast<size_t>(kSteps));  // the test must drop some steps
+    auto steps = [](const ScalarHistory& history) {
+      std::vector<int64_t> out;
+      for (const auto& point : history.get("grad_norm")) out.push_back(point.globalStep);
+      return out;
+    };
+    auto everyStep = std::make_shared<ScalarHistory>();
+    SimpleTrainer reference;
+    trainWith(reference, 1, "sgd", 0.5, everyStep);
+    QCOMPARE(steps(*everyStep).size(), size_t{kSteps});
+    auto one = std::make_shared<ScalarHistory>();
+    SimpleTrainer single;
+    trainWith(single, 1, "sgd", 0.5, one, every);
+    QCOMPARE(steps(*one), expected);
+    // The values are the norms of those steps: the same training, fewer reports.
+    for (const auto& point : one->get("grad_norm")) {
+      QCOMPARE(point.value, everyStep->get("grad_norm")[point.globalStep - 1].value);
+    }
+    auto two = std::make_shared<ScalarHistory>();
+    SyncReplicatedTrainer replicated(kTwoCpuTowers);
+    trainWith(replicated, 2, "sgd", 0.5, two, every);
+    QCOMPARE(steps(*two), expected);
+    auto clipped = std::make_shared<ScalarHistory>();
+    SimpleTrainer clipping;
+    trainWith(clipping, 1, "sgd", 0.5, clipped, GradientProcessing(every).clipGlobalNorm(100));
+    QCOMPARE(steps(*clipped).size(), size_t{kSteps});
+  }
+
   void gradientClippingAgreesAcrossStrategies() {
     // Clipping acts on the gradients the update uses (the towers' average), so two towers on b
     // still match one tower on 2b, and grad_norm is the same global norm.

@@ -6,9 +6,9 @@
 #include <torch/torch.h>
 
 #include "engine/callbacks/CallbackFactory.h"
-#include "engine/checkpoint/Checkpoint.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
+#include "engine/checkpoint/Checkpoint.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/SyntheticData.h"
@@ -226,9 +226,9 @@ class TestResume : public QObject {
       const char* label;
       bool twoTowers, momentumSgd;
     };
-    for (const Case c : {Case{"adam, one tower", false, false},
-                         Case{"sgd momentum, one tower", false, true},
-                         Case{"adam, two replicas", true, false}}) {
+    for (const Case c :
+         {Case{"adam, one tower", false, false}, Case{"sgd momentum, one tower", false, true},
+          Case{"adam, two replicas", true, false}}) {
       QTemporaryDir straight, split;
       RunOptions run;
       run.device = Device::parse("cuda:0");
