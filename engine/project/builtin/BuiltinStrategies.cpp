@@ -137,6 +137,16 @@ void registerDistributed(ComponentRegistry& registry) {
   type.check = [](const Settings& s, CheckContext& context) {
     oneDevice("distributed")(s, context);
     singleCostOnly("distributed")(s, context);
+    // Issue 25 (F4): each rank takes every world-size-th batch of one order that every rank
+    // computes (ShardedData.h); decoding workers that deliver as they finish give every rank
+    // another order, so shards would overlap and miss samples.
+    const ComponentSpec& train = context.project.data.train;
+    if (train.type == "image_folder" && !train.boolean("ordered") && train.integer("workers") > 0) {
+      context.report("",
+                     "strategy \"distributed\" shards the training data by position, but "
+                     "data.train has \"ordered\": false, so its order differs in every rank "
+                     "(shards would overlap and skip images): set \"ordered\": true");
+    }
   };
   StrategyMaker maker;
   maker.join = [](const Settings& s, const std::string& hash,

@@ -155,6 +155,10 @@ const std::map<QString, QStringList>& malformedExpectations() {
         "!takes exactly one device"}},
       {"two_devices_simple.json",
        {"$.trainer.devices: strategy \"simple\" takes exactly one device, got 2"}},
+      // Issue 25 (F4): ranks shard one order; an unordered decode has another in every rank.
+      {"unordered_images_distributed.json",
+       {"$.trainer: strategy \"distributed\" shards the training data by position, but "
+        "data.train has \"ordered\": false"}},
       {"queue_size_on_simple.json", {"$.trainer.queue_size: not a setting of strategy \"simple\""}},
       {"starting_epoch_after_max.json", {"$.starting_epoch: must be <= max_epoch (3), got 5"}},
       {"schedule_not_increasing.json",
