@@ -164,27 +164,38 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
   const StatMonitorParamSetter::Options plateau;
   ComponentType lrOnPlateau =
       describe("lr_on_plateau",
-               "Multiplies the learning rate by a factor when a scalar stops improving "
-               "(StatMonitorParamSetter)",
+               "Multiplies the learning rate by a factor when a scalar stops improving: "
+               "PyTorch's ReduceLROnPlateau rule (StatMonitorParamSetter)",
                {statKey(),
                 key::number("factor", plateau.factor_)
                     .label("Factor")
-                    .help("The learning rate is multiplied by this; not 1")
+                    .help("The learning rate is multiplied by this; not 1 (> 1 raises it)")
                     .greaterThan(0),
                 key::integer("patience", plateau.patience_)
                     .label("Patience (epochs)")
-                    .help("Epochs without improvement before a change")
-                    .atLeast(1),
+                    .help("Epochs without improvement tolerated: the rate changes after "
+                          "patience + 1 (as ReduceLROnPlateau's patience)")
+                    .atLeast(0),
                 key::number("threshold", plateau.threshold_)
                     .label("Threshold")
-                    .help("Smaller improvements do not count")
+                    .help("Smaller improvements do not count (relative or absolute, see "
+                          "threshold_mode)")
+                    .atLeast(0),
+                key::choice("threshold_mode", plateau.thresholdMode_, {"rel", "abs"})
+                    .label("Threshold mode")
+                    .help("rel: better means beyond best x (1 -/+ threshold); abs: beyond best "
+                          "-/+ threshold"),
+                key::integer("cooldown", plateau.cooldown_)
+                    .label("Cooldown (epochs)")
+                    .help("Epochs after a change during which epochs without improvement are "
+                          "not counted")
                     .atLeast(0),
                 key::choice("mode", plateau.maximize_ ? "max" : "min", {"min", "max"})
                     .label("Better when")
                     .help("min: lower is better (an error); max: higher is better (an accuracy)"),
                 key::number("min_value", plateau.minValue_)
                     .label("Minimum rate")
-                    .help("The learning rate never goes below this")
+                    .help("The learning rate never goes below this (min_lr)")
                     .atLeast(0)});
   lrOnPlateau.starter = {{"stat", "validation_error"}};
   lrOnPlateau.check = [](const Settings& s, CheckContext& context) {
@@ -192,16 +203,19 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
       context.report("factor", "must not be 1 (< 1 lowers the rate, > 1 raises it)");
     }
   };
-  registerCallback(
-      registry, lrOnPlateau, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
-        return std::make_shared<StatMonitorParamSetter>("learning_rate", s.string("stat"),
-                                                        StatMonitorParamSetter::Options()
-                                                            .factor(s.number("factor"))
-                                                            .patience(s.integer("patience"))
-                                                            .threshold(s.number("threshold"))
-                                                            .maximize(s.string("mode") == "max")
-                                                            .minValue(s.number("min_value")));
-      });
+  registerCallback(registry, lrOnPlateau,
+                   [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+                     return std::make_shared<StatMonitorParamSetter>(
+                         "learning_rate", s.string("stat"),
+                         StatMonitorParamSetter::Options()
+                             .factor(s.number("factor"))
+                             .patience(s.integer("patience"))
+                             .threshold(s.number("threshold"))
+                             .thresholdMode(s.string("threshold_mode"))
+                             .cooldown(s.integer("cooldown"))
+                             .maximize(s.string("mode") == "max")
+                             .minValue(s.number("min_value")));
+                   });
 
   ComponentType dumpImages = describe(
       "dump_images",

@@ -3,7 +3,10 @@
 
 #include <QtTest>
 
+#include <QProcess>
+
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/CheckNumerics.h"
@@ -89,10 +92,11 @@ class TestCallbacks : public QObject {
   }
 
   void statMonitorChangesTheParamOnPlateau() {
-    // One step per epoch; the stat of epoch E is stat[E-1]. Patience 2: at epoch 4 the best of
-    // epochs 3-4 (0.82) does not beat the best before them (0.8), so the rate halves; the
-    // window restarts, and at epoch 7 it halves again (0.75 does not beat 0.7).
-    const std::vector<double> stat = {1.0, 0.8, 0.85, 0.82, 0.7, 0.75, 0.76, 0.74};
+    // One step per epoch; the stat of epoch E is stat[E-1]. Patience 2 (ReduceLROnPlateau):
+    // epochs 3 and 4 are bad (2, not more than 2), epoch 5 is a new best; epochs 6, 7 and 8
+    // are bad against the all-time best 0.7, so the rate halves after epoch 8. (The rule before
+    // issue 25 halved after epoch 4 and again after epoch 7.)
+    const std::vector<double> stat = {1.0, 0.8, 0.85, 0.82, 0.7, 0.75, 0.76, 0.74, 0.73, 0.72};
     std::vector<double> lrAtStep;
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
@@ -109,15 +113,17 @@ class TestCallbacks : public QObject {
     auto setter = std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "val", StatMonitorParamSetter::Options().factor(0.5).patience(2));
     trainer->registerCallback(setter);
-    trainer->train({1, 1, 8});
-    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.025}));
-    QCOMPARE(setter->changes(), 2);
+    trainer->train({1, 1, 10});
+    QCOMPARE(lrAtStep, (std::vector<double>{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05}));
+    QCOMPARE(setter->changes(), 1);
+    QCOMPARE(setter->best(), 0.7);
+    QCOMPARE(setter->badEpochs(), int64_t{2});
   }
 
   void statMonitorRespectsThresholdMaximizeAndFloor() {
-    // Accuracy-like stat, higher is better, improving by 0.001 per epoch: below the threshold of
-    // 0.01, so with patience 1 every epoch from the second multiplies the rate by 0.1, but it
-    // never goes below 0.002.
+    // Accuracy-like stat, higher is better, improving by 0.001 per epoch: below the absolute
+    // threshold of 0.01, so with patience 1 the rate is multiplied by 0.1 after every second
+    // bad epoch (3 and 5), but never below 0.002 (after epoch 7 it would be; it stays).
     std::vector<double> lrAtStep;
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
@@ -131,24 +137,155 @@ class TestCallbacks : public QObject {
                                          c.monitors().putScalar("acc", 0.9 + 0.001 * c.epochNum());
                                        },
                                        {}}));
-    trainer->registerCallback(
-        std::make_shared<StatMonitorParamSetter>("learning_rate", "acc",
-                                                 StatMonitorParamSetter::Options()
-                                                     .factor(0.1)
-                                                     .patience(1)
-                                                     .threshold(0.01)
-                                                     .maximize(true)
-                                                     .minValue(0.002)));
-    trainer->train({1, 1, 5});
-    QCOMPARE(lrAtStep.size(), size_t(5));
-    QCOMPARE(lrAtStep[0], 0.1);
-    QCOMPARE(lrAtStep[1], 0.1);
-    QVERIFY(qAbs(lrAtStep[2] - 0.01) < 1e-12);
-    QCOMPARE(lrAtStep[3], 0.002);  // 0.001 is below the floor
-    QCOMPARE(lrAtStep[4], 0.002);
-    QVERIFY_THROWS_EXCEPTION(InputError,
-                             StatMonitorParamSetter("learning_rate", "acc",
-                                                    StatMonitorParamSetter::Options().patience(0)));
+    auto setter = std::make_shared<StatMonitorParamSetter>("learning_rate", "acc",
+                                                           StatMonitorParamSetter::Options()
+                                                               .factor(0.1)
+                                                               .patience(1)
+                                                               .threshold(0.01)
+                                                               .thresholdMode("abs")
+                                                               .maximize(true)
+                                                               .minValue(0.002));
+    trainer->registerCallback(setter);
+    trainer->train({1, 1, 7});
+    QCOMPARE(lrAtStep.size(), size_t(7));
+    for (int e : {0, 1, 2}) QCOMPARE(lrAtStep[e], 0.1);
+    QVERIFY(qAbs(lrAtStep[3] - 0.01) < 1e-12);
+    QVERIFY(qAbs(lrAtStep[4] - 0.01) < 1e-12);
+    QCOMPARE(lrAtStep[5], 0.002);  // 0.001 is below the floor
+    QCOMPARE(lrAtStep[6], 0.002);
+    QCOMPARE(setter->changes(), 2);  // at the floor, no change is counted
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, StatMonitorParamSetter("learning_rate", "acc",
+                                           StatMonitorParamSetter::Options().patience(-1)));
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, StatMonitorParamSetter("learning_rate", "acc",
+                                           StatMonitorParamSetter::Options().thresholdMode("pct")));
+  }
+
+  // Issue 25 (F7): the plateau rule is PyTorch's ReduceLROnPlateau, step for step. The rates
+  // an epoch trains with, for stat sequences and settings that exercise min and max, relative
+  // and absolute thresholds, cooldown, min_lr and patience 0, against what /usr/bin/python3's
+  // torch.optim.lr_scheduler computes now.
+  void plateauRuleIsPyTorchsReduceLROnPlateau() {
+    struct Case {
+      std::string mode;
+      double factor;
+      int64_t patience;
+      double threshold;
+      std::string thresholdMode;
+      int64_t cooldown;
+      double minLr;
+      std::vector<double> stat;
+    };
+    const std::vector<Case> cases = {
+        {"min",
+         0.5,
+         2,
+         1e-4,
+         "rel",
+         0,
+         0.0,
+         {1.0, 0.8, 0.85, 0.82, 0.7, 0.75, 0.76, 0.74, 0.73, 0.72, 0.71, 0.6999}},
+        {"max",
+         0.1,
+         1,
+         0.01,
+         "abs",
+         1,
+         0.002,
+         {0.9, 0.901, 0.902, 0.903, 0.95, 0.951, 0.952, 0.953, 0.954, 0.955, 0.956, 0.957}},
+        {"min",
+         0.5,
+         0,
+         0.05,
+         "rel",
+         2,
+         0.01,
+         {1.0, 0.99, 0.98, 0.9, 0.89, 0.88, 0.87, 0.8, 0.79, 0.78, 0.7, 0.69}},
+        {"max",
+         0.2,
+         3,
+         0.0,
+         "rel",
+         0,
+         0.0,
+         {0.1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3}},
+    };
+    nlohmann::json request = nlohmann::json::array();
+    for (const Case& c : cases) {
+      request.push_back({{"mode", c.mode},
+                         {"factor", c.factor},
+                         {"patience", c.patience},
+                         {"threshold", c.threshold},
+                         {"threshold_mode", c.thresholdMode},
+                         {"cooldown", c.cooldown},
+                         {"min_lr", c.minLr},
+                         {"stat", c.stat}});
+    }
+    const char* script = R"(
+import json, sys, torch
+out = []
+for c in json.loads(sys.argv[1]):
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([p], lr=0.1)
+    s = torch.optim.lr_scheduler.ReduceLROnPlateau(
+        opt, mode=c["mode"], factor=c["factor"], patience=c["patience"],
+        threshold=c["threshold"], threshold_mode=c["threshold_mode"], cooldown=c["cooldown"],
+        min_lr=c["min_lr"])
+    rates = []
+    for v in c["stat"]:
+        rates.append(opt.param_groups[0]["lr"])
+        s.step(v)
+    out.append(rates)
+print(json.dumps(out))
+)";
+    QProcess python;
+    python.start("/usr/bin/python3", {"-c", script, QString::fromStdString(request.dump())});
+    QVERIFY(python.waitForFinished(60000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const auto golden = nlohmann::json::parse(python.readAllStandardOutput().toStdString());
+    QCOMPARE(golden.size(), cases.size());
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      std::vector<double> lrAtStep;
+      auto trainer =
+          makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+      attachHistory(*trainer);
+      trainer->registerCallback(std::make_shared<CallbackFactory>(
+          "stat", CallbackFactory::Hooks{{},
+                                         {},
+                                         {},
+                                         {},
+                                         [&](TrainerContext& ctx) {
+                                           ctx.monitors().putScalar("s",
+                                                                    c.stat[ctx.epochNum() - 1]);
+                                         },
+                                         {}}));
+      trainer->registerCallback(
+          std::make_shared<StatMonitorParamSetter>("learning_rate", "s",
+                                                   StatMonitorParamSetter::Options()
+                                                       .factor(c.factor)
+                                                       .patience(c.patience)
+                                                       .threshold(c.threshold)
+                                                       .thresholdMode(c.thresholdMode)
+                                                       .cooldown(c.cooldown)
+                                                       .maximize(c.mode == "max")
+                                                       .minValue(c.minLr)));
+      trainer->train({1, 1, static_cast<int64_t>(c.stat.size())});
+      const auto expected = golden[i].get<std::vector<double>>();
+      QCOMPARE(lrAtStep.size(), expected.size());
+      int changes = 0;
+      for (size_t e = 0; e < expected.size(); ++e) {
+        if (e > 0 && expected[e] != expected[e - 1]) ++changes;
+        QVERIFY2(std::abs(lrAtStep[e] - expected[e]) <= 1e-12 * expected[e],
+                 qPrintable(QString("case %1, epoch %2: %3, PyTorch %4")
+                                .arg(i)
+                                .arg(e + 1)
+                                .arg(lrAtStep[e])
+                                .arg(expected[e])));
+      }
+      QVERIFY2(changes > 0, "a case where PyTorch never changes the rate proves little");
+    }
   }
 
   void callbackFactoryRunsItsFunctions() {
@@ -263,7 +400,7 @@ class TestCallbacks : public QObject {
                          {}}));
     auto plateau = std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "validation_error",
-        StatMonitorParamSetter::Options().factor(0.5).patience(1));
+        StatMonitorParamSetter::Options().factor(0.5).patience(0));
     trainer->registerCallback(plateau);
     trainer->train({1, 1, 4});
     // Epoch 2's value did not beat epoch 1's: halved after epoch 2, and again after epoch 3.
@@ -310,7 +447,8 @@ class TestCallbacks : public QObject {
     trainer->registerCallback(plateau);
     trainer->train({1, 1, 8});  // validations after epochs 3 and 6: two values, patience 2
     QCOMPARE(plateau->changes(), 0);
-    QCOMPARE(plateau->window(), (std::vector<double>{0.5, 0.5}));
+    QCOMPARE(plateau->best(), 0.5);
+    QCOMPARE(plateau->badEpochs(), int64_t{1});
     QCOMPARE(trainer->learningRate().get(), 0.1);
   }
 

@@ -106,7 +106,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
                          {}}));
     config.callbacks.push_back(std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "validation_error",
-        StatMonitorParamSetter::Options().factor(0.5).patience(1)));
+        StatMonitorParamSetter::Options().factor(0.5).patience(0)));
   }
   std::unique_ptr<SingleCostTrainer> trainer;
   if (run.twoTowers) {
