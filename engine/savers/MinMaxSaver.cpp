@@ -86,14 +86,20 @@ bool MinMaxSaver::better(double value) const {
 }
 
 void MinMaxSaver::onTrigger() {
+  // After every callback's trigger, like ModelSaver (Note [Checkpoint after the triggers]): its
+  // file of this step is then written when it comes before this saver.
+  context().afterTriggers([this] { saveIfBest(); });
+}
+
+void MinMaxSaver::saveIfBest() {
   const std::optional<double> value = context().monitors().latest(stat_);
   if (!value) {
     if (!warnedNoStat_) {
       TB_LOG(Warning) << name() << ": no value of \"" << stat_
                       << "\" has been put when it triggered at global step "
                       << context().globalStep()
-                      << "; it is probably ordered before the callback that produces the stat "
-                         "(e.g. InferenceRunner): put it after that callback";
+                      << "; no callback of this run produces it at that point (e.g. "
+                         "InferenceRunner for validation_error)";
       warnedNoStat_ = true;
     }
     return;

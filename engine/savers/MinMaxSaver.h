@@ -47,6 +47,8 @@ class MinMaxSaver : public Callback {
   void onSetupGraph() override;
   void onBeforeTrain() override;
   void onTrigger() override;
+  /// What onTrigger does once every callback has triggered.
+  void saveIfBest();
   bool better(double value) const;
   /// The key of this saver's entry in the index's "best": the stat, unless another saver's
   /// file holds it; then this saver's file name without ".pt".

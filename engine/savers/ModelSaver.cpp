@@ -77,7 +77,11 @@ void ModelSaver::onBeforeTrain() {
   }
 }
 
-void ModelSaver::onTrigger() { save(); }
+// Note [Checkpoint after the triggers]: the state once every callback of this step or epoch
+// has run, whatever the order of the callbacks.
+void ModelSaver::onTrigger() {
+  context().afterTriggers([this] { save(); });
+}
 
 void ModelSaver::onAfterTrain() {
   if (!options_.saveOnAfterTrain()) return;

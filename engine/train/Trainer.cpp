@@ -172,6 +172,9 @@ void Trainer::mainLoop() {
         onStepCounted();
         group_->afterRun();
         group_->triggerStep();
+        // On an epoch's last step, after the epoch's triggers (Note [Checkpoint after the
+        // triggers]).
+        if (localStep_ + 1 < options_.stepsPerEpoch) runAfterTriggers();
       }
       localStep_ = options_.stepsPerEpoch - 1;
       group_->afterEpoch();
@@ -179,6 +182,7 @@ void Trainer::mainLoop() {
       // triggerEpoch changes it for the next (Note [One rule for a hyper-parameter]).
       for (const auto& [name, param] : hyperParams_) monitors_->putScalar(name, param->get());
       group_->triggerEpoch();
+      runAfterTriggers();
     }
   } catch (const StopTraining& stop) {
     stoppedEarly_ = true;
@@ -188,12 +192,26 @@ void Trainer::mainLoop() {
     failure = std::current_exception();
     failed_ = true;
   }
+  afterTriggers_.clear();  // a point whose triggers did not all run: not saved there
   try {
     group_->afterTrain();
   } catch (...) {
     if (!failure) failure = std::current_exception();
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+void Trainer::afterTriggers(std::function<void()> action) {
+  afterTriggers_.push_back(std::move(action));
+}
+
+void Trainer::runAfterTriggers() {
+  // An action may ask for more (it runs them after its own); none is lost.
+  for (size_t i = 0; i < afterTriggers_.size(); ++i) {
+    auto action = std::move(afterTriggers_[i]);
+    action();
+  }
+  afterTriggers_.clear();
 }
 
 void Trainer::betweenSteps() {

@@ -109,6 +109,7 @@ class Trainer : public TrainerContext {
   const std::string& runDir() const override { return runDir_; }
   /// A trainer without a model has nothing to save or run: both throw CheckError.
   void saveCheckpoint(const std::string& path) override;
+  void afterTriggers(std::function<void()> action) override;
   std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) override;
   std::vector<std::pair<std::string, torch::Tensor>> parameters() override { return {}; }
   bool trainingFailed() const override { return failed_; }
@@ -132,6 +133,9 @@ class Trainer : public TrainerContext {
   std::vector<CallbackPtr> callbacks_;
   std::shared_ptr<Monitors> monitors_;
   std::unique_ptr<Callbacks> group_;
+  /// Note [Checkpoint after the triggers]: what afterTriggers was given, not yet run.
+  std::vector<std::function<void()>> afterTriggers_;
+  void runAfterTriggers();
   std::map<std::string, std::shared_ptr<HyperParam>> hyperParams_;
   std::string runDir_;
   bool trained_ = false;

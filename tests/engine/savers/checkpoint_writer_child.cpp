@@ -52,9 +52,12 @@ int main(int argc, char** argv) {
       {torch::randn({8, 1, 16, 16}), torch::randint(0, 4, {8}, torch::kInt64)}}));
   config.callbacks = {
       std::make_shared<ModelSaver>(ModelSaver::Options().maxToKeep(3).keepCheckpointEveryNHours(0)),
+      // After the saver's write, which happens once every callback has triggered.
       onTrigger("announce", [](TrainerContext& c) {
-        std::printf("saved %lld\n", static_cast<long long>(c.globalStep()));
-        std::fflush(stdout);
+        c.afterTriggers([&c] {
+          std::printf("saved %lld\n", static_cast<long long>(c.globalStep()));
+          std::fflush(stdout);
+        });
       })};
   config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{};

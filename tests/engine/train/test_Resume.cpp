@@ -7,6 +7,7 @@
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/core/Check.h"
@@ -16,6 +17,7 @@
 #include "engine/models/Mlp.h"
 #include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
+#include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
@@ -34,12 +36,14 @@ struct Outcome {
 struct RunOptions {
   int64_t maxEpoch = 4;
   std::string resumeFrom;
-  bool queueInput = true;      ///< QueueInput (a DataFlow in the config) or FeedInput
-  bool twoTowers = false;      ///< SyncReplicatedTrainer on two CPU towers, else SimpleTrainer
-  int64_t stopAfterStep = -1;  ///< save <dir>/mid.pt after this global step, then stop
-  bool plateau = false;        ///< add lr_on_plateau on a stat that never improves
-  Device device;               ///< where the towers are (the CPU by default)
-  bool momentumSgd = false;    ///< SGD with momentum instead of Adam
+  bool queueInput = true;       ///< QueueInput (a DataFlow in the config) or FeedInput
+  bool twoTowers = false;       ///< SyncReplicatedTrainer on two CPU towers, else SimpleTrainer
+  int64_t stopAfterStep = -1;   ///< save <dir>/mid.pt after this global step, then stop
+  bool plateau = false;         ///< add lr_on_plateau on a stat that never improves
+  Device device;                ///< where the towers are (the CPU by default)
+  bool modelSaver = false;      ///< a ModelSaver into <dir>, first of the callbacks
+  int64_t saverEverySteps = 0;  ///< > 0: it saves every that many steps instead of every epoch
+  bool momentumSgd = false;     ///< SGD with momentum instead of Adam
 };
 
 /// Trains the tiny MLP (with dropout, Adam, a schedule and shuffled data whose passes do not
@@ -95,6 +99,16 @@ Outcome train(const std::string& dir, const RunOptions& run) {
                                                             std::to_string(c.epochNum()) + ".pt");
                                          },
                                          {}})};
+  if (run.modelSaver) {
+    // First, so that the callbacks after it (the plateau) change the state after it triggered.
+    CallbackPtr saver = std::make_shared<ModelSaver>(
+        ModelSaver::Options().checkpointDir(dir).maxToKeep(100).saveOnAfterTrain(false));
+    if (run.saverEverySteps > 0) {
+      saver = std::make_shared<PeriodicTrigger>(
+          saver, PeriodicTriggerOptions().steps(run.saverEverySteps));
+    }
+    config.callbacks.insert(config.callbacks.begin(), saver);
+  }
   if (run.plateau) {
     config.callbacks.push_back(std::make_shared<CallbackFactory>(
         "flat-stat", CallbackFactory::Hooks{
@@ -257,6 +271,40 @@ class TestResume : public QObject {
                                 .arg(joined[i])
                                 .arg(whole.costs[i])));
       }
+    }
+  }
+
+  // Issue 25 (F2, F9): ModelSaver listed before lr_on_plateau (the order the window's editor
+  // makes when a plateau is added last) used to checkpoint the rate before the plateau changed
+  // it at the same epoch's end, so the resumed run trained one change behind. The savers now
+  // write once every callback of the step or epoch has triggered (Note [Checkpoint after the
+  // triggers]); the same for a saver every k steps whose step is an epoch's last.
+  void epochCheckpointHoldsWhatEveryCallbackChanged() {
+    for (const int64_t everySteps : {int64_t{0}, int64_t{7}}) {
+      const char* label = everySteps ? "ModelSaver every 7 steps" : "ModelSaver every epoch";
+      QTemporaryDir straight, split;
+      RunOptions run;
+      run.plateau = true;
+      run.modelSaver = true;
+      run.saverEverySteps = everySteps;
+      const Outcome whole = train(straight.path().toStdString(), run);
+      RunOptions first = run;
+      first.maxEpoch = 2;
+      train(split.path().toStdString(), first);
+      RunOptions second = run;
+      second.resumeFrom = split.path().toStdString() + "/model-14.pt";  // 7 steps an epoch
+      const Outcome rest = train(split.path().toStdString(), second);
+      QCOMPARE(rest.globalStep, int64_t{28});
+      // The plateau halved the rate after epochs 2 and 3 (then the schedule's 2e-3 from
+      // epoch 4): epoch 3 trains at 5e-3 in both runs.
+      const std::vector<double> tail(whole.learningRates.end() - 2, whole.learningRates.end());
+      QVERIFY2(rest.learningRates == tail,
+               qPrintable(QString("%1: epoch 3 at %2, uninterrupted %3")
+                              .arg(label)
+                              .arg(rest.learningRates.empty() ? -1 : rest.learningRates[0])
+                              .arg(tail[0])));
+      QCOMPARE(tail[0], 5e-3);
+      compareParams(whole, rest, label);
     }
   }
 
