@@ -113,7 +113,10 @@ bool GradScaler::update() {
     growthTracker_ = 0;
     ++skipped_;
   } else if (++growthTracker_ == options_.growthInterval) {
-    scale_ *= options_.growthFactor;
+    // As _amp_update_scale_: the scale grows only while it stays finite (PyTorch keeps it in a
+    // float32 tensor, and the cost is scaled in float32).
+    const double grown = scale_ * options_.growthFactor;
+    if (std::isfinite(static_cast<float>(grown))) scale_ = grown;
     growthTracker_ = 0;
   }
   return skipped;

@@ -31,6 +31,11 @@ inline bool hasGanModel(const Project& project) {
   return it != model->traits.end() && it->second == "gan";
 }
 
+/// The CUDA device indices a gpu_tracker watches: every CUDA device key of the strategy; for a
+/// rank of a distributed run (`localRank` >= 0, strategy "distributed"), the rank's own device,
+/// cuda:<LOCAL_RANK>, as DistributedTrainer places it (issue 25: every rank watched cuda:0).
+std::vector<int> trackedCudaDevices(const ComponentSpec& trainer, int localRank);
+
 void registerBuiltinModels(ComponentRegistry& registry);
 void registerBuiltinData(ComponentRegistry& registry);
 void registerBuiltinTableData(ComponentRegistry& registry);

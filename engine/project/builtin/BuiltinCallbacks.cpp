@@ -10,6 +10,7 @@
 #include "engine/callbacks/ProgressBar.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
+#include "engine/comm/DistributedGroup.h"
 #include "engine/core/Check.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
@@ -69,6 +70,12 @@ std::vector<int> cudaIndicesOf(const ComponentSpec& trainer) {
 }
 
 }  // namespace
+
+std::vector<int> trackedCudaDevices(const ComponentSpec& trainer, int localRank) {
+  std::vector<int> indices = cudaIndicesOf(trainer);
+  if (localRank >= 0 && trainer.type == "distributed" && !indices.empty()) return {localRank};
+  return indices;
+}
 
 void registerBuiltinCallbacks(ComponentRegistry& registry) {
   ComponentType progress =
@@ -326,7 +333,9 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
       registry,
       describe("gpu_tracker", "Puts the utilization and memory of the run's CUDA devices (NVML)"),
       [](const Settings&, CallbackBuildContext& context) -> CallbackPtr {
-        return std::make_shared<GpuUtilizationTracker>(cudaIndicesOf(context.project.trainer));
+        const auto group = DistributedGroup::current();
+        return std::make_shared<GpuUtilizationTracker>(trackedCudaDevices(
+            context.project.trainer, group ? group->environment().localRank : -1));
       });
 }
 

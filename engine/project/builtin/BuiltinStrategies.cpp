@@ -215,29 +215,42 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
                     },
                     queueInput});
 
-  registerStrategy(
-      registry,
-      manyTowers(describe(
-          "sync_replicated",
-          "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
-          "updates itself",
-          {queueSizeKey(), stagingKey(),
-           key::boolean("average", true)
-               .label("Average gradients")
-               .help("Average the towers' gradients (on) or sum them (off)"),
-           key::boolean("check_replicas", false)
-               .label("Check replicas every epoch")
-               .help("Debug: verify that every replica equals tower 0 after each epoch")})),
-      {[](const Settings& s, const std::vector<Device>& devices,
-          const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
-         // Note [Trainer state]: a GAN's replicas are GanTrainer's own (same all-reduce).
-         if (isGan(model)) return std::make_unique<GanTrainer>(devices);
-         SyncReplicatedOptions options;
-         options.average = s.boolean("average");
-         options.checkReplicas = s.boolean("check_replicas");
-         return std::make_unique<SyncReplicatedTrainer>(devices, options);
-       },
-       queueInput});
+  ComponentType replicated = manyTowers(
+      describe("sync_replicated",
+               "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
+               "updates itself",
+               {queueSizeKey(), stagingKey(),
+                key::boolean("average", true)
+                    .label("Average gradients")
+                    .help("Average the towers' gradients (on) or sum them (off)"),
+                key::boolean("check_replicas", false)
+                    .label("Check replicas every epoch")
+                    .help("Debug: verify that every replica equals tower 0 after each epoch")}));
+  // Issue 25 (F10): GanTrainer's replicas always average and are not checked; a project asking
+  // otherwise is refused rather than silently trained another way.
+  replicated.check = [](const Settings& s, CheckContext& context) {
+    if (!hasGanModel(context.project)) return;
+    if (!context.invalid("average") && !s.boolean("average")) {
+      context.report("average", str("the GAN model \"", context.project.model.type,
+                                    "\" always averages its replicas' gradients"));
+    }
+    if (!context.invalid("check_replicas") && s.boolean("check_replicas")) {
+      context.report("check_replicas", str("not available for the GAN model \"",
+                                           context.project.model.type, "\" (GanTrainer)"));
+    }
+  };
+  registerStrategy(registry, replicated,
+                   {[](const Settings& s, const std::vector<Device>& devices,
+                       const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
+                      // Note [Trainer state]: a GAN's replicas are GanTrainer's own (same
+                      // all-reduce).
+                      if (isGan(model)) return std::make_unique<GanTrainer>(devices);
+                      SyncReplicatedOptions options;
+                      options.average = s.boolean("average");
+                      options.checkReplicas = s.boolean("check_replicas");
+                      return std::make_unique<SyncReplicatedTrainer>(devices, options);
+                    },
+                    queueInput});
 
   registerStrategy(
       registry,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/project/ProjectJson.h"
+#include "engine/project/builtin/Builtin.h"
 
 using nlohmann::json;
 using namespace tbench;
@@ -414,6 +415,40 @@ class TestProjectJson : public QObject {
     for (const auto& entry : malformedExpectations()) {
       QVERIFY2(files.contains(entry.first), qPrintable("no fixture: " + entry.first));
     }
+  }
+
+  // Issue 25: a distributed rank's gpu_tracker watches the rank's own GPU (cuda:<LOCAL_RANK>,
+  // where DistributedTrainer puts it), not cuda:0 on every rank; other strategies watch their
+  // CUDA devices.
+  void gpuTrackerWatchesTheRanksDevice() {
+    auto distributed = ComponentSpec::of("strategy", "distributed");
+    distributed.set("devices", nlohmann::json::array({"cuda"}));
+    QCOMPARE(trackedCudaDevices(distributed, -1), std::vector<int>{0});
+    QCOMPARE(trackedCudaDevices(distributed, 3), std::vector<int>{3});
+    auto cpuRank = ComponentSpec::of("strategy", "distributed");
+    cpuRank.set("devices", nlohmann::json::array({"cpu"}));
+    QVERIFY(trackedCudaDevices(cpuRank, 1).empty());
+    auto replicated = ComponentSpec::of("strategy", "sync_replicated");
+    replicated.set("devices", nlohmann::json::array({"cuda:1", "cuda:0", "cuda:1"}));
+    QCOMPARE(trackedCudaDevices(replicated, 2), (std::vector<int>{0, 1}));
+  }
+
+  // Issue 25 (F10): GanTrainer's replicas always average and are not checked, so sync_replicated
+  // refuses a GAN project that asks otherwise, naming the key.
+  void ganUnderSyncReplicatedRefusesWhatItCannotDo() {
+    json doc = readProjectJson(TB_SOURCE_DIR "/projects/fashion-mnist-dcgan.json");
+    doc["trainer"] = {{"strategy", "sync_replicated"},
+                      {"devices", {"cpu", "cpu"}},
+                      {"average", false},
+                      {"check_replicas", true}};
+    const auto issues = validateProjectJson(doc);
+    QVERIFY(hasIssueAt(issues, "$.trainer.average"));
+    QVERIFY(hasIssueAt(issues, "$.trainer.check_replicas"));
+    doc["trainer"].erase("average");
+    doc["trainer"].erase("check_replicas");
+    const auto fine = validateProjectJson(doc);
+    QVERIFY(!hasIssueAt(fine, "$.trainer.average") &&
+            !hasIssueAt(fine, "$.trainer.check_replicas"));
   }
 
   void malformedFileIsRejected_data() {

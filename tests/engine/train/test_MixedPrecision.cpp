@@ -194,6 +194,23 @@ class TestMixedPrecision : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, restored.restore(bad));
   }
 
+  // Issue 25 (F14): as _amp_update_scale_, the scale does not grow to infinity (float32's, in
+  // which PyTorch keeps it and the cost is scaled).
+  void scalerDoesNotGrowPastFloatMax() {
+    GradScalerOptions options;
+    options.initScale = 2e38;
+    options.growthInterval = 1;
+    GradScaler scaler(options);
+    torch::Tensor p = torch::zeros({1}, torch::requires_grad());
+    for (int i = 0; i < 3; ++i) {
+      p.mutable_grad() = torch::ones({1});
+      QVERIFY(scaler.unscale({p}));
+      QVERIFY(!scaler.update());
+    }
+    QCOMPARE(scaler.currentScale(), 2e38);
+    QVERIFY(std::isfinite(scaler.scale(torch::tensor(1.0f)).item<float>()));
+  }
+
   // The scaler in the real loop: an overflowing step changes no weight, is counted, halves the
   // scale; the other steps equal plain SGD (the scale is a power of two, so scaling is exact).
   void overflowingStepIsSkippedInTheLoop() {
