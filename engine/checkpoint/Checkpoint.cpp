@@ -330,6 +330,15 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
     }
   }
   readNamedOptimizers(path, dict, state);
+  if (auto it = dict.find(c10::IValue(std::string("topology"))); it != dict.end()) {
+    if (!it->value().isGenericDict()) wrongType(path, "topology", it->value(), "a dict");
+    for (const auto& entry : it->value().toGenericDict()) {
+      if (!entry.key().isString() || !entry.value().isInt()) {
+        notACheckpoint(path, "\"topology\" is not a dict of str -> int");
+      }
+      state.topology[entry.key().toStringRef()] = entry.value().toInt();
+    }
+  }
   if (auto it = dict.find(c10::IValue(std::string("cuda_rng_states"))); it != dict.end()) {
     if (!it->value().isGenericDict()) wrongType(path, "cuda_rng_states", it->value(), "a dict");
     for (const auto& entry : it->value().toGenericDict()) {
@@ -418,6 +427,11 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
                 state.rngState.defined() ? state.rngState : torch::empty({0}, torch::kUInt8));
     dict.insert("project", state.project);
     dict.insert("epoch_step", state.epochStep);
+    if (!state.topology.empty()) {
+      c10::impl::GenericDict topology(c10::StringType::get(), c10::IntType::get());
+      for (const auto& [name, value] : state.topology) topology.insert(name, value);
+      dict.insert("topology", topology);
+    }
     if (!state.cudaRngStates.empty()) {
       c10::Dict<std::string, torch::Tensor> cuda;
       for (const auto& [device, bytes] : state.cudaRngStates) cuda.insert(device, bytes);

@@ -26,6 +26,9 @@
 //                                 one optimizer is "optimizer"
 //    "trainer_state": {name: tensor}  what else a trainer owns (TowerTrainer::extraState);
 //                                 absent when empty
+//    "topology": {"batches_per_step": int, "world_size": int}   what one global step consumed:
+//                                 batches per process (towers x a GAN's d_steps) and processes;
+//                                 a resume on another topology is refused (absent in older files)
 //    "project": str,              the project JSON the run was started with ("" if none)
 //    "data": str}                 what the model was built for, as JSON (absent in older files):
 //                                 {"input_shape": [C, H, W], "num_classes": K,
@@ -75,6 +78,8 @@ struct TrainingState {
   std::map<std::string, torch::Tensor> cudaRngStates;
   std::map<std::string, double> hyperParams;
   std::map<std::string, std::string> callbackStates;
+  /// "batches_per_step", "world_size" (the "topology" entry; empty in older files).
+  std::map<std::string, int64_t> topology;
   std::string project;
   /// The "data" entry (JSON text; empty when the file has none).
   std::string data;

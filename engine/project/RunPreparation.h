@@ -23,9 +23,10 @@
 // checkpoints. Every other rank takes the published directory, logs to log-rank<N>.log in it
 // (created when the directory is not shared), writes nothing else, and resumes from the same
 // checkpoint file (resuming needs the directory on a shared file system). The checkpoints are
-// those of one process: either kind of run resumes the other. A process that torchrun's
-// variables (or `launch`'s) make one of several ranks is refused when its strategy trains in
-// one process (it would train alone in the same directory); SLURM's variables only warn.
+// those of one process; a run resumes another only on the same topology (processes, towers,
+// batch size: the checkpoint's "topology", refused otherwise, TrainConfig.cpp). A process that
+// torchrun's variables (or `launch`'s) make one of several ranks is refused when its strategy
+// trains in one process (it would train alone in the same directory); SLURM's variables only warn.
 
 #include <memory>
 #include <string>

@@ -52,7 +52,7 @@ class DistributedTrainer : public SingleCostTrainer {
   torch::nn::Module& mainModule() override { return *module_; }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
   int rank() const { return group_ ? group_->rank() : 0; }
-  int worldSize() const { return group_ ? group_->worldSize() : 1; }
+  int64_t worldSize() const override { return group_ ? group_->worldSize() : 1; }
   /// Any thread: asks every rank to stop after the step that carries the request.
   void requestStop() override;
   /// The Gloo reducer, once set up (null for one process or NCCL ranks). Its timing() is read

@@ -52,6 +52,7 @@ TrainingState TowerTrainer::captureTrainingState() {
     }
   }
   state.epochStep = stepsDoneInEpoch();
+  state.topology = {{"batches_per_step", batchesPerStep()}, {"world_size", worldSize()}};
   state.data = dataText_;
   state.hyperParams = hyperParamValues();
   state.callbackStates = callbackStates();

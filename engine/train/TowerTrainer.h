@@ -47,6 +47,9 @@ class TowerTrainer : public Trainer {
   virtual void restoreExtraState(const std::map<std::string, torch::Tensor>& state) {}
   /// Batches one step takes from the input (a resumed run skips globalStep() times this).
   virtual int64_t batchesPerStep() const { return numTowers(); }
+  /// Processes that train together, each taking batchesPerStep() batches a step (distributed
+  /// ranks); 1 in one process.
+  virtual int64_t worldSize() const { return 1; }
   /// The scalars a progress bar shows by default.
   virtual std::vector<std::string> progressScalars() const { return {"cost"}; }
 
@@ -59,6 +62,7 @@ class TowerTrainer : public Trainer {
 
   /// The project JSON text stored in checkpoints.
   void setProjectText(std::string text) { projectText_ = std::move(text); }
+  const std::string& projectText() const { return projectText_; }
   /// The checkpoints' "data" entry (Checkpoint.h).
   void setDataText(std::string text) { dataText_ = std::move(text); }
 

@@ -1,5 +1,7 @@
 #include "engine/train/TrainConfig.h"
 
+#include <nlohmann/json.hpp>
+
 #include <torch/torch.h>
 
 #include "engine/callbacks/EstimatedTimeLeft.h"
@@ -52,9 +54,48 @@ LoopOptions resolveLoopOptions(const TrainConfig& config, const InputSource& inp
 
 namespace {
 
+/// Issue 25 (F5): the data position of a resume is global_step x batches a step in this
+/// process's stream; another tower count, GAN d_steps, world size or batch size would put it
+/// elsewhere than where the interrupted run stopped. Such a resume is refused, naming both.
+void checkSameTopology(const std::string& path, const TrainingState& state,
+                       const TowerTrainer& trainer) {
+  const auto saved = [&](const char* key) -> int64_t {
+    auto it = state.topology.find(key);
+    return it == state.topology.end() ? -1 : it->second;
+  };
+  const int64_t batches = saved("batches_per_step"), world = saved("world_size");
+  if (batches > 0 && world > 0 &&
+      (batches != trainer.batchesPerStep() || world != trainer.worldSize())) {
+    throw InputError(
+        str(path, ": saved by a run that took ", batches, " batch(es) a step in each of ", world,
+            " process(es); this run takes ", trainer.batchesPerStep(), " in each of ",
+            trainer.worldSize(),
+            " (towers, a GAN's d_steps or ranks differ), so it cannot continue at the same sample. "
+            "Resume with the same devices and processes, or start a new run from its weights "
+            "(init.checkpoint)"));
+  }
+  // The batch size, from the project texts both runs keep.
+  auto batchSizeOf = [](const std::string& text) -> int64_t {
+    try {
+      const auto json = nlohmann::json::parse(text);
+      return json.at("data").at("batch_size").get<int64_t>();
+    } catch (const std::exception&) {
+      return -1;
+    }
+  };
+  if (state.project.empty() || trainer.projectText().empty()) return;
+  const int64_t before = batchSizeOf(state.project), now = batchSizeOf(trainer.projectText());
+  if (before > 0 && now > 0 && before != now) {
+    throw InputError(str(path, ": saved by a run with data.batch_size ", before, "; this run has ",
+                         now, ", so it cannot continue at the same sample. Resume with batch_size ",
+                         before, ", or start a new run from its weights (init.checkpoint)"));
+  }
+}
+
 void resume(const std::string& path, TowerTrainer& trainer, InputSource& input,
             LoopOptions& options) {
   const TrainingState state = readCheckpointFile(path);
+  checkSameTopology(path, state, trainer);
   trainer.restoreTrainingState(state);
   const int64_t steps = options.stepsPerEpoch;
   // Steps of the checkpoint's epoch already run. Files from before "epoch_step" existed only

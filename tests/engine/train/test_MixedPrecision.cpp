@@ -279,7 +279,8 @@ class TestMixedPrecision : public QObject {
     resumed.stepsPerEpoch = 4;
     resumed.maxEpoch = 2;
     resumed.resumeFrom = checkpoint;
-    SimpleTrainer next;
+    // The same two towers: a resume on another topology is refused (test_Resume).
+    SyncReplicatedTrainer next(std::vector<Device>{Device{}, Device{}});
     next.enableLossScaling();
     launchTrainWithConfig(resumed, next);
     QCOMPARE(next.gradScaler()->skippedSteps(), int64_t{1});

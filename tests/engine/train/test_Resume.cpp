@@ -43,7 +43,9 @@ struct RunOptions {
   Device device;                ///< where the towers are (the CPU by default)
   bool modelSaver = false;      ///< a ModelSaver into <dir>, first of the callbacks
   int64_t saverEverySteps = 0;  ///< > 0: it saves every that many steps instead of every epoch
-  bool momentumSgd = false;     ///< SGD with momentum instead of Adam
+  int64_t batchSize = 16;
+  std::string projectText;   ///< what the trainer stores as the project (its batch_size)
+  bool momentumSgd = false;  ///< SGD with momentum instead of Adam
 };
 
 /// Trains the tiny MLP (with dropout, Adam, a schedule and shuffled data whose passes do not
@@ -70,7 +72,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   auto batches = std::make_shared<BatchData>(
       std::make_shared<SyntheticData>(
           SyntheticData::Options().numSamples(300).noise(1.0).shuffle(true).seed(11)),
-      16);  // 18 batches a pass, 7 steps an epoch: passes straddle epochs
+      run.batchSize);  // 16: 18 batches a pass, 7 steps an epoch: passes straddle epochs
   if (run.queueInput) {
     config.dataflow = batches;
   } else {
@@ -128,6 +130,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   } else {
     trainer = std::make_unique<SimpleTrainer>(run.device);
   }
+  trainer->setProjectText(run.projectText);
   launchTrainWithConfig(config, *trainer);
   Outcome out;
   for (const auto& item : trainer->mainModule().named_parameters()) {
@@ -306,6 +309,51 @@ class TestResume : public QObject {
       QCOMPARE(tail[0], 5e-3);
       compareParams(whole, rest, label);
     }
+  }
+
+  // Issue 25 (F5): a resume on another topology (towers, processes, batch size) would skip
+  // another amount of data than the interrupted run consumed; it is refused, naming both.
+  void resumeOnAnotherTopologyIsRefused() {
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    RunOptions run;
+    run.maxEpoch = 2;
+    run.projectText = R"({"data": {"batch_size": 16}})";
+    train(d, run);
+    QCOMPARE(readCheckpointFile(d + "/epoch-2.pt").topology,
+             (std::map<std::string, int64_t>{{"batches_per_step", 1}, {"world_size", 1}}));
+    RunOptions towers = run;
+    towers.maxEpoch = 4;
+    towers.twoTowers = true;
+    towers.resumeFrom = d + "/epoch-2.pt";
+    try {
+      train(d, towers);
+      QFAIL("expected an InputError for two towers");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("epoch-2.pt") != std::string::npos, e.what());
+      QVERIFY2(what.find("took 1 batch(es) a step in each of 1 process(es); this run takes 2") !=
+                   std::string::npos,
+               e.what());
+    }
+    RunOptions batch = run;
+    batch.maxEpoch = 4;
+    batch.batchSize = 32;
+    batch.projectText = R"({"data": {"batch_size": 32}})";
+    batch.resumeFrom = d + "/epoch-2.pt";
+    try {
+      train(d, batch);
+      QFAIL("expected an InputError for another batch size");
+    } catch (const InputError& e) {
+      QVERIFY2(
+          std::string(e.what()).find("data.batch_size 16; this run has 32") != std::string::npos,
+          e.what());
+    }
+    // The same topology resumes.
+    RunOptions same = run;
+    same.maxEpoch = 3;
+    same.resumeFrom = d + "/epoch-2.pt";
+    QCOMPARE(train(d, same).globalStep, int64_t{21});
   }
 
   void resumingAFinishedRunIsAClearError() {
