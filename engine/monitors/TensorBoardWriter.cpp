@@ -91,6 +91,22 @@ enum SummaryField { kValue = 1 };
 enum ValueField { kTag = 1, kSimpleValue = 2, kImage = 4 };
 enum ImageField { kHeight = 1, kWidth = 2, kColorspace = 3, kEncodedImageString = 4 };
 
+/// An Event stamped with `stamp` holding one Summary.Value tagged `tag`, whose value
+/// `writeValue` adds (simple_value or image), appended to `out`.
+template <typename WriteValue>
+void encodeSummaryEvent(std::string& out, const MetricStamp& stamp, const std::string& tag,
+                        WriteValue&& writeValue) {
+  ProtoWriter event(out);
+  event.doubleField(kWallTime, stamp.wallTime);
+  event.varintField(kStep, stamp.globalStep);
+  event.messageField(kSummary, [&](ProtoWriter& summary) {
+    summary.messageField(kValue, [&](ProtoWriter& entry) {
+      entry.bytesField(kTag, tag);
+      writeValue(entry);
+    });
+  });
+}
+
 /// Frames the serialized Event `data` as one TFRecord into `record`. Resizing, not
 /// reallocating, keeps the per-scalar cost at one encoding and two CRCs of a few dozen bytes.
 void frameRecord(const std::string& data, std::string& record) {
@@ -131,14 +147,8 @@ void TensorBoardWriter::processScalar(const std::string& name, double value,
                                       const MetricStamp& stamp) {
   if (!ready()) return;
   event_.clear();
-  ProtoWriter event(event_);
-  event.doubleField(kWallTime, stamp.wallTime);
-  event.varintField(kStep, stamp.globalStep);
-  event.messageField(kSummary, [&](ProtoWriter& summary) {
-    summary.messageField(kValue, [&](ProtoWriter& entry) {
-      entry.bytesField(kTag, name);
-      entry.floatOneofField(kSimpleValue, static_cast<float>(value));
-    });
+  encodeSummaryEvent(event_, stamp, name, [&](ProtoWriter& entry) {
+    entry.floatOneofField(kSimpleValue, static_cast<float>(value));
   });
   frameRecord(event_, record_);
   write(record_);
@@ -150,19 +160,13 @@ void TensorBoardWriter::processImage(const std::string& name, const ImageData& i
   std::string png = encodePng(image);
   if (!ready()) return;
   std::string data;
-  ProtoWriter event(data);
-  event.doubleField(kWallTime, stamp.wallTime);
-  event.varintField(kStep, stamp.globalStep);
-  event.messageField(kSummary, [&](ProtoWriter& summary) {
-    summary.messageField(kValue, [&](ProtoWriter& entry) {
-      entry.bytesField(kTag, name);
-      entry.messageField(kImage, [&](ProtoWriter& encoded) {
-        encoded.varintField(kHeight, image.height);
-        encoded.varintField(kWidth, image.width);
-        // TensorFlow's colorspace: 1 gray, 3 RGB, 4 RGBA
-        encoded.varintField(kColorspace, image.channels);
-        encoded.bytesField(kEncodedImageString, png);
-      });
+  encodeSummaryEvent(data, stamp, name, [&](ProtoWriter& entry) {
+    entry.messageField(kImage, [&](ProtoWriter& encoded) {
+      encoded.varintField(kHeight, image.height);
+      encoded.varintField(kWidth, image.width);
+      // TensorFlow's colorspace: 1 gray, 3 RGB, 4 RGBA
+      encoded.varintField(kColorspace, image.channels);
+      encoded.bytesField(kEncodedImageString, png);
     });
   });
   // A local buffer: record_ is sized for scalars and should not keep an image's capacity.
