@@ -66,12 +66,13 @@ class TrainerContext {
   /// path on failure; CheckError for a trainer without a model.
   virtual void saveCheckpoint(const std::string& path) = 0;
   /// Note [Checkpoint after the triggers]: runs `action` once every callback's trigger of this
-  /// point has run: after the step's triggerStep, or, on an epoch's last step and at an epoch's
-  /// end, after the epoch's triggerEpoch. The savers write there, so that a checkpoint holds
-  /// what the callbacks after them changed (a plateau's rate, its state) whatever their
-  /// order, and an epoch's checkpoint is one a resume can treat as complete. Actions run in
-  /// the order given; they are dropped when training fails or stops before that point (the
-  /// savers' afterTrain save covers a stop). The default runs it at once.
+  /// point has run: after beforeTrain (for a trigger there), after the step's triggerStep, or,
+  /// on an epoch's last step and at an epoch's end, after the epoch's triggerEpoch. The savers
+  /// write there, so that a checkpoint holds what the callbacks after them changed (a
+  /// plateau's rate, its state) whatever their order, and an epoch's checkpoint is one a resume
+  /// can treat as complete. Actions run in the order given; they are dropped when training
+  /// fails or stops before that point (the savers' afterTrain save covers a stop). The default
+  /// runs it at once.
   virtual void afterTriggers(std::function<void()> action) { action(); }
 
   /// Runs the model's inference tower on one datapoint of validation data (components matched

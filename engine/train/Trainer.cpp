@@ -158,6 +158,7 @@ void Trainer::mainLoop() {
   std::exception_ptr failure;
   try {
     group_->beforeTrain();
+    runAfterTriggers();  // a trigger in beforeTrain (PeriodicTrigger's atStart) saves the start
     int64_t firstLocalStep = options_.startingLocalStep;
     for (int64_t epoch = options_.startingEpoch; epoch <= options_.maxEpoch; ++epoch) {
       epochNum_ = epoch;

@@ -147,6 +147,20 @@ class TestModelSaver : public QObject {
   Q_OBJECT
 
  private slots:
+  // Note [Checkpoint after the triggers]: a save triggered in beforeTrain (PeriodicTrigger's
+  // atStart) is written before the first step, with the initial weights.
+  void atStartSavesTheStateBeforeTheFirstStep() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    train(dir,
+          {std::make_shared<PeriodicTrigger>(saver(5),
+                                             PeriodicTriggerOptions().epochs(100).atStart())},
+          1);
+    const TrainingState start = readCheckpointFile(dir + "/model-0.pt");
+    QCOMPARE(start.globalStep, int64_t{0});
+    QCOMPARE(start.epochNum, int64_t{0});
+  }
+
   void keepsTheNewestMaxToKeep() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
