@@ -230,7 +230,9 @@ class TestRunStatus : public QObject {
     window.show();
     QVERIFY(window.openProject(writeProject(dir, "saver.json", [](nlohmann::json& doc) {
       doc["max_epoch"] = 6;
-      doc["steps_per_epoch"] = 200;  // saves at 200, 400, ..., 1200; F7 well before the first
+      // Saves at 600, 1200, ..., 3600; F7 well before the first (the pause lands some steps
+      // after the step it was asked at: 200 steps an epoch were too few on a loaded machine).
+      doc["steps_per_epoch"] = 600;
       doc["callbacks"] = nlohmann::json::array({{{"type", "model_saver"}, {"max_to_keep", 2}}});
     })));
     action(window, "actionStart")->trigger();
@@ -251,13 +253,13 @@ class TestRunStatus : public QObject {
 
     // Six epochs saved, the last two kept by the rule, and the manual one.
     QVERIFY(QFile::exists(QDir(runDir).filePath(manual)));
-    QVERIFY(step < 200);
-    QVERIFY(!QFile::exists(QDir(runDir).filePath("model-200.pt")));
+    QVERIFY2(step < 600, qPrintable(QString::number(step)));
+    QVERIFY(!QFile::exists(QDir(runDir).filePath("model-600.pt")));
     const QJsonObject index = readIndex(runDir);
     QCOMPARE(index.value("manual").toArray(), QJsonArray{manual});
     QVERIFY(index.value("kept").toArray().contains(manual));
-    QCOMPARE(index.value("all").toArray(), (QJsonArray{manual, QStringLiteral("model-1000.pt"),
-                                                       QStringLiteral("model-1200.pt")}));
+    QCOMPARE(index.value("all").toArray(), (QJsonArray{manual, QStringLiteral("model-3000.pt"),
+                                                       QStringLiteral("model-3600.pt")}));
 
     // The export dialog and the run history say which one is manual.
     action(window, "actionExportCheckpoint")->trigger();
@@ -267,7 +269,7 @@ class TestRunStatus : public QObject {
     for (const CheckpointChoice& choice : dialog->checkpointChoices()) labels << choice.label;
     QVERIFY2(labels.contains(QStringLiteral("step %1 (%2) (manual)").arg(step).arg(manual)),
              qPrintable(labels.join(" | ")));
-    QVERIFY2(labels.contains(QStringLiteral("step 1200 (model-1200.pt)")),
+    QVERIFY2(labels.contains(QStringLiteral("step 3600 (model-3600.pt)")),
              qPrintable(labels.join(" | ")));
     dialog->close();
     window.history()->refresh();
