@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/checkpoint/CheckpointDetail.h"
 #include "engine/checkpoint/PlainPickle.h"
 #include "engine/checkpoint/ZipIntegrity.h"
 #include "engine/core/AtomicFile.h"
@@ -27,136 +28,9 @@
 namespace tbench {
 namespace {
 
-/// "<path>: " or "" for a state captured in memory.
-std::string prefix(const std::string& path) { return path.empty() ? "" : path + ": "; }
-
-/// The first line of a LibTorch error without its C++ backtrace, shortened for a message.
-std::string torchReason(const std::exception& e) {
-  const auto* c10error = dynamic_cast<const c10::Error*>(&e);
-  std::string text = c10error ? c10error->what_without_backtrace() : e.what();
-  text = text.substr(0, text.find('\n'));
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
-  return text;
-}
-
-std::string shapeString(const torch::Tensor& t) {
-  std::ostringstream out;
-  out << t.sizes();
-  return out.str();
-}
-
-std::string optimizerTypeName(const torch::optim::Optimizer& optimizer) {
-  using namespace torch::optim;
-  if (dynamic_cast<const Adam*>(&optimizer)) return "adam";
-  if (dynamic_cast<const AdamW*>(&optimizer)) return "adamw";
-  if (dynamic_cast<const SGD*>(&optimizer)) return "sgd";
-  if (dynamic_cast<const RMSprop*>(&optimizer)) return "rmsprop";
-  if (dynamic_cast<const Adagrad*>(&optimizer)) return "adagrad";
-  if (dynamic_cast<const LBFGS*>(&optimizer)) return "lbfgs";
-  int status = 0;
-  const char* mangled = typeid(optimizer).name();
-  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : mangled;
-  std::free(demangled);
-  return name;
-}
-
-torch::Tensor bytesToTensor(const std::string& bytes) {
-  auto tensor = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
-  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(tensor.data_ptr<uint8_t>()));
-  return tensor;
-}
-
-std::string serializeOptimizer(const torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
-}
-
-/// Calls `visit(param, buffer, name)` for every tensor of a known optimizer's per-parameter
-/// state and puts back what it returns (the same tensor, or one moved or cast).
-template <typename Visit>
-void forEachStateBuffer(torch::optim::Optimizer& optimizer, Visit&& visit) {
-  using namespace torch::optim;
-  for (auto& group : optimizer.param_groups()) {
-    for (const auto& param : group.params()) {
-      auto it = optimizer.state().find(compat::optimizerStateKey(param));
-      if (it == optimizer.state().end()) continue;
-      OptimizerParamState* state = it->second.get();
-      if (auto* s = dynamic_cast<AdamParamState*>(state)) {
-        s->exp_avg(visit(param, s->exp_avg(), "exp_avg"));
-        s->exp_avg_sq(visit(param, s->exp_avg_sq(), "exp_avg_sq"));
-        s->max_exp_avg_sq(visit(param, s->max_exp_avg_sq(), "max_exp_avg_sq"));
-      } else if (auto* s = dynamic_cast<AdamWParamState*>(state)) {
-        s->exp_avg(visit(param, s->exp_avg(), "exp_avg"));
-        s->exp_avg_sq(visit(param, s->exp_avg_sq(), "exp_avg_sq"));
-        s->max_exp_avg_sq(visit(param, s->max_exp_avg_sq(), "max_exp_avg_sq"));
-      } else if (auto* s = dynamic_cast<SGDParamState*>(state)) {
-        s->momentum_buffer(visit(param, s->momentum_buffer(), "momentum_buffer"));
-      } else if (auto* s = dynamic_cast<RMSpropParamState*>(state)) {
-        s->square_avg(visit(param, s->square_avg(), "square_avg"));
-        s->momentum_buffer(visit(param, s->momentum_buffer(), "momentum_buffer"));
-        s->grad_avg(visit(param, s->grad_avg(), "grad_avg"));
-      } else if (auto* s = dynamic_cast<AdagradParamState*>(state)) {
-        s->sum(visit(param, s->sum(), "sum"));
-      }
-    }
-  }
-}
-
-/// Puts every state tensor on its parameter's device, floating-point ones in its dtype, as
-/// PyTorch's Optimizer.load_state_dict does (its `cast`). LibTorch's load leaves them where the
-/// archive was mapped (the CPU) and its step() then mixes devices on a CUDA tower.
-void moveStateToParameters(torch::optim::Optimizer& optimizer) {
-  forEachStateBuffer(
-      optimizer,
-      [](const torch::Tensor& param, const torch::Tensor& buffer, const char*) -> torch::Tensor {
-        if (!buffer.defined()) return buffer;
-        if (buffer.is_floating_point() && param.is_floating_point()) {
-          return buffer.to(param.device(), param.scalar_type());
-        }
-        return buffer.to(param.device());
-      });
-}
-
-void loadOptimizer(torch::optim::Optimizer& optimizer, const char* data, size_t size) {
-  torch::serialize::InputArchive archive;
-  archive.load_from(data, size, torch::Device(torch::kCPU));
-  optimizer.load(archive);
-  moveStateToParameters(optimizer);
-}
-
-/// Throws std::runtime_error when a known optimizer's per-parameter state does not have its
-/// parameter's shape (LibTorch's load only checks the number of parameters).
-void checkOptimizerShapes(torch::optim::Optimizer& optimizer) {
-  forEachStateBuffer(optimizer,
-                     [](const torch::Tensor& param, const torch::Tensor& buffer,
-                        const char* what) -> torch::Tensor {
-                       if (buffer.defined() && buffer.sizes() != param.sizes()) {
-                         throw std::runtime_error(str(what, " has shape ", shapeString(buffer),
-                                                      ", its parameter ", shapeString(param)));
-                       }
-                       return buffer;
-                     });
-}
-
-/// The CUDA generators' states of the devices that have a CUDA context (those the process
-/// used); none without CUDA. Asking only those keeps a CPU run on a GPU machine from creating
-/// a context (hundreds of MB of device memory) at every checkpoint.
-std::map<std::string, torch::Tensor> captureCudaRngStates() {
-  std::map<std::string, torch::Tensor> states;
-  if (!torch::cuda::is_available()) return states;
-  const auto& hooks = at::detail::getCUDAHooks();
-  for (int64_t index = 0; index < static_cast<int64_t>(torch::cuda::device_count()); ++index) {
-    if (!hooks.hasPrimaryContext(index)) continue;
-    auto generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, index));
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    states["cuda:" + std::to_string(index)] = generator.get_state();
-  }
-  return states;
-}
+using checkpoint_detail::prefix;
+using checkpoint_detail::shapeString;
+using checkpoint_detail::torchReason;
 
 bool isIgnored(const std::string& name, const std::vector<std::string>& ignore) {
   for (const auto& entry : ignore) {
@@ -369,10 +243,6 @@ TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) 
 
 }  // namespace
 
-OptimizerState captureOptimizer(const torch::optim::Optimizer& optimizer) {
-  return {bytesToTensor(serializeOptimizer(optimizer)), optimizerTypeName(optimizer)};
-}
-
 TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* optimizer,
                            int64_t globalStep, int64_t epochNum, const std::string& project) {
   torch::NoGradGuard noGrad;
@@ -400,7 +270,7 @@ TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* o
     std::lock_guard<std::mutex> lock(generator.mutex());
     state.rngState = generator.get_state();
   }
-  state.cudaRngStates = captureCudaRngStates();
+  state.cudaRngStates = checkpoint_detail::captureCudaRngStates();
   state.project = project;
   return state;
 }
@@ -546,95 +416,6 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
     }
   }
   return report;
-}
-
-namespace {
-
-/// Loads `saved` (of C++ class `savedType`) into `optimizer`, rolling back on failure.
-void loadOptimizerState(torch::optim::Optimizer& optimizer, const torch::Tensor& saved,
-                        const std::string& savedType, const std::string& where) {
-  const std::string type = optimizerTypeName(optimizer);
-  if (!savedType.empty() && savedType != type) {
-    throw InputError(str(where, "the optimizer state is for \"", savedType,
-                         "\", the optimizer is \"", type, "\""));
-  }
-  // LibTorch's load can fail after it replaced part of the state; keep a copy to roll back.
-  const std::string backup = serializeOptimizer(optimizer);
-  const auto bytes = saved.contiguous();
-  try {
-    loadOptimizer(optimizer, reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),
-                  static_cast<size_t>(bytes.numel()));
-    checkOptimizerShapes(optimizer);
-  } catch (const std::exception& e) {
-    optimizer.state().clear();
-    loadOptimizer(optimizer, backup.data(), backup.size());
-    throw InputError(str(where, "the optimizer state does not fit this \"", type, "\" optimizer (",
-                         torchReason(e), ")"));
-  }
-}
-
-}  // namespace
-
-void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state) {
-  if (!state.optimizer.defined() || state.optimizer.numel() == 0) {
-    TB_LOG(Warning) << prefix(state.path)
-                    << "the checkpoint has no optimizer state; the optimizer starts afresh";
-    return;
-  }
-  loadOptimizerState(optimizer, state.optimizer, state.optimizerType, prefix(state.path));
-}
-
-void restoreOptimizer(torch::optim::Optimizer& optimizer, const TrainingState& state,
-                      const std::string& role) {
-  auto it = state.namedOptimizers.find(role);
-  if (it == state.namedOptimizers.end()) {
-    std::string saved;
-    for (const auto& [name, unused] : state.namedOptimizers) saved += " \"" + name + "\"";
-    throw InputError(str(prefix(state.path), "the checkpoint has no state for the \"", role,
-                         "\" optimizer (it has:", saved.empty() ? " none" : saved, ")"));
-  }
-  loadOptimizerState(optimizer, it->second.bytes, it->second.type,
-                     str(prefix(state.path), "\"", role, "\" optimizer: "));
-}
-
-void restoreRngState(const TrainingState& state) {
-  if (!state.rngState.defined() || state.rngState.numel() == 0) {
-    TB_LOG(Warning) << prefix(state.path)
-                    << "the checkpoint has no random generator state; keeping the current one";
-  } else {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    try {
-      generator.set_state(state.rngState);
-    } catch (const std::exception& e) {
-      throw InputError(str(prefix(state.path), "the random generator state does not fit (",
-                           torchReason(e), ")"));
-    }
-  }
-  const int64_t devices =
-      torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-  for (const auto& [device, bytes] : state.cudaRngStates) {
-    int64_t index = -1;
-    try {
-      index = std::stoll(device.substr(5));
-    } catch (const std::exception&) {
-    }
-    if (index < 0 || index >= devices) {
-      TB_LOG(Warning) << prefix(state.path) << "the random generator state of " << device
-                      << " is not restored: this machine has "
-                      << (devices ? str(devices, " CUDA device(s)") : std::string("no CUDA"))
-                      << "; random draws on the GPU differ from the run that was saved";
-      continue;
-    }
-    auto generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, index));
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    try {
-      generator.set_state(bytes);
-    } catch (const std::exception& e) {
-      throw InputError(str(prefix(state.path), "the random generator state of ", device,
-                           " does not fit (", torchReason(e), ")"));
-    }
-  }
 }
 
 }  // namespace tbench
