@@ -21,7 +21,7 @@
 
 namespace tbench {
 
-void configureThreads(int64_t requested) {
+int64_t coresForThisProcess() {
   int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
   // Several ranks of a distributed run on one host (LOCAL_WORLD_SIZE, Note [Worker
   // environment]) share its cores instead of each taking them all.
@@ -29,7 +29,11 @@ void configureThreads(int64_t requested) {
     const int64_t ranks = std::atoll(local);
     if (ranks > 1) cores = std::max<int64_t>(1, cores / ranks);
   }
-  const int64_t threads = requested > 0 ? requested : cores;
+  return cores;
+}
+
+void configureThreads(int64_t requested) {
+  const int64_t threads = requested > 0 ? requested : coresForThisProcess();
   if (at::get_num_threads() != threads) at::set_num_threads(static_cast<int>(threads));
 }
 

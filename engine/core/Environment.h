@@ -1,12 +1,16 @@
 #pragma once
 // Process-wide settings that decide training speed on CPU (docs/ARCHITECTURE.md, speed notes).
 
+#include <cstdint>
 #include <string>
 
 namespace tbench {
 
-/// Sets LibTorch's intra-op threads: `requested`, or the cores available when 0 (divided by
-/// LOCAL_WORLD_SIZE when several distributed ranks share the host).
+/// The cores this process may count on: the machine's, divided by LOCAL_WORLD_SIZE when
+/// several distributed ranks share the host.
+int64_t coresForThisProcess();
+
+/// Sets LibTorch's intra-op threads: `requested`, or coresForThisProcess() when 0.
 void configureThreads(int64_t requested);
 
 /// Raises glibc's mmap and trim thresholds so that the 10-25 MB tensors a step frees and

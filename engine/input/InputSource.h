@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
+#include "engine/core/Device.h"
 #include "engine/input/Batch.h"
 
 namespace tbench {
@@ -38,6 +39,11 @@ class InputSource {
   /// a function of the seed and the position). Inputs without an order ignore it; a wrapper
   /// (StagingInput) passes it on.
   virtual void skipBatches(int64_t count) { toSkip_ = count; }
+  /// Set by the trainer before training: the devices of the towers that consume the batches
+  /// (QueueInput decides from them whether its producer thread has a core of its own). A
+  /// wrapper (StagingInput) passes them on.
+  virtual void setTowerDevices(const std::vector<Device>& devices) { towerDevices_ = devices; }
+  const std::vector<Device>& towerDevices() const { return towerDevices_; }
 
  protected:
   virtual void onSetup() {}
@@ -47,6 +53,7 @@ class InputSource {
 
  private:
   int64_t toSkip_ = 0;
+  std::vector<Device> towerDevices_;
   std::vector<InputSpec> specs_;
   bool setUp_ = false;
 };

@@ -1,6 +1,11 @@
 #include "engine/input/QueueInput.h"
 
+#include <algorithm>
+
+#include <ATen/Parallel.h>
+
 #include "engine/core/Check.h"
+#include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/core/PipelineThread.h"
 
@@ -42,12 +47,50 @@ QueueInput::~QueueInput() { stop(); }
 
 std::vector<CallbackPtr> QueueInput::callbacks() { return {std::make_shared<Reporter>(*this)}; }
 
+const char* QueueInput::producerName(Producer producer) {
+  switch (producer) {
+    case Producer::Auto:
+      return "auto";
+    case Producer::Thread:
+      return "thread";
+    case Producer::TrainingThread:
+      return "training_thread";
+  }
+  return "?";
+}
+
+QueueInput::Producer QueueInput::producer() const { return producer_; }
+
+QueueInput::Producer QueueInput::resolveProducer() const {
+  if (producer_ != Producer::Auto) return producer_;
+  const std::vector<Device>& towers = towerDevices();
+  // Consumers unknown (the input used without a trainer): the thread, as tensorpack has it.
+  if (towers.empty()) return Producer::Thread;
+  const bool allCpu =
+      std::none_of(towers.begin(), towers.end(), [](const Device& d) { return d.isCuda(); });
+  if (!allCpu) return Producer::Thread;
+  return at::get_num_threads() >= coresForThisProcess() ? Producer::TrainingThread
+                                                        : Producer::Thread;
+}
+
 void QueueInput::start() {
-  if (worker_.joinable()) return;
+  if (started_) return;
   TB_CHECK(isSetUp(), "QueueInput::start() before setup()");
   {
     std::lock_guard<std::mutex> lock(mutex_);
     TB_CHECK(!stopping_, "QueueInput cannot be restarted after stop()");
+  }
+  const bool automatic = producer_ == Producer::Auto;
+  producer_ = resolveProducer();
+  started_ = true;
+  if (producer_ == Producer::TrainingThread) {
+    if (automatic) {
+      TB_LOG(Info) << "QueueInput: batches are made on the training thread: the step's "
+                   << at::get_num_threads() << " intra-op threads take every core of this "
+                   << "process, and a producer thread could only run by preempting them "
+                   << "(\"producer\": \"thread\" forces one)";
+    }
+    return;
   }
   worker_ = std::thread([this] { work(); });
 }
@@ -108,13 +151,45 @@ void QueueInput::work() {
   notEmpty_.notify_all();
 }
 
+Datapoint QueueInput::produceHere() {
+  if (!flowReady_) {
+    dataflow_->resetState();
+    flowReady_ = true;
+    skip_ = takeSkipCount();
+  }
+  while (true) {
+    if (!pass_) {
+      pass_.emplace(dataflow_->pass());
+      passHadData_ = false;
+    }
+    Datapoint point;
+    while (pass_->next(point)) {
+      passHadData_ = producedAny_ = true;
+      if (skip_ > 0) {
+        --skip_;
+        continue;
+      }
+      return point;
+    }
+    pass_.reset();
+    if (!passHadData_) {
+      throw InputError(producedAny_ ? "the training DataFlow produced an empty pass"
+                                    : "the training DataFlow produced no data");
+    }
+  }
+}
+
 Datapoint QueueInput::nextDatapoint() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) throw std::runtime_error("QueueInput was stopped");
-  if (!worker_.joinable()) {
+  if (!started_) {
     lock.unlock();
     start();
     lock.lock();
+  }
+  if (producer_ == Producer::TrainingThread) {
+    lock.unlock();
+    return produceHere();
   }
   sizeSum_ += static_cast<double>(queue_.size());
   ++sizeCount_;

@@ -29,6 +29,10 @@ class StagingInput : public InputSource {
   std::optional<int64_t> size() const override { return inner_->size(); }
   std::vector<CallbackPtr> callbacks() override { return inner_->callbacks(); }
   void stop() override { inner_->stop(); }
+  void setTowerDevices(const std::vector<Device>& devices) override {
+    InputSource::setTowerDevices(devices);
+    inner_->setTowerDevices(devices);
+  }
   /// Passed on to the wrapped input (it skips before the first batch is staged).
   void skipBatches(int64_t count) override;
   /// Batches taken from the wrapped input so far (staged ones included).

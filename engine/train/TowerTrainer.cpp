@@ -16,6 +16,7 @@ void TowerTrainer::attach(InputSourcePtr input, ModelDescBasePtr model) {
   TB_CHECK(model_ == nullptr, "setupGraph() runs once");
   input_ = std::move(input);
   model_ = std::move(model);
+  input_->setTowerDevices(devices_);
   for (auto& cb : input_->callbacks()) registerCallback(std::move(cb));
 }
 

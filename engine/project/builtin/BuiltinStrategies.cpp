@@ -28,6 +28,16 @@ KeyDescription queueSizeKey() {
       .atLeast(1);
 }
 
+KeyDescription producerKey() {
+  return key::choice("producer", "auto", {"auto", "thread", "training_thread"})
+      .label("Batch producer")
+      .help(
+          "thread: a background thread fills the queue while the step runs; training_thread: "
+          "each batch is made on the training thread when the step asks for it; auto: "
+          "training_thread where every tower is on the CPU and the step's intra-op threads take "
+          "every core (a producer thread could only run by preempting them), else thread");
+}
+
 KeyDescription stagingKey() {
   return key::boolean("staging", true)
       .label("Stage batches on the GPU")
@@ -98,7 +108,11 @@ std::unique_ptr<TowerTrainer> simpleTrainer(const Settings&, const std::vector<D
 
 /// QueueInput, staged on the GPU (StagingInput) when a tower is on CUDA and "staging" is on.
 InputSourcePtr queueInput(DataFlowPtr batches, const Settings& s) {
-  InputSourcePtr input = std::make_shared<QueueInput>(batches, s.integer("queue_size"));
+  auto queue = std::make_shared<QueueInput>(batches, s.integer("queue_size"));
+  const std::string producer = s.string("producer");
+  if (producer == "thread") queue->setProducer(QueueInput::Producer::Thread);
+  if (producer == "training_thread") queue->setProducer(QueueInput::Producer::TrainingThread);
+  InputSourcePtr input = queue;
   std::vector<Device> devices;
   for (const std::string& d : s.strings("devices")) devices.push_back(Device::parse(d));
   const bool anyCuda =
@@ -196,7 +210,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
 
   ComponentType queue = describe(
       "queue_input", "One tower; a background thread fills a queue of batches (QueueInput)",
-      {queueSizeKey(), stagingKey()});
+      {queueSizeKey(), producerKey(), stagingKey()});
   queue.check = oneDevice("queue_input");
   queue.traits = {{"towers", "one"}};
   registerStrategy(registry, queue, {simpleTrainer, queueInput});
@@ -206,7 +220,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
                        "sync_parameter_server",
                        "One tower per device; gradients averaged on the parameter device, which "
                        "updates and sends the variables back",
-                       {queueSizeKey(), stagingKey(), psDeviceKey()}))),
+                       {queueSizeKey(), producerKey(), stagingKey(), psDeviceKey()}))),
                    {[](const Settings& s, const std::vector<Device>& devices,
                        const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
                       requireSingleCost("sync_parameter_server", model);
@@ -219,7 +233,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
       describe("sync_replicated",
                "One replica per device; gradients all-reduced (NCCL on CUDA), every replica "
                "updates itself",
-               {queueSizeKey(), stagingKey(),
+               {queueSizeKey(), producerKey(), stagingKey(),
                 key::boolean("average", true)
                     .label("Average gradients")
                     .help("Average the towers' gradients (on) or sum them (off)"),
@@ -258,7 +272,7 @@ void registerBuiltinStrategies(ComponentRegistry& registry) {
           describe("async",
                    "One tower per device, each applying its own gradients to the master variables "
                    "without waiting (stale gradients)",
-                   {queueSizeKey(), stagingKey(), psDeviceKey()}))),
+                   {queueSizeKey(), producerKey(), stagingKey(), psDeviceKey()}))),
       {[](const Settings& s, const std::vector<Device>& devices,
           const ModelDescBase& model) -> std::unique_ptr<TowerTrainer> {
          requireSingleCost("async", model);

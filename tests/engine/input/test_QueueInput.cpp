@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/core/Check.h"
+#include "engine/core/Environment.h"
 #include "engine/data/DataFromList.h"
 #include "engine/data/MapData.h"
 #include "engine/input/DummyConstantInput.h"
@@ -145,6 +146,79 @@ class TestQueueInput : public QObject {
 
   void emptyDataFlowIsAnError() {
     QueueInput input(counting(0), 2);
+    input.setup(kSpecs);
+    try {
+      input.nextBatch();
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("no data") != std::string::npos, e.what());
+    }
+  }
+
+  // Note [Producer on the training thread]: where every tower is on the CPU and the step's
+  // intra-op threads take every core, the batches are made on the training thread (a producer
+  // thread could only run by preempting the step); the same batches in the same order, the
+  // same skip on resume and the same errors as the thread.
+  void producesOnTheTrainingThreadWhereTheStepTakesEveryCore() {
+    const int before = at::get_num_threads();
+    at::set_num_threads(static_cast<int>(coresForThisProcess()));
+    std::set<std::thread::id> producers;
+    auto recording =
+        std::make_shared<MapData>(counting(5), [&](Datapoint p) -> std::optional<Datapoint> {
+          producers.insert(std::this_thread::get_id());
+          return p;
+        });
+    QueueInput input(recording, 3);
+    input.setTowerDevices({Device{}});
+    input.setup(kSpecs);
+    input.skipBatches(2);
+    QCOMPARE(input.producer(), QueueInput::Producer::Auto);
+    input.start();
+    const QueueInput::Producer chosen = input.producer();
+    std::vector<int64_t> seen;
+    for (int i = 0; i < 10; ++i) seen.push_back(valueOf(input.nextBatch()));
+    at::set_num_threads(before);
+    QCOMPARE(chosen, QueueInput::Producer::TrainingThread);
+    QCOMPARE(seen, (std::vector<int64_t>{2, 3, 4, 0, 1, 2, 3, 4, 0, 1}));
+    QCOMPARE(producers, (std::set<std::thread::id>{std::this_thread::get_id()}));
+    QCOMPARE(input.queueSize(), int64_t{0});
+    input.stop();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, input.nextBatch());
+  }
+
+  void keepsTheThreadWhereItHasACoreOfItsOwn() {
+    const auto chosenFor = [](const std::vector<Device>& towers, int threads,
+                              QueueInput::Producer asked) {
+      const int before = at::get_num_threads();
+      at::set_num_threads(threads);
+      QueueInput input(counting(4), 2);
+      input.setProducer(asked);
+      input.setTowerDevices(towers);
+      input.setup(kSpecs);
+      input.start();
+      const int64_t first = valueOf(input.nextBatch());
+      at::set_num_threads(before);
+      input.stop();
+      return std::make_pair(input.producer(), first);
+    };
+    const int cores = static_cast<int>(coresForThisProcess());
+    using P = QueueInput::Producer;
+    // A CUDA tower leaves the CPU's cores to the producer (the step runs on the GPU).
+    QCOMPARE(chosenFor({Device::parse("cuda:0")}, cores, P::Auto),
+             std::make_pair(P::Thread, int64_t{0}));
+    // Consumers unknown (no trainer said): the thread, as tensorpack has it.
+    QCOMPARE(chosenFor({}, cores, P::Auto), std::make_pair(P::Thread, int64_t{0}));
+    // Asked for explicitly, either way.
+    QCOMPARE(chosenFor({Device{}}, cores, P::Thread), std::make_pair(P::Thread, int64_t{0}));
+    QCOMPARE(chosenFor({Device::parse("cuda:0")}, cores, P::TrainingThread),
+             std::make_pair(P::TrainingThread, int64_t{0}));
+    if (cores < 2) QSKIP("one core: every intra-op setting takes all of it");
+    QCOMPARE(chosenFor({Device{}}, cores - 1, P::Auto), std::make_pair(P::Thread, int64_t{0}));
+  }
+
+  void emptyDataFlowIsAnErrorOnTheTrainingThreadToo() {
+    QueueInput input(counting(0), 2);
+    input.setProducer(QueueInput::Producer::TrainingThread);
     input.setup(kSpecs);
     try {
       input.nextBatch();

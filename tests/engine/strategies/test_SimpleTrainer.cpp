@@ -94,7 +94,11 @@ class TestSimpleTrainer : public QObject {
     auto history = std::make_shared<ScalarHistory>();
     TrainConfig config;
     config.model = makeModel(0.05);
-    config.dataflow = std::make_shared<BatchData>(data, 32);
+    // The producer thread forced (on a CPU whose cores the step takes, Auto would make the
+    // batches on the training thread and put no queue statistics).
+    auto queue = std::make_shared<QueueInput>(std::make_shared<BatchData>(data, 32));
+    queue->setProducer(QueueInput::Producer::Thread);
+    config.input = queue;
     config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};
     config.maxEpoch = 4;  // 16 steps per epoch from the data size
