@@ -81,6 +81,13 @@ class TrainerContext {
   /// CheckError for a trainer without a model.
   virtual std::map<std::string, torch::Tensor> runInference(const Datapoint& datapoint) = 0;
 
+  /// Note [Sharded validation]: this process's share of a validation pass, {shard, count}:
+  /// batch i of a pass is this process's when i mod count == shard. {0, 1} in one process.
+  virtual std::pair<int, int> validationShard() const { return {0, 1}; }
+  /// Sums a float64 CPU tensor over the processes of the run, in place (nothing to do in one
+  /// process). Every process calls it at the same point, with the same length.
+  virtual void sumOverProcesses(torch::Tensor& totals) { (void)totals; }
+
   /// The main tower's parameters by name (empty for a trainer without a model).
   virtual std::vector<std::pair<std::string, torch::Tensor>> parameters() = 0;
 

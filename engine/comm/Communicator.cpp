@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include <torch/torch.h>
+
 #include "engine/comm/InProcessCommunicator.h"
 #include "engine/comm/NcclCommunicator.h"
+#include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
@@ -23,6 +26,39 @@ std::unique_ptr<Communicator> makeCommunicator(const std::vector<Device>& device
     TB_LOG(Info) << "towers share a GPU, which NCCL cannot reduce across: in-process all-reduce";
   }
   return std::make_unique<InProcessCommunicator>();
+}
+
+std::vector<torch::Tensor> UnusedParameters::fill(const std::vector<torch::Tensor>& params) {
+  if (used_.empty()) used_.assign(params.size(), false);
+  TB_CHECK(used_.size() == params.size(), "towers with different parameter counts: ", used_.size(),
+           " and ", params.size());
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const torch::Tensor& p = params[i];
+    if (p.grad().defined()) {
+      used_[i] = true;
+    } else {
+      p.mutable_grad() = torch::zeros_like(p);
+    }
+    grads.push_back(p.grad());
+  }
+  return grads;
+}
+
+void UnusedParameters::restore(const std::vector<torch::Tensor>& params) const {
+  for (size_t i = 0; i < params.size() && i < used_.size(); ++i) {
+    if (!used_[i]) params[i].mutable_grad() = torch::Tensor();
+  }
+}
+
+std::vector<float> UnusedParameters::used() const {
+  return std::vector<float>(used_.begin(), used_.end());
+}
+
+void UnusedParameters::setUsed(const std::vector<float>& used) {
+  used_.assign(used.size(), false);
+  for (size_t i = 0; i < used.size(); ++i) used_[i] = used[i] > 0;
 }
 
 }  // namespace tbench

@@ -34,6 +34,27 @@ class Communicator {
   virtual std::string name() const = 0;
 };
 
+/// Note [Unused parameters]: a parameter the cost did not use this step has no gradient; for an
+/// all-reduce every tower (or rank) contributes zeros for it, so that all give the same list.
+/// Where no tower used it, it leaves the step with no gradient again, as a lone tower's would
+/// (SimpleTrainer): an optimizer then skips it, instead of Adam's moments or weight decay
+/// moving it on a zero gradient. DDP leaves globally unused parameters' gradients alone too.
+class UnusedParameters {
+ public:
+  /// One tower's parameters, in the order every tower uses: each without a gradient gets
+  /// zeros. Returns the gradients in that order.
+  std::vector<torch::Tensor> fill(const std::vector<torch::Tensor>& params);
+  /// After the all-reduce, for every tower: the parameters no tower used lose their gradient.
+  void restore(const std::vector<torch::Tensor>& params) const;
+  /// Per parameter: 1 where some tower of this process had a gradient (for ranks, which sum
+  /// these over the processes and give the sum back with setUsed).
+  std::vector<float> used() const;
+  void setUsed(const std::vector<float>& used);
+
+ private:
+  std::vector<bool> used_;
+};
+
 /// The communicator for towers on `devices`: NCCL when they are all distinct CUDA devices and
 /// NCCL was built in, in-process otherwise (CPU towers, or towers sharing a GPU).
 std::unique_ptr<Communicator> makeCommunicator(const std::vector<Device>& devices);

@@ -158,7 +158,7 @@ void GradientReducer::recordTiming(Clock::time_point backwardEnd) {
   timing_.launchedDuringBackward += launchedDuringBackward_;
 }
 
-void GradientReducer::finish() {
+void GradientReducer::finish(const std::function<void()>& whileReducing) {
   const Clock::time_point backwardEnd = timingOn_ ? Clock::now() : Clock::time_point{};
   torch::NoGradGuard noGrad;
   const double scale = 1.0 / group_.worldSize();
@@ -168,6 +168,7 @@ void GradientReducer::finish() {
       group_.allReduceSum(p.grad())->wait();
       p.grad().mul_(scale);
     }
+    if (whileReducing) whileReducing();
     if (timingOn_) {
       // Nothing overlaps backward here: all of it is in flight after, one at a time.
       const double s = std::chrono::duration<double>(Clock::now() - backwardEnd).count();
@@ -190,6 +191,7 @@ void GradientReducer::finish() {
     }
   }
   launchReadyBuckets();
+  if (whileReducing) whileReducing();
   for (Bucket& bucket : buckets_) {
     bucket.work->wait();
     bucket.buffer.mul_(scale);

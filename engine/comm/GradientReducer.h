@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,7 +56,10 @@ class GradientReducer {
   void prepare();
   /// After backward: averages every gradient over the ranks (see the Note). Throws what a
   /// collective threw (the trainer turns it into a DistributedError).
-  void finish();
+  /// `whileReducing`, when given, runs once every gradient's all-reduce has been issued and
+  /// before they are waited for: a collective issued there comes after them in the order every
+  /// rank issues collectives in.
+  void finish(const std::function<void()>& whileReducing = {});
 
   int numBuckets() const { return static_cast<int>(buckets_.size()); }
   /// Buckets whose all-reduce started before backward returned, in the last step.

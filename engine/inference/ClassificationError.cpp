@@ -28,4 +28,15 @@ std::map<std::string, double> ClassificationError::afterInference() {
   return {{scalarName_, wrong_ / static_cast<double>(samples_)}};
 }
 
+torch::Tensor ClassificationError::totals() const {
+  return torch::tensor({wrong_, static_cast<double>(samples_)}, torch::kDouble);
+}
+
+void ClassificationError::setTotals(const torch::Tensor& totals) {
+  TB_CHECK(totals.numel() == 2, "ClassificationError: totals of another length");
+  const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
+  wrong_ = t.data_ptr<double>()[0];
+  samples_ = static_cast<int64_t>(t.data_ptr<double>()[1]);
+}
+
 }  // namespace tbench

@@ -203,4 +203,25 @@ ImageData confusionHeatMap(const std::vector<std::vector<int64_t>>& counts) {
   return image;
 }
 
+torch::Tensor ConfusionMatrix::totals() const {
+  torch::Tensor t = torch::empty({numClasses_ * numClasses_}, torch::kDouble);
+  double* v = t.data_ptr<double>();
+  for (int64_t a = 0; a < numClasses_; ++a) {
+    for (int64_t b = 0; b < numClasses_; ++b)
+      v[a * numClasses_ + b] = static_cast<double>(counts_[a][b]);
+  }
+  return t;
+}
+
+void ConfusionMatrix::setTotals(const torch::Tensor& totals) {
+  TB_CHECK(totals.numel() == numClasses_ * numClasses_,
+           "ConfusionMatrix: totals of another length");
+  const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
+  const double* v = t.data_ptr<double>();
+  for (int64_t a = 0; a < numClasses_; ++a) {
+    for (int64_t b = 0; b < numClasses_; ++b)
+      counts_[a][b] = static_cast<int64_t>(v[a * numClasses_ + b]);
+  }
+}
+
 }  // namespace tbench

@@ -45,6 +45,10 @@ class ConfusionMatrix : public Inferencer {
   void onBatchWithInputs(const Datapoint& batch,
                          const std::map<std::string, torch::Tensor>& outputs,
                          int64_t batchSize) override;
+  bool canShard() const override { return true; }
+  torch::Tensor totals() const override;
+  void setTotals(const torch::Tensor& totals) override;
+  void skipBatch(int64_t batchSize) override { seen_ += batchSize; }
   std::map<std::string, double> afterInference() override;
   void publish(TrainerContext& context) override;
 

@@ -1,5 +1,9 @@
 #include "engine/inference/InferenceRunner.h"
 
+#include <algorithm>
+
+#include <torch/torch.h>
+
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 #include "engine/core/Stopwatch.h"
@@ -24,17 +28,43 @@ std::map<std::string, double> InferenceRunner::evaluate(TrainerContext& context)
     batches_->resetState();
     reset_ = true;
   }
+  // Note [Sharded validation]: in a run of several processes each takes every count-th batch
+  // of the pass, and the inferencers' totals are summed over the processes.
+  auto [shard, shards] = context.validationShard();
+  const bool sharded = shards > 1 && sharding_ &&
+                       std::all_of(inferencers_.begin(), inferencers_.end(),
+                                   [](const InferencerPtr& inf) { return inf->canShard(); });
+  if (!sharded) shard = 0, shards = 1;
   for (auto& inf : inferencers_) inf->beforeInference();
   DataPass pass = batches_->pass();
   Datapoint batch;
   int64_t batches = 0;
+  int64_t mine = 0;
   while (pass.next(batch)) {
     TB_CHECK(!batch.empty() && batch[0].dim() > 0, "validation batches must be stacked");
+    const int64_t size = batch[0].size(0);
+    if (batches++ % shards != shard) {
+      for (auto& inf : inferencers_) inf->skipBatch(size);
+      continue;
+    }
     const auto outputs = context.runInference(batch);
-    for (auto& inf : inferencers_) inf->onBatchWithInputs(batch, outputs, batch[0].size(0));
-    ++batches;
+    for (auto& inf : inferencers_) inf->onBatchWithInputs(batch, outputs, size);
+    ++mine;
   }
   TB_CHECK(batches > 0, "the validation data produced no batch");
+  if (sharded) {
+    std::vector<torch::Tensor> parts;
+    for (auto& inf : inferencers_) parts.push_back(inf->totals().to(torch::kDouble).reshape({-1}));
+    torch::Tensor all = torch::cat(parts);
+    context.sumOverProcesses(all);
+    int64_t offset = 0;
+    for (size_t i = 0; i < inferencers_.size(); ++i) {
+      const int64_t n = parts[i].numel();
+      inferencers_[i]->setTotals(all.narrow(0, offset, n));
+      offset += n;
+    }
+  }
+  lastShare_ = {mine, batches};
   std::map<std::string, double> results;
   for (auto& inf : inferencers_) results.merge(inf->afterInference());
   return results;
@@ -46,6 +76,13 @@ void InferenceRunner::onTrigger() {
   for (const auto& [name, value] : last_) context().monitors().putScalar(name, value);
   for (auto& inf : inferencers_) inf->publish(context());
   TB_LOG(Debug) << "inference took " << clock.seconds() << " s";
+  if (lastShare_.first != lastShare_.second && !loggedShare_) {
+    loggedShare_ = true;
+    const auto [shard, shards] = context().validationShard();
+    TB_LOG(Info) << "validation: " << lastShare_.first << " of the " << lastShare_.second
+                 << " batches on this process (shard " << shard << " of " << shards
+                 << "), the sums all-reduced";
+  }
 }
 
 }  // namespace tbench

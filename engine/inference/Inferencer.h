@@ -32,6 +32,15 @@ class Inferencer {
     (void)batch;
     onBatch(outputs, batchSize);
   }
+  /// Note [Sharded validation]: an inferencer whose pass reduces to additive totals can be
+  /// fed only a process's share of the batches: totals() are its sums so far (a float64 CPU
+  /// tensor of a fixed length), the runner sums them over the processes and gives them back
+  /// with setTotals() before afterInference(). skipBatch(n) is called for the batches of
+  /// the other processes (an index into the pass stays the pass's).
+  virtual bool canShard() const { return false; }
+  virtual torch::Tensor totals() const { return {}; }
+  virtual void setTotals(const torch::Tensor& totals) { (void)totals; }
+  virtual void skipBatch(int64_t batchSize) { (void)batchSize; }
   /// The scalars of the pass, by name.
   virtual std::map<std::string, double> afterInference() = 0;
   /// After the pass's scalars were put: images and files of the pass (default: nothing).

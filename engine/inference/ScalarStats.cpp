@@ -34,4 +34,19 @@ std::map<std::string, double> ScalarStats::afterInference() {
   return scalars;
 }
 
+torch::Tensor ScalarStats::totals() const {
+  std::vector<double> values(sums_);
+  values.push_back(static_cast<double>(samples_));
+  return torch::tensor(values, torch::kDouble);
+}
+
+void ScalarStats::setTotals(const torch::Tensor& totals) {
+  TB_CHECK(totals.numel() == static_cast<int64_t>(names_.size()) + 1,
+           "ScalarStats: totals of another length");
+  const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
+  const double* v = t.data_ptr<double>();
+  for (size_t i = 0; i < names_.size(); ++i) sums_[i] = v[i];
+  samples_ = static_cast<int64_t>(v[names_.size()]);
+}
+
 }  // namespace tbench

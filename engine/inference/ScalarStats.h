@@ -16,6 +16,9 @@ class ScalarStats : public Inferencer {
                        std::string prefix = "validation_");
   void beforeInference() override;
   void onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) override;
+  bool canShard() const override { return true; }
+  torch::Tensor totals() const override;
+  void setTotals(const torch::Tensor& totals) override;
   std::map<std::string, double> afterInference() override;
 
  private:

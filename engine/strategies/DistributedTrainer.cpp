@@ -2,12 +2,38 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "engine/core/Check.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Logging.h"
+#include "engine/data/SeededRng.h"
 #include "engine/train/TorchDevice.h"
 
 namespace tbench {
+
+uint64_t rankStepSeed(uint64_t seed, int rank, int64_t step) {
+  // Stream 0x52414e4b ("RANK") + rank of the seed, then the step within it.
+  return mixSeed(mixSeed(seed, 0x52414e4bULL + static_cast<uint64_t>(rank)),
+                 static_cast<uint64_t>(step));
+}
+
+namespace {
+
+/// Float64 sums over the parameters (of the values and of their squares, weighted by the
+/// parameter's position): equal on ranks with equal parameters, up to the summation order.
+double parameterChecksum(const std::vector<torch::Tensor>& params) {
+  torch::NoGradGuard noGrad;
+  double sum = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const torch::Tensor p = params[i].detach().to(torch::kCPU, torch::kDouble);
+    sum += static_cast<double>(i + 1) * p.sum().item<double>() + p.square().sum().item<double>();
+  }
+  return sum;
+}
+
+}  // namespace
 
 DistributedTrainer::DistributedTrainer(Device device, std::shared_ptr<DistributedGroup> group,
                                        DistributedTrainerOptions options)
@@ -31,6 +57,9 @@ void DistributedTrainer::buildTowers() {
     nccl_ = std::make_unique<NcclRankCommunicator>(*group_, device.index);
   }
   requireAvailable(device);
+  // The project's seed (setupTrainWithConfig seeded the generator with it), before a resume
+  // restores another state: Note [Rank random streams].
+  baseSeed_ = at::detail::getDefaultCPUGenerator().current_seed();
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
   module_ = model().buildTower(*tower_);
@@ -66,7 +95,9 @@ void DistributedTrainer::initialize() {
   }
   group_->setProgress(globalStep());
   TB_LOG(Info) << "distributed: parameters and buffers of rank 0 broadcast to " << worldSize()
-               << " ranks at global step " << globalStep();
+               << " ranks at global step " << globalStep() << "; rank " << rank()
+               << " draws its random numbers from (seed " << baseSeed_ << ", rank " << rank()
+               << ", step)";
 }
 
 void DistributedTrainer::reduceOnNccl() {
@@ -109,32 +140,47 @@ void DistributedTrainer::runStep() {
       putSummaries(*tower_);
       return;
     }
-    // Collectives in the same order on every rank: buffers, the stop flag, the gradients.
+    // Collectives in the same order on every rank: buffers, the gradients, the step's vote.
     std::vector<torch::Tensor> buffers = module_->buffers();
-    torch::Tensor stop = torch::full({1}, stopAsked_.load() ? 1.0f : 0.0f);
-    std::unique_ptr<PendingCollective> stopVote;
     try {
       if (!buffers.empty()) group_->broadcast(buffers, 0);
-      stopVote = group_->allReduceSum(stop);
     } catch (const std::exception& e) {
       group_->fail(e, str("the start of step ", step));
     }
+    reseedForStep(step);
     if (reducer_) reducer_->prepare();
     torch::Tensor cost = towerCost(*tower_, *module_, batch);
     backward(cost);
+    // The vote: [stop, cost, had a gradient (per parameter)], summed over the ranks.
+    std::vector<torch::Tensor> params = module_->parameters();
+    torch::Tensor vote = torch::empty({2 + static_cast<int64_t>(params.size())}, torch::kDouble);
+    double* v = vote.data_ptr<double>();
+    v[0] = stopAsked_.load() ? 1.0 : 0.0;
+    v[1] = cost.item<double>();
+    for (size_t i = 0; i < params.size(); ++i) v[2 + i] = params[i].grad().defined() ? 1.0 : 0.0;
+    std::unique_ptr<PendingCollective> voting;
+    const auto issueVote = [&] { voting = group_->allReduceSum(vote); };
     try {
-      if (reducer_) reducer_->finish();
-      if (nccl_) reduceOnNccl();
-      stopVote->wait();
+      if (reducer_) {
+        reducer_->finish(issueVote);
+      } else {
+        issueVote();
+        if (nccl_) reduceOnNccl();
+      }
+      voting->wait();
     } catch (const std::exception& e) {
       group_->fail(e, str("the gradient all-reduce of step ", step));
     }
-    if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
+    // Note [Unused parameters]: no rank used it, so no gradient, as a lone tower's.
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (v[2 + i] == 0) params[i].mutable_grad() = torch::Tensor();
+    }
+    if (prepareUpdate(params, /*report=*/true)) optimizer_->step();
     finishUpdate();
     group_->setProgress(step);
-    putStepScalar("cost", cost.item<double>());
+    putStepScalar("cost", v[1] / static_cast<double>(worldSize()));
     putSummaries(*tower_);
-    if (stop.item<float>() > 0) {
+    if (v[0] > 0) {
       TB_LOG(Info) << "distributed: a rank asked to stop; every rank stops after step " << step;
       SingleCostTrainer::requestStop();
     }
@@ -143,6 +189,88 @@ void DistributedTrainer::runStep() {
   } catch (const std::exception& e) {
     if (group_) group_->reportFailure(str("step ", step, ": ", e.what()));
     throw;
+  }
+}
+
+void DistributedTrainer::reseedForStep(int64_t step) {
+  const uint64_t seed = rankStepSeed(baseSeed_, rank(), step);
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_current_seed(seed);
+  }
+  if (torchDevice_.is_cuda()) torch::cuda::manual_seed_all(seed);
+}
+
+void DistributedTrainer::sumOverProcesses(torch::Tensor& totals) {
+  if (!group_) return;
+  TB_CHECK(totals.device().is_cpu(), "sumOverProcesses takes a CPU tensor");
+  try {
+    group_->allReduceSum(totals)->wait();
+  } catch (const DistributedError&) {
+    throw;
+  } catch (const std::exception& e) {
+    group_->fail(e, str("the validation sums of epoch ", epochNum()));
+  }
+}
+
+void DistributedTrainer::onEpochStepsDone() {
+  if (!group_) return;
+  const int64_t epoch = epochNum();
+  std::vector<torch::Tensor> params = module_->parameters();
+  if (const char* diverge = std::getenv("TB_FAULT_DIVERGE_RANK");
+      diverge != nullptr && std::atoi(diverge) == rank() && !params.empty()) {
+    torch::NoGradGuard noGrad;
+    params.front().add_(1e-3);
+  }
+  torch::Tensor sums = torch::zeros({worldSize()}, torch::kDouble);
+  sums[rank()] = parameterChecksum(params);
+  try {
+    group_->allReduceSum(sums)->wait();
+    // Rank 0's BatchNorm statistics (and other buffers) for validation and the checkpoint.
+    std::vector<torch::Tensor> buffers = module_->buffers();
+    if (!buffers.empty()) group_->broadcast(buffers, 0);
+  } catch (const std::exception& e) {
+    group_->fail(e, str("the end-of-epoch check of epoch ", epoch));
+  }
+  const double* c = sums.data_ptr<double>();
+  // Equal parameters give equal sums up to the summation order (ranks with other thread
+  // counts); a rank that trained apart is off by far more.
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(c[0]));
+  std::string apart;
+  for (int r = 1; r < worldSize(); ++r) {
+    if (!(std::abs(c[r] - c[0]) <= tolerance)) {
+      apart += str(apart.empty() ? "" : ", ", "rank ", r, " (", c[r], ")");
+    }
+  }
+  if (!apart.empty()) {
+    throw DistributedError(str(
+        "epoch ", epoch, ": the parameters of ", apart, " differ from rank 0's (checksum ", c[0],
+        "): the ranks trained apart, so the run is stopped (Note [Ranks stay one model]; the "
+        "last checkpoint holds rank 0's state)"));
+  }
+}
+
+void DistributedTrainer::onEpochTriggered() {
+  if (!group_) return;
+  const std::map<std::string, double> values = hyperParamValues();
+  if (values.empty()) return;
+  torch::Tensor shared = torch::empty({static_cast<int64_t>(values.size())}, torch::kDouble);
+  int64_t i = 0;
+  for (const auto& [name, value] : values) shared[i++] = value;
+  try {
+    group_->broadcast({shared}, 0);
+  } catch (const std::exception& e) {
+    group_->fail(e, str("the broadcast of rank 0's hyper-parameters after epoch ", epochNum()));
+  }
+  i = 0;
+  for (const auto& [name, value] : values) {
+    const double zeros = shared[i++].item<double>();
+    if (zeros != value) {
+      TB_LOG(Info) << "distributed: " << name << " " << value << " -> " << zeros
+                   << " (rank 0's) after epoch " << epochNum();
+      hyperParam(name)->set(zeros);
+    }
   }
 }
 

@@ -185,15 +185,10 @@ double GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64
   });
   if (communicator_) {
     Communicator::PerTower grads;
-    for (int t = 0; t < numTowers(); ++t) {
-      std::vector<torch::Tensor> towerGrads;
-      for (auto& p : params(role, t)) {
-        if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-        towerGrads.push_back(p.grad());
-      }
-      grads.push_back(std::move(towerGrads));
-    }
+    UnusedParameters unused;
+    for (int t = 0; t < numTowers(); ++t) grads.push_back(unused.fill(params(role, t)));
     communicator_->allReduce(grads, Communicator::ReduceOp::Average);
+    for (int t = 0; t < numTowers(); ++t) unused.restore(params(role, t));
   }
   workers_->run([&](int t) { optimizers_[static_cast<size_t>(t)][slot(role)]->step(); });
   ++updates_[slot(role)];

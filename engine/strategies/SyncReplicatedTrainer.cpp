@@ -78,18 +78,11 @@ double SyncReplicatedTrainer::maxReplicaDifference() {
 void SyncReplicatedTrainer::runStep() {
   computeGradients(takeBatches());
   Communicator::PerTower grads;
-  for (int t = 0; t < numTowers(); ++t) {
-    std::vector<torch::Tensor> towerGrads;
-    for (auto& p : replica(t).parameters()) {
-      // A parameter the cost did not use has no gradient yet; give it zeros so that every
-      // tower contributes the same list.
-      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-      towerGrads.push_back(p.grad());
-    }
-    grads.push_back(std::move(towerGrads));
-  }
+  UnusedParameters unused;
+  for (int t = 0; t < numTowers(); ++t) grads.push_back(unused.fill(replica(t).parameters()));
   communicator_->allReduce(
       grads, options_.average ? Communicator::ReduceOp::Average : Communicator::ReduceOp::Sum);
+  for (int t = 0; t < numTowers(); ++t) unused.restore(replica(t).parameters());
   // Every replica holds the same reduced gradients, so each clips them the same way.
   std::vector<std::vector<torch::Tensor>> params;
   for (int t = 0; t < numTowers(); ++t) params.push_back(replica(t).parameters());

@@ -178,11 +178,13 @@ void Trainer::mainLoop() {
         if (localStep_ + 1 < options_.stepsPerEpoch) runAfterTriggers();
       }
       localStep_ = options_.stepsPerEpoch - 1;
+      onEpochStepsDone();
       group_->afterEpoch();
       // The value each hyper-parameter had for the epoch's last step, before anything in
       // triggerEpoch changes it for the next (Note [One rule for a hyper-parameter]).
       for (const auto& [name, param] : hyperParams_) monitors_->putScalar(name, param->get());
       group_->triggerEpoch();
+      onEpochTriggered();
       runAfterTriggers();
     }
   } catch (const StopTraining& stop) {

@@ -11,7 +11,8 @@
 //                                                 LoopOptions::startingLocalStep)
 //           [commands from other threads run here; a stop request ends the loop here]
 //           beforeRun, runStep(), ++globalStep, afterRun, triggerStep
-//         afterEpoch, triggerEpoch
+//         onEpochStepsDone(), afterEpoch, triggerEpoch, onEpochTriggered(), the deferred
+//         afterTriggers actions
 //       afterTrain                         (always, see below)
 //
 // The counters follow TrainerContext.h. StopTraining thrown by a callback or a step ends the
@@ -123,6 +124,12 @@ class Trainer : public TrainerContext {
   /// the scalars of that step, so that they carry its global step (1 for the first step), as
   /// tensorpack's summaries do.
   virtual void onStepCounted() {}
+  /// After an epoch's last step, before afterEpoch and triggerEpoch (DistributedTrainer checks
+  /// and aligns its ranks there, before validation and the savers see the state).
+  virtual void onEpochStepsDone() {}
+  /// After an epoch's triggerEpoch, before what afterTriggers deferred (the savers' writes):
+  /// where DistributedTrainer gives every rank rank 0's hyper-parameters.
+  virtual void onEpochTriggered() {}
   const std::vector<CallbackPtr>& registeredCallbacks() const { return callbacks_; }
 
  private:

@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/comm/WorkerEnvironment.h"
 #include "tests/support/ExpectError.h"
@@ -276,6 +278,96 @@ class TestDistributed : public QObject {
                                       (single + "/model-8.pt").toStdString());
     qInfo("max |buckets - per parameter| after 8 steps = %g", diff);
     QVERIFY2(diff < 1e-6, qPrintable(QString::number(diff)));
+  }
+
+  // Issue 25 (F3, F13): each rank validates its share of the batches and the sums are
+  // all-reduced, so both ranks report the one-process figures and their plateau rules take the
+  // same decision; `cost` is the mean over the ranks, as one process of twice the batch has it.
+  void validationIsSharedOutAndEqualsOneProcess() {
+    QTemporaryDir dir;
+    const QString two = dir.filePath("two"), one = dir.filePath("one");
+    const QStringList common{
+        "--steps-per-epoch",
+        "8",
+        "--max-epoch",
+        "3",
+        "--set",
+        R"(callbacks=[{"type": "inference"}, {"type": "lr_on_plateau", "stat": "validation_error", "patience": 0, "threshold": 1.0}, {"type": "model_saver"}])"};
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--run-dir", two} +
+                   common + QStringList{"--set", "data.batch_size=32"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    QVERIFY2(r.out.contains("[rank 0]") && r.out.contains("validation: 8 of the 16 batches on "
+                                                          "this process (shard 0 of 2)"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("validation: 8 of the 16 batches on this process (shard 1 of 2)"),
+             qPrintable(r.out));
+    // Both ranks print the same figures (the all-reduced sums).
+    QStringList lines[2];
+    for (const QString& line : r.out.split('\n')) {
+      for (int k = 0; k < 2; ++k) {
+        if (line.startsWith(QString("[rank %1]").arg(k)) && line.contains("validation_")) {
+          lines[k].push_back(line.mid(line.indexOf("validation_")));
+        }
+      }
+    }
+    QVERIFY2(lines[0].size() >= 3 * 6, qPrintable(r.out));
+    QCOMPARE(lines[1], lines[0]);
+    r = run(QStringList{"train", kProject, "--run-dir", one} + common +
+            QStringList{"--set", "data.batch_size=64"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    const auto stats = [](const QString& runDir) {
+      return nlohmann::json::parse(readText(runDir + "/stats.json").toStdString());
+    };
+    const nlohmann::json a = stats(two), b = stats(one);
+    QCOMPARE(a.size(), size_t{3});
+    QCOMPARE(b.size(), size_t{3});
+    for (size_t e = 0; e < 3; ++e) {
+      // Counts are exact; the costs are float32 means of batches of 32 against 64.
+      QCOMPARE(a[e]["validation_error"].get<double>(), b[e]["validation_error"].get<double>());
+      QVERIFY(std::abs(a[e]["validation_cost"].get<double>() -
+                       b[e]["validation_cost"].get<double>()) < 1e-6);
+      QVERIFY(std::abs(a[e]["cost"].get<double>() - b[e]["cost"].get<double>()) < 1e-6);
+      QCOMPARE(a[e]["learning_rate"].get<double>(), b[e]["learning_rate"].get<double>());
+    }
+    QCOMPARE(a[2]["learning_rate"].get<double>(), 0.0125);  // halved after epochs 1 and 2
+  }
+
+  // Issue 25 (F3): a rank whose parameters left rank 0's is found at the epoch's end and the
+  // run stops on every rank, naming it (fault injected: TB_FAULT_DIVERGE_RANK).
+  void ranksThatTrainApartStopTheRun() {
+    QTemporaryDir dir;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("TB_FAULT_DIVERGE_RANK", "1");
+    const Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+                             fastRun(dir.filePath("run"), 4, 2),
+                         env);
+    QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+    QVERIFY2(r.out.contains("epoch 1: the parameters of rank 1 (") &&
+                 r.out.contains("differ from rank 0's"),
+             qPrintable(r.out.right(3000)));
+    QVERIFY(!fs::exists(dir.filePath("run/model-8.pt").toStdString()));
+  }
+
+  // Issue 25 (F8): each rank draws its own random numbers (dropout), from (seed, rank, step),
+  // so a resumed 2-rank run continues exactly where the uninterrupted one went.
+  void dropoutRanksResumeExactly() {
+    QTemporaryDir dir;
+    const QString whole = dir.filePath("whole"), split = dir.filePath("split");
+    const QStringList dropout{"--set", "model.dropout=0.5"};
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(whole, 4, 2) +
+                   dropout);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    QVERIFY2(r.out.contains("rank 1 draws its random numbers from (seed 7, rank 1, step)"),
+             qPrintable(r.out));
+    r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(split, 4, 1) +
+            dropout);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    r = run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--resume"} +
+            fastRun(split, 4, 2) + dropout);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    const double diff =
+        maxDifference((whole + "/model-8.pt").toStdString(), (split + "/model-8.pt").toStdString());
+    QCOMPARE(diff, 0.0);
   }
 
   void environmentContractAndOneRunDirectory() {

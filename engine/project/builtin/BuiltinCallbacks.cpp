@@ -25,6 +25,15 @@ namespace {
 
 /// Note [One run, one directory]: a saver writes into rank 0's run directory only; the other
 /// ranks of a multi-process run leave it out (buildRun).
+///
+/// Note [Chief-only callbacks]: as tensorpack's callbacks are chief_only by default, so are the
+/// ones that only report (progress_bar, estimated_time_left), look at rank 0's images
+/// (dump_images, gan_samples) or check a state every rank shares (check_numerics: the
+/// parameters are equal on every rank, DistributedTrainer checks it each epoch, and a NaN cost
+/// on any rank reaches every parameter through the all-reduce). `inference` runs on every rank,
+/// each on its share of the batches (Note [Sharded validation]); hyper-parameter setters run
+/// everywhere (tensorpack's HyperParamSetter too), and rank 0's values are broadcast after each
+/// epoch's triggers (Note [Ranks stay one model]).
 ComponentType rankZeroOnly(ComponentType type) {
   type.traits["ranks"] = "zero";
   return type;
@@ -85,11 +94,14 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                     .help("Scalars shown on the bar, e.g. \"cost, train_error\"")
                     .suggestions(knownScalars())});
   progress.starter = {{"scalars", {"cost"}}};
+  // Note [Chief-only callbacks]: what only reports, or acts on rank 0's state, runs on rank 0.
+  progress = rankZeroOnly(progress);
   registerCallback(registry, progress, [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
     return std::make_shared<ProgressBar>(s.strings("scalars"));
   });
   registerCallback(registry,
-                   describe("estimated_time_left", "Logs the estimated time left after each epoch"),
+                   rankZeroOnly(describe("estimated_time_left",
+                                         "Logs the estimated time left after each epoch")),
                    [](const Settings&, CallbackBuildContext&) -> CallbackPtr {
                      return std::make_shared<EstimatedTimeLeft>();
                    });
@@ -142,7 +154,12 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
 
   ComponentType inference =
       describe("inference", "Runs the validation data: puts validation_cost and validation_error",
-               {everyKEpochs()});
+               {everyKEpochs(),
+                key::boolean("sharded", true)
+                    .label("Share out among ranks")
+                    .help("In a distributed run each rank validates every world-size-th batch "
+                          "and the sums are all-reduced (the one-process figures in 1/W of the "
+                          "time); off: every rank validates the whole set")});
   inference.check = [](const Settings&, CheckContext& context) {
     if (!context.project.data.hasValidation) {
       context.report("", "an \"inference\" callback needs validation data ($.data.validation)");
@@ -152,18 +169,20 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
       registry, inference, [](const Settings& s, CallbackBuildContext& context) -> CallbackPtr {
         TB_CHECK(context.trainingFacts && context.model,
                  "an inference callback is built by buildRun, after the model");
-        return everyK(buildInferenceRunner(context.project, *context.trainingFacts, *context.model),
-                      s.integer("every_k_epochs"));
+        auto runner = buildInferenceRunner(context.project, *context.trainingFacts, *context.model);
+        runner->setSharding(s.boolean("sharded"));
+        return everyK(runner, s.integer("every_k_epochs"));
       });
 
   registerCallback(
       registry,
-      describe("check_numerics", "Stops the run when the cost or a parameter is NaN or infinite",
-               {key::integer("every_k_steps", 0)
-                    .label("Every k steps")
-                    .help("Check the parameters every k steps")
-                    .atLeast(0)
-                    .zeroMeans("every epoch")}),
+      rankZeroOnly(describe("check_numerics",
+                            "Stops the run when the cost or a parameter is NaN or infinite",
+                            {key::integer("every_k_steps", 0)
+                                 .label("Every k steps")
+                                 .help("Check the parameters every k steps")
+                                 .atLeast(0)
+                                 .zeroMeans("every epoch")})),
       [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
         return std::make_shared<CheckNumerics>(s.integer("every_k_steps"));
       });
@@ -257,6 +276,7 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
            .atLeast(0)
            .atMost(16),
        everyKEpochs()});
+  dumpImages = rankZeroOnly(dumpImages);
   dumpImages.check = [](const Settings& s, CheckContext& context) {
     if (!context.project.data.hasValidation) {
       context.report("", "a \"dump_images\" callback needs validation data ($.data.validation)");
@@ -306,6 +326,7 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                  "touched)")
            .atLeast(0),
        everyKEpochs()});
+  ganSamples = rankZeroOnly(ganSamples);
   ganSamples.check = [](const Settings&, CheckContext& context) {
     if (!hasGanModel(context.project)) {
       context.report("", str("a \"gan_samples\" callback needs a GAN model (such as \"dcgan\"); "

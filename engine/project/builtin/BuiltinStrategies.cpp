@@ -154,6 +154,15 @@ void registerDistributed(ComponentRegistry& registry) {
     // Issue 25 (F4): each rank takes every world-size-th batch of one order that every rank
     // computes (ShardedData.h); decoding workers that deliver as they finish give every rank
     // another order, so shards would overlap and miss samples.
+    // Issue 25 (F12): a short last batch would be averaged with weight 1/W like a full one, and
+    // the last W-1 batches of a pass at most would go to no rank (ShardedData.h).
+    if (context.project.data.remainder) {
+      context.report("",
+                     "strategy \"distributed\" gives every rank a full batch each step, but "
+                     "data.remainder is true (a short last batch would weigh as much as a full "
+                     "one, and up to world-size - 1 batches of each pass would be dropped): set "
+                     "\"remainder\": false");
+    }
     const ComponentSpec& train = context.project.data.train;
     if (train.type == "image_folder" && !train.boolean("ordered") && train.integer("workers") > 0) {
       context.report("",

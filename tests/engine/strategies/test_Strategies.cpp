@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <set>
+
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
@@ -21,6 +23,7 @@
 #include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/AsyncTrainer.h"
+#include "engine/strategies/DistributedTrainer.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
@@ -103,6 +106,19 @@ double maxDifference(const std::map<std::string, torch::Tensor>& a,
 
 const std::vector<Device> kTwoCpuTowers = {Device{}, Device{}};
 
+/// The MLP with a parameter the cost never uses (Note [Unused parameters]).
+class MlpWithUnusedParameter : public ClassifierNet {
+ public:
+  explicit MlpWithUnusedParameter(const MlpOptions& o)
+      : mlp_(register_module("mlp", std::make_shared<Mlp>(o))),
+        unused_(register_parameter("unused", torch::ones({4}))) {}
+  torch::Tensor forward(torch::Tensor images) override { return mlp_->forward(images); }
+
+ private:
+  std::shared_ptr<Mlp> mlp_;
+  torch::Tensor unused_;
+};
+
 /// A model whose cost throws on one tower.
 class FailingModel : public SupervisedModel {
  public:
@@ -149,6 +165,61 @@ class TestStrategies : public QObject {
     const auto a = trainWith(average, 2, "sgd", 0.1);
     const auto s = trainWith(sum, 2, "sgd", 0.1 / 2);
     QVERIFY2(maxDifference(a, s) < 1e-6, qPrintable(QString::number(maxDifference(a, s))));
+  }
+
+  // Issue 25 (F11): the replicated all-reduce gave a parameter without a gradient zeros, so
+  // AdamW's weight decay (and Adam's moments) moved it; a lone tower leaves it alone.
+  void aParameterNoTowerUsesStaysUntouched() {
+    const MlpOptions o = mlpOptions();
+    const auto withUnused = [o] {
+      return std::make_shared<SupervisedModel>(
+          o.image, [o] { return std::make_shared<MlpWithUnusedParameter>(o); },
+          [](std::vector<torch::Tensor> p) -> std::unique_ptr<torch::optim::Optimizer> {
+            return std::make_unique<torch::optim::AdamW>(
+                p, torch::optim::AdamWOptions(0.05).weight_decay(0.5));
+          });
+    };
+    const auto train = [&](SingleCostTrainer& trainer, int towers) {
+      TrainConfig config;
+      config.model = withUnused();
+      config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches(towers)));
+      config.extraCallbacks = std::vector<CallbackPtr>{};
+      config.monitors = std::vector<TrainingMonitorPtr>{};
+      config.stepsPerEpoch = kSteps;
+      config.maxEpoch = 1;
+      config.seed = 9;
+      launchTrainWithConfig(config, trainer);
+      std::map<std::string, torch::Tensor> params;
+      for (const auto& item : trainer.mainModule().named_parameters())
+        params[item.key()] = item.value().detach().clone();
+      return params;
+    };
+    SimpleTrainer single;
+    SyncReplicatedTrainer replicated(kTwoCpuTowers);
+    const auto reference = train(single, 1);
+    const auto mine = train(replicated, 2);
+    QVERIFY(torch::equal(reference.at("unused"), torch::ones({4})));
+    QVERIFY2(torch::equal(mine.at("unused"), torch::ones({4})),
+             qPrintable(QString("replicated moved the unused parameter to %1")
+                            .arg(mine.at("unused")[0].item<double>())));
+    QVERIFY2(maxDifference(reference, mine) < 1e-5,
+             qPrintable(QString::number(maxDifference(reference, mine))));
+    for (int t = 0; t < 2; ++t) {
+      for (const auto& item : replicated.replica(t).named_parameters()) {
+        if (item.key() == "unused") QVERIFY(!item.value().grad().defined());
+      }
+    }
+  }
+
+  // Issue 25 (F8), Note [Rank random streams]: a stream per (rank, step), the same every time.
+  void rankStreamsDifferAndRepeat() {
+    std::set<uint64_t> seeds;
+    for (int rank = 0; rank < 4; ++rank) {
+      for (int64_t step = 1; step <= 4; ++step) seeds.insert(rankStepSeed(7, rank, step));
+    }
+    QCOMPARE(seeds.size(), size_t{16});
+    QCOMPARE(rankStepSeed(7, 1, 3), rankStepSeed(7, 1, 3));
+    QVERIFY(rankStepSeed(7, 1, 3) != rankStepSeed(8, 1, 3));
   }
 
   void asyncConvergesAndLosesNoUpdate() {
