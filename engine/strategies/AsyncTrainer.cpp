@@ -12,11 +12,8 @@ AsyncTrainer::AsyncTrainer(std::vector<Device> devices, Device masterDevice)
     : MultiTowerTrainer(std::move(devices)), masterDevice_(masterDevice) {}
 
 void AsyncTrainer::buildTowers() {
-  requireAvailable(masterDevice_);
   buildReplicas();
-  TowerContext masterTower(0, masterDevice_, /*isTraining=*/true);
-  master_ = model().buildTower(masterTower);
-  master_->to(toTorch(masterDevice_));
+  master_ = makeTower(TowerContext(0, masterDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
   for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);
   optimizer_ = model().optimizer(master_->parameters());

@@ -62,9 +62,7 @@ void DistributedTrainer::buildTowers() {
   baseSeed_ = at::detail::getDefaultCPUGenerator().current_seed();
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
-  module_ = model().buildTower(*tower_);
-  TB_CHECK(module_ != nullptr, "buildTower returned no module");
-  module_->to(torchDevice_);
+  module_ = makeTower(*tower_);
   optimizer_ = model().optimizer(module_->parameters());
   TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
   if (group_ && !nccl_) {
@@ -119,10 +117,9 @@ void DistributedTrainer::reduceOnNccl() {
 
 void DistributedTrainer::runStep() {
   const int64_t step = globalStep() + 1;
-  Batch batch = input().nextBatch();
-  if (!torchDevice_.is_cpu()) batch = batch.to(torchDevice_);
-  if (samplesPerStep() == 0) {
-    setSamplesPerStep(batch.batchSize() * worldSize());
+  const bool first = samplesPerStep() == 0;
+  const Batch batch = std::move(takeBatches({torchDevice_}).front());
+  if (first) {
     if (group_) {
       TB_LOG(Info) << "distributed: total batch " << batch.batchSize() << " x " << worldSize()
                    << " ranks = " << batch.batchSize() * worldSize() << " samples per step";

@@ -50,12 +50,9 @@ void GanTrainer::setupGraph(InputSourcePtr input, ModelDescBasePtr model) {
   attach(std::move(input), std::move(model));
   for (int t = 0; t < numTowers(); ++t) {
     const Device& device = devices()[static_cast<size_t>(t)];
-    requireAvailable(device);
     towers_.push_back(std::make_unique<TowerContext>(t, device, /*isTraining=*/true));
-    auto module = model_->buildTower(*towers_.back());
-    TB_CHECK(module != nullptr, "buildTower returned no module for tower ", t);
+    auto module = makeTower(*towers_.back());
     torchDevices_.push_back(toTorch(device));
-    module->to(torchDevices_.back());
     if (t > 0) copyState(*module, *replicas_.front());  // Note [Tower replication]
     replicas_.push_back(module);
     std::array<std::vector<torch::Tensor>, 2> roleParams{
@@ -120,15 +117,7 @@ std::vector<torch::Tensor>& GanTrainer::params(GanRole role, int t) {
 void GanTrainer::runStep() {
   std::vector<double> dLosses, gLosses;
   for (int64_t i = 0; i < schedule_.discriminatorSteps; ++i) {
-    std::vector<Batch> batches;
-    for (int t = 0; t < numTowers(); ++t) {
-      Batch batch = input().nextBatch();
-      if (!torchDevices_[static_cast<size_t>(t)].is_cpu()) batch = batch.to(torchDevices_[t]);
-      batches.push_back(std::move(batch));
-    }
-    if (samplesPerStep() == 0) {
-      setSamplesPerStep(batches.front().batchSize() * batchesPerStep());
-    }
+    const std::vector<Batch> batches = takeBatches(torchDevices_);
     dLosses.push_back(update(GanRole::Discriminator, batches, i));
   }
   for (int64_t i = 0; i < schedule_.generatorSteps; ++i) {

@@ -27,13 +27,9 @@ MultiTowerTrainer::MultiTowerTrainer(std::vector<Device> devices)
 void MultiTowerTrainer::buildReplicas() {
   for (int t = 0; t < numTowers(); ++t) {
     const Device& device = devices()[static_cast<size_t>(t)];
-    requireAvailable(device);
     towers_.push_back(std::make_unique<TowerContext>(t, device, /*isTraining=*/true));
-    auto module = model().buildTower(*towers_.back());
-    TB_CHECK(module != nullptr, "buildTower returned no module for tower ", t);
+    replicas_.push_back(makeTower(*towers_.back()));
     torchDevices_.push_back(toTorch(device));
-    module->to(torchDevices_.back());
-    replicas_.push_back(std::move(module));
   }
   // Note [Tower replication]: replicas start equal (tower 0's initial weights), whatever the
   // initialisation of the others drew.
@@ -43,17 +39,7 @@ void MultiTowerTrainer::buildReplicas() {
 }
 
 std::vector<Batch> MultiTowerTrainer::takeBatches() {
-  std::vector<Batch> batches;
-  batches.reserve(static_cast<size_t>(numTowers()));
-  int64_t samples = 0;
-  for (int t = 0; t < numTowers(); ++t) {
-    Batch batch = input().nextBatch();
-    if (!torchDevices_[static_cast<size_t>(t)].is_cpu()) batch = batch.to(torchDevices_[t]);
-    samples += batch.batchSize();
-    batches.push_back(std::move(batch));
-  }
-  if (samplesPerStep() == 0) setSamplesPerStep(samples);
-  return batches;
+  return TowerTrainer::takeBatches(torchDevices_);
 }
 
 torch::Tensor MultiTowerTrainer::forwardBackward(int t, const Batch& batch) {

@@ -12,20 +12,15 @@ SimpleTrainer::SimpleTrainer(Device device) : SingleCostTrainer({device}) {}
 
 void SimpleTrainer::buildTowers() {
   const Device& device = devices().front();
-  requireAvailable(device);
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
-  module_ = model().buildTower(*tower_);
-  TB_CHECK(module_ != nullptr, "buildTower returned no module");
-  module_->to(torchDevice_);
+  module_ = makeTower(*tower_);
   optimizer_ = model().optimizer(module_->parameters());
   TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
 }
 
 void SimpleTrainer::runStep() {
-  Batch batch = input().nextBatch();
-  if (!torchDevice_.is_cpu()) batch = batch.to(torchDevice_);
-  if (samplesPerStep() == 0) setSamplesPerStep(batch.batchSize());
+  const Batch batch = std::move(takeBatches({torchDevice_}).front());
   module_->train();
   optimizer_->zero_grad();
   torch::Tensor cost = towerCost(*tower_, *module_, batch);

@@ -12,11 +12,8 @@ SyncParameterServerTrainer::SyncParameterServerTrainer(std::vector<Device> devic
     : MultiTowerTrainer(std::move(devices)), psDevice_(psDevice) {}
 
 void SyncParameterServerTrainer::buildTowers() {
-  requireAvailable(psDevice_);
   buildReplicas();
-  TowerContext masterTower(0, psDevice_, /*isTraining=*/true);
-  master_ = model().buildTower(masterTower);
-  master_->to(toTorch(psDevice_));
+  master_ = makeTower(TowerContext(0, psDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
   // The master's gradients receive the average of the towers'; allocate them once.
   for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "engine/core/Check.h"
+#include "engine/core/DeviceDiscovery.h"
 #include "engine/train/TorchDevice.h"
 
 namespace tbench {
@@ -18,6 +19,40 @@ void TowerTrainer::attach(InputSourcePtr input, ModelDescBasePtr model) {
   model_ = std::move(model);
   input_->setTowerDevices(devices_);
   for (auto& cb : input_->callbacks()) registerCallback(std::move(cb));
+}
+
+std::shared_ptr<torch::nn::Module> TowerTrainer::makeTower(const TowerContext& tower,
+                                                           bool keepGenerator) {
+  TB_CHECK(model_ != nullptr, "makeTower before setupGraph");
+  requireAvailable(tower.device());
+  auto generator = at::detail::getDefaultCPUGenerator();
+  torch::Tensor saved;
+  if (keepGenerator) {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    saved = generator.get_state();
+  }
+  std::shared_ptr<torch::nn::Module> module = model_->buildTower(tower);
+  if (keepGenerator) {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(saved);
+  }
+  TB_CHECK(module != nullptr, "buildTower returned no module for ", tower.name());
+  module->to(toTorch(tower.device()));
+  return module;
+}
+
+std::vector<Batch> TowerTrainer::takeBatches(const std::vector<torch::Device>& devices) {
+  std::vector<Batch> batches;
+  batches.reserve(devices.size());
+  for (const torch::Device& device : devices) {
+    Batch batch = input().nextBatch();
+    if (!device.is_cpu()) batch = batch.to(device);
+    batches.push_back(std::move(batch));
+  }
+  if (samplesPerStep_ == 0 && !batches.empty()) {
+    samplesPerStep_ = batches.front().batchSize() * batchesPerStep() * worldSize();
+  }
+  return batches;
 }
 
 void TowerTrainer::putSummaries(TowerContext& tower) {
@@ -96,18 +131,7 @@ std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint&
     // Its initial weights are overwritten below, but drawing them would move the run's CPU
     // generator at the first validation: a resumed run (which builds it at another step) would
     // then draw other noise and dropout masks than the uninterrupted one (Note [Trainer state]).
-    auto generator = at::detail::getDefaultCPUGenerator();
-    torch::Tensor saved;
-    {
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      saved = generator.get_state();
-    }
-    inferenceModule_ = model_->buildTower(*inferenceTower_);
-    {
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_state(saved);
-    }
-    inferenceModule_->to(toTorch(device));
+    inferenceModule_ = makeTower(*inferenceTower_, /*keepGenerator=*/true);
   }
   torch::NoGradGuard noGrad;
   if (inferenceWeightsStep_ != globalStep()) {

@@ -85,6 +85,18 @@ class TowerTrainer : public Trainer {
   }
   void onStepCounted() override;
   void setSamplesPerStep(int64_t samples) { samplesPerStep_ = samples; }
+  /// Note [One tower maker]: every replica of the model (training towers, a parameter
+  /// server's or async master, the inference tower) is made here: the device checked
+  /// (requireAvailable), the model's buildTower(tower), the module moved to the tower's
+  /// device. With `keepGenerator` its initial draws leave the CPU generator where it was (for
+  /// a replica whose weights are overwritten at once, drawn at a step that differs between a
+  /// run and its resume).
+  std::shared_ptr<torch::nn::Module> makeTower(const TowerContext& tower,
+                                               bool keepGenerator = false);
+  /// The one way a step takes its batches: one per entry of `devices` (a tower's device, in
+  /// tower order), each from input() and moved there. The first call sets samplesPerStep() to
+  /// the first batch's size × batchesPerStep() × worldSize().
+  std::vector<Batch> takeBatches(const std::vector<torch::Device>& devices);
 
  private:
   std::vector<Device> devices_;
