@@ -103,12 +103,10 @@ double timedRun(TowerTrainer& trainer, const std::string& modelType,
                                       },
                                       {},
                                       {}});
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = makeModel(modelType);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches));
   config.callbacks = {timer};
-  config.extraCallbacks = std::vector<CallbackPtr>{};
-  config.monitors = std::vector<TrainingMonitorPtr>{};
   config.stepsPerEpoch = kStepsPerEpoch;
   config.maxEpoch = (kWarmup + steps + kStepsPerEpoch) / kStepsPerEpoch;
   config.seed = 1;

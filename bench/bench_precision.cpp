@@ -45,11 +45,10 @@ std::pair<double, double> run(const std::string& type, Precision precision,
                                       },
                                       {},
                                       {}});
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = makeModel(type);
   config.dataflow = std::make_shared<DataFromList>(batches);
   config.callbacks = {timer};
-  config.extraCallbacks = std::vector<CallbackPtr>{};
   auto history = std::make_shared<ScalarHistory>();
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   config.stepsPerEpoch = kWarmup + steps;

@@ -1,5 +1,6 @@
 #include "app/bridge/RunController.h"
 
+#include <QLocale>
 #include <QThread>
 #include <algorithm>
 #include <filesystem>
@@ -8,11 +9,11 @@
 
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
-#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/RunPreparation.h"
+#include "engine/savers/LiveCommands.h"
 
 namespace tbench::bridge {
 
@@ -42,7 +43,7 @@ void logToMailbox(LogLevel, const std::string& line, void* user) {
 
 /// Engine thread, between steps: saves through the project's ModelSaver when it has one.
 /// `manual`: the window's "save now" (kept for good and marked so in the index); otherwise the
-/// final checkpoint of a stop, listed as the latest.
+/// final checkpoint of a stop, listed as the latest (Note [Live commands]).
 void saveNow(EngineRun& engine, Trainer& trainer, bool manual) {
   std::shared_ptr<ModelSaver> saver;
   std::string runDir;
@@ -51,42 +52,9 @@ void saveNow(EngineRun& engine, Trainer& trainer, bool manual) {
     saver = engine.modelSaver;
     runDir = engine.runDir;
   }
-  const int64_t step = trainer.globalStep();
-  std::string path;
-  if (saver) {
-    if (!manual) return;  // its afterTrain saves the final state
-    saver->saveNow();
-    if (saver->lastSavedStep() != step) return;  // ModelSaver logged why
-    path = (fs::path(saver->directory()) / ModelSaver::fileNameForStep(step)).string();
-  } else {
-    path = (fs::path(runDir) / ModelSaver::fileNameForStep(step)).string();
-    try {
-      trainer.saveCheckpoint(path);
-    } catch (const std::exception& e) {
-      TB_LOG(Error) << "cannot save " << path << ": " << e.what();
-      return;
-    }
-    // Listed as manual in the run's index, so that the history and the export dialog show it
-    // and a later saver in this directory never deletes it.
-    try {
-      CheckpointIndex index;
-      if (auto existing = CheckpointIndex::read(runDir)) index = *existing;
-      const std::string name = ModelSaver::fileNameForStep(step);
-      if (manual) {
-        index.addManual(name);
-      } else {
-        if (std::find(index.all.begin(), index.all.end(), name) == index.all.end()) {
-          index.all.push_back(name);
-        }
-        index.latest = name;
-      }
-      index.write(runDir);
-    } catch (const std::exception& e) {
-      TB_LOG(Warning) << "saved " << path << " but cannot list it in the index: " << e.what();
-    }
-    TB_LOG(Info) << "saved " << path
-                 << (manual ? " (manual, requested from the window)" : " (final, on stop)");
-  }
+  const std::string path = live::saveNow(trainer, saver.get(), runDir,
+                                         manual ? live::SaveKind::Manual : live::SaveKind::Final);
+  if (path.empty()) return;
   RunEvent event{RunEvent::Kind::CheckpointSaved};
   event.text = QString::fromStdString(path);
   engine.mailbox->post(std::move(event));
@@ -257,6 +225,16 @@ void RunController::saveCheckpointNow() {
   trainer->post([shared, trainer] { saveNow(*shared, *trainer, /*manual=*/true); });
 }
 
+QString RunController::liveValueProblem(const QString& name, const QString& text, double* value) {
+  bool ok = false;
+  const double number = QLocale::c().toDouble(text.trimmed(), &ok);
+  if (!ok) return QString("\"%1\" is not a number").arg(text.trimmed());
+  const std::string problem = live::valueProblem(name.toStdString(), number);
+  if (!problem.empty()) return QString::fromStdString(problem);
+  if (value != nullptr) *value = number;
+  return QString();
+}
+
 void RunController::setLearningRate(double value) {
   if (!engine_ || !isActive()) return;
   std::lock_guard<std::mutex> lock(engine_->mutex);
@@ -264,17 +242,11 @@ void RunController::setLearningRate(double value) {
   Trainer* trainer = engine_->trainer;
   const bool scheduled = engine_->scheduleEnabled;
   trainer->post([trainer, value, scheduled] {
-    HyperParam* rate = trainer->hyperParam("learning_rate");
-    if (!rate) {
-      TB_LOG(Warning) << "this trainer has no learning rate to set";
-      return;
+    try {
+      live::setHyperParam(*trainer, "learning_rate", value, "the window", scheduled);
+    } catch (const std::exception& e) {
+      TB_LOG(Warning) << "the learning rate was not set: " << e.what();
     }
-    const double before = rate->get();
-    rate->set(value);
-    trainer->monitors().putScalar("learning_rate", value);
-    TB_LOG(Info) << "learning rate set from the window at global step " << trainer->globalStep()
-                 << ": " << before << " -> " << value
-                 << (scheduled ? " (the project's schedule sets it again at its next point)" : "");
   });
 }
 

@@ -64,6 +64,11 @@ class RunController : public QObject {
   /// Sets the optimizer's learning rate at the next step boundary (logged, and put as the
   /// "learning_rate" scalar). A schedule in the project sets it again at its next point.
   void setLearningRate(double value);
+  /// Note [Live commands]: why `text` is no value for hyper-parameter `name` during a run
+  /// (empty when it is): the engine's rule (live::valueProblem), for every field and dialog of
+  /// the window. `value` receives the number when there is no problem.
+  static QString liveValueProblem(const QString& name, const QString& text,
+                                  double* value = nullptr);
 
   RunState state() const { return state_; }
   /// Starting, Running, Paused or Stopping.

@@ -146,10 +146,10 @@ void MainWindow::askLearningRate() {
          "point):"),
       QLineEdit::Normal, QLocale::c().toString(current, 'g', 6), &ok);
   if (!ok) return;
-  const double value = QLocale::c().toDouble(text.trimmed(), &ok);
-  if (!ok || !(value > 0)) {
-    showMessage(QMessageBox::Warning, tr("Set Learning Rate"),
-                tr("\"%1\" is not a positive number.").arg(text));
+  double value = 0;
+  const QString problem = bridge::RunController::liveValueProblem("learning_rate", text, &value);
+  if (!problem.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Set Learning Rate"), problem);
     return;
   }
   runs_.setLearningRate(value);
@@ -226,7 +226,7 @@ void MainWindow::resumeRun(const QString& runDir) {
   }
   clearRunView();
   controls_->beginRun(std::nan(""));  // the run's own rate arrives with its first step
-  plotRunSoFar(runDir);  // the live points continue its curves
+  plotRunSoFar(runDir);               // the live points continue its curves
   QString error;
   bridge::StartOptions options;
   options.projectText = QString::fromUtf8(projectText);

@@ -1,5 +1,7 @@
 #include "app/gui/RunControls.h"
 
+#include "app/bridge/RunController.h"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -86,20 +88,16 @@ void RunControls::clearLearningRate() {
 }
 
 std::optional<double> RunControls::typedLearningRate() const {
-  bool ok = false;
-  const double value = QLocale::c().toDouble(rate_->text().trimmed(), &ok);
-  if (!ok || !(value > 0) || !std::isfinite(value)) return std::nullopt;
+  double value = 0;
+  if (!bridge::RunController::liveValueProblem("learning_rate", rate_->text(), &value).isEmpty())
+    return std::nullopt;
   return value;
 }
 
 QString RunControls::learningRateProblem() const {
   const QString text = rate_->text().trimmed();
   if (text.isEmpty()) return QString();
-  bool ok = false;
-  const double value = QLocale::c().toDouble(text, &ok);
-  if (!ok || !std::isfinite(value)) return tr("\"%1\" is not a number").arg(text);
-  if (!(value > 0)) return tr("must be > 0 (is %1)").arg(text);
-  return QString();
+  return bridge::RunController::liveValueProblem("learning_rate", text);
 }
 
 void RunControls::onEdited() {

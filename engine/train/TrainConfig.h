@@ -38,6 +38,15 @@ struct TrainConfig {
   /// Default: ScalarHistory, JSONWriter (when runDir is set), ScalarPrinter.
   std::optional<std::vector<TrainingMonitorPtr>> monitors;
 
+  /// A config without the default callbacks and monitors (tests and benchmarks, which add
+  /// their own): extraCallbacks and monitors empty.
+  static TrainConfig quiet() {
+    TrainConfig config;
+    config.extraCallbacks.emplace();
+    config.monitors.emplace();
+    return config;
+  }
+
   /// Gradient clipping and the "grad_norm" scalar, for every strategy.
   GradientProcessing gradients;
   /// "32", "bf16-mixed" or "16-mixed" (MixedPrecision.h); the single-cost trainers only.

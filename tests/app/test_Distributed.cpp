@@ -24,6 +24,7 @@
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/comm/WorkerEnvironment.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/Python.h"
 
 namespace fs = std::filesystem;
 
@@ -540,7 +541,9 @@ class TestDistributed : public QObject {
   }
 
   void torchrunStartsTheWorkers() {
-    if (!QFile::exists("/usr/bin/torchrun")) QSKIP("/usr/bin/torchrun is missing (python3-torch)");
+    if (!QFile::exists("/usr/bin/torchrun")) {
+      TB_SKIP_WITHOUT_INTEROP("/usr/bin/torchrun is missing (python3-torch)");
+    }
     QTemporaryDir dir;
     const QString runDir = dir.filePath("run");
     QProcess torchrun;

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QProcess>
 #include <QStringList>
+#include <QtGlobal>
 
 namespace tbench::testing {
 
@@ -26,4 +27,17 @@ inline PythonRun runPython(const QStringList& args, int timeoutMs = 120000) {
   return run;
 }
 
+/// Whether a missing interop dependency (python3-torch, torchrun) fails the test instead of
+/// skipping it: under CI (.ci/run sets TB_REQUIRE_INTEROP=1), where the contract with PyTorch
+/// must be checked, not skipped with the suite still green.
+inline bool interopRequired() { return qEnvironmentVariableIntValue("TB_REQUIRE_INTEROP") == 1; }
+
 }  // namespace tbench::testing
+
+/// QSKIP with `reason`, or QFAIL with it where interopRequired().
+#define TB_SKIP_WITHOUT_INTEROP(reason)                       \
+  do {                                                        \
+    if (tbench::testing::interopRequired())                   \
+      QFAIL(reason " (required here: TB_REQUIRE_INTEROP=1)"); \
+    QSKIP(reason);                                            \
+  } while (false)

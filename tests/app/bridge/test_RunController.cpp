@@ -255,6 +255,9 @@ class TestRunController : public QObject {
     const TrainingState state = readCheckpointFile(path.toStdString());
     QVERIFY(state.globalStep >= 3);
     QVERIFY(QFileInfo(path).fileName().startsWith("model-"));
+    // The rate reached the optimizer before the save that was asked after it (both run on
+    // the engine thread, in order): the checkpoint's value in force and its optimizer's group.
+    QCOMPARE(state.hyperParams.at("learning_rate"), 0.0125);
     QVERIFY(waitUntil([&] {
       for (const auto& s : log.named("learning_rate"))
         if (s.value == 0.0125) return true;

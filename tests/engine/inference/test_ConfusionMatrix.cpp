@@ -124,7 +124,7 @@ class TestConfusionMatrix : public QObject {
     o.image = ImageShape{1, 8, 8};
     o.numClasses = 4;
     o.hidden = {16};
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = std::make_shared<SupervisedModel>(
         o.image, [o] { return std::make_shared<Mlp>(o); },
         [](std::vector<torch::Tensor> p) {
@@ -135,7 +135,6 @@ class TestConfusionMatrix : public QObject {
             SyntheticData::Options().numSamples(256).imageSize(8).numClasses(4).noise(2.0)),
         32);
     config.callbacks = {runner};
-    config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history, images};
     config.maxEpoch = 2;
     config.seed = 5;

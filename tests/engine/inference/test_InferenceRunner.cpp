@@ -91,11 +91,10 @@ class TestInferenceRunner : public QObject {
         std::vector<InferencerPtr>{std::make_shared<ScalarStats>(),
                                    std::make_shared<ClassificationError>()});
     auto history = std::make_shared<ScalarHistory>();
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = tinyModel();
     config.dataflow = std::make_shared<BatchData>(synthetic(512, 0), 32);
     config.callbacks = {runner};
-    config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};
     config.maxEpoch = 3;
     config.seed = 5;

@@ -52,15 +52,13 @@ std::vector<torch::Tensor> trainTwoTowers(const std::vector<Device>& devices, bo
   }
   InputSourcePtr input = std::make_shared<QueueInput>(std::make_shared<DataFromList>(batches));
   if (staged) input = std::make_shared<StagingInput>(input, devices);
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
         return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.1));
       });
   config.input = input;
-  config.extraCallbacks = std::vector<CallbackPtr>{};
-  config.monitors = std::vector<TrainingMonitorPtr>{};
   config.stepsPerEpoch = 6;
   config.maxEpoch = 2;
   config.seed = 4;

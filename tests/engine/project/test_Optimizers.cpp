@@ -19,6 +19,7 @@
 
 #include "engine/project/ProjectBuilder.h"
 #include "engine/train/GradientProcessing.h"
+#include "tests/support/Python.h"
 
 using nlohmann::json;
 using namespace tbench;
@@ -226,7 +227,7 @@ class TestOptimizers : public QObject {
     probe.start("/usr/bin/python3", {"-c", "import torch"});
     if (!probe.waitForFinished(60000) || probe.exitStatus() != QProcess::NormalExit ||
         probe.exitCode() != 0) {
-      QSKIP("/usr/bin/python3 cannot import torch (package python3-torch)");
+      TB_SKIP_WITHOUT_INTEROP("/usr/bin/python3 cannot import torch (package python3-torch)");
     }
 
     json specs = json::array();

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   o.image = ImageShape{1, 16, 16};
   o.numClasses = 4;
   o.hidden = {1024, 512};
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [](std::vector<torch::Tensor> p) {
@@ -59,8 +59,6 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
         });
       })};
-  config.extraCallbacks = std::vector<CallbackPtr>{};
-  config.monitors = std::vector<TrainingMonitorPtr>{};
   config.stepsPerEpoch = 1;
   config.startingEpoch = std::atoll(argv[2]);
   config.maxEpoch = config.startingEpoch + 100000000;

@@ -65,12 +65,10 @@ std::vector<Datapoint> fixedBatches(int n) {
 /// Returns the trainer's final global step.
 int64_t train(const std::string& runDir, std::vector<CallbackPtr> callbacks, int64_t maxEpoch,
               int64_t startingEpoch = 1) {
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = makeModel();
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(fixedBatches(2)));
   config.callbacks = std::move(callbacks);
-  config.extraCallbacks = std::vector<CallbackPtr>{};
-  config.monitors = std::vector<TrainingMonitorPtr>{};
   config.stepsPerEpoch = 2;
   config.startingEpoch = startingEpoch;
   config.maxEpoch = maxEpoch;

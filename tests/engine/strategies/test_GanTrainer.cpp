@@ -107,14 +107,13 @@ struct Outcome {
 
 Outcome train(const std::string& dir, const GanRun& run) {
   auto history = std::make_shared<ScalarHistory>();
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = tinyGan(run.schedule);
   config.dataflow = batches(8);
   config.stepsPerEpoch = 5;
   config.maxEpoch = run.maxEpoch;
   config.seed = 7;
   config.resumeFrom = run.resumeFrom;
-  config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   // The samples callback builds the inference tower at the first epoch's end: that must not
   // move the run's generator, or the resumed run would draw other noise.
@@ -184,11 +183,10 @@ class TestGanTrainer : public QObject {
   void updatesAlternateAsScheduled() {
     std::vector<std::string> seen;
     auto history = std::make_shared<ScalarHistory>();
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = tinyGan({2, 1});
     config.dataflow = batches(8);
     config.stepsPerEpoch = 3;
-    config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};
     GanTrainer trainer({Device{}});
     trainer.setUpdateObserver([&](const GanUpdate& u) {
@@ -215,12 +213,10 @@ class TestGanTrainer : public QObject {
   }
 
   void eachUpdateChangesOnlyItsNetwork() {
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = tinyGan();
     config.dataflow = batches(8);
     config.stepsPerEpoch = 1;
-    config.extraCallbacks = std::vector<CallbackPtr>{};
-    config.monitors = std::vector<TrainingMonitorPtr>{};
     GanTrainer trainer({Device{}});
     State beforeD, beforeG;
     trainer.setUpdateObserver([&](const GanUpdate& u) {

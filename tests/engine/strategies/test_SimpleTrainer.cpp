@@ -55,11 +55,9 @@ class TestSimpleTrainer : public QObject {
     const auto batches = fixedBatches(6);
 
     // Towerbench: SimpleTrainer + FeedInput over the same batches, 2 epochs of 3 steps.
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = makeModel(0.05);
     config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches));
-    config.extraCallbacks = std::vector<CallbackPtr>{};
-    config.monitors = std::vector<TrainingMonitorPtr>{};
     config.stepsPerEpoch = 3;
     config.maxEpoch = 2;
     config.seed = 123;
@@ -92,14 +90,13 @@ class TestSimpleTrainer : public QObject {
     auto data = std::make_shared<SyntheticData>(
         SyntheticData::Options().numSamples(512).imageSize(8).numClasses(4).shuffle(true).seed(3));
     auto history = std::make_shared<ScalarHistory>();
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = makeModel(0.05);
     // The producer thread forced (on a CPU whose cores the step takes, Auto would make the
     // batches on the training thread and put no queue statistics).
     auto queue = std::make_shared<QueueInput>(std::make_shared<BatchData>(data, 32));
     queue->setProducer(QueueInput::Producer::Thread);
     config.input = queue;
-    config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};
     config.maxEpoch = 4;  // 16 steps per epoch from the data size
     config.seed = 1;
@@ -121,11 +118,9 @@ class TestSimpleTrainer : public QObject {
   }
 
   void learningRateHyperParamDrivesTheOptimizer() {
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = makeModel(0.05);
     config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(fixedBatches(2)));
-    config.extraCallbacks = std::vector<CallbackPtr>{};
-    config.monitors = std::vector<TrainingMonitorPtr>{};
     config.stepsPerEpoch = 1;
     SimpleTrainer trainer;
     launchTrainWithConfig(config, trainer);

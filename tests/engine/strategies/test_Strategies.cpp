@@ -78,12 +78,10 @@ std::map<std::string, torch::Tensor> trainWith(SingleCostTrainer& trainer, int t
                                                const std::string& optimizer, double lr,
                                                std::shared_ptr<ScalarHistory> history = nullptr,
                                                GradientProcessing gradients = {}) {
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.gradients = gradients;
   config.model = model(optimizer, lr);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches(towers)));
-  config.extraCallbacks = std::vector<CallbackPtr>{};
-  config.monitors = std::vector<TrainingMonitorPtr>{};
   if (history) config.monitors->push_back(history);
   config.stepsPerEpoch = kSteps / 2;
   config.maxEpoch = 2;
@@ -180,11 +178,9 @@ class TestStrategies : public QObject {
           });
     };
     const auto train = [&](SingleCostTrainer& trainer, int towers) {
-      TrainConfig config;
+      TrainConfig config = TrainConfig::quiet();
       config.model = withUnused();
       config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches(towers)));
-      config.extraCallbacks = std::vector<CallbackPtr>{};
-      config.monitors = std::vector<TrainingMonitorPtr>{};
       config.stepsPerEpoch = kSteps;
       config.maxEpoch = 1;
       config.seed = 9;
@@ -228,10 +224,9 @@ class TestStrategies : public QObject {
             true));
     auto history = std::make_shared<ScalarHistory>();
     AsyncTrainer trainer(kTwoCpuTowers);
-    TrainConfig config;
+    TrainConfig config = TrainConfig::quiet();
     config.model = model("sgd", 0.1);
     config.dataflow = std::make_shared<BatchData>(data, 16);  // 40 batches: 20 steps of 2 towers
-    config.extraCallbacks = std::vector<CallbackPtr>{};
     config.monitors = std::vector<TrainingMonitorPtr>{history};
     config.stepsPerEpoch = 20;
     config.maxEpoch = 4;
@@ -367,7 +362,7 @@ class TestStrategies : public QObject {
     trainers.emplace_back("replicated", std::make_unique<SyncReplicatedTrainer>(kTwoCpuTowers));
     trainers.emplace_back("async", std::make_unique<AsyncTrainer>(kTwoCpuTowers));
     for (auto& [label, trainer] : trainers) {
-      TrainConfig config;
+      TrainConfig config = TrainConfig::quiet();
       config.model = std::make_shared<SupervisedModel>(
           net.image, [net] { return std::make_shared<ConvNet>(net); },
           [](std::vector<torch::Tensor> p) {
@@ -375,8 +370,6 @@ class TestStrategies : public QObject {
           });
       config.dataflow = std::make_shared<BatchData>(
           std::make_shared<SyntheticData>(SyntheticData::Options().numSamples(160).noise(0.5)), 8);
-      config.extraCallbacks = std::vector<CallbackPtr>{};
-      config.monitors = std::vector<TrainingMonitorPtr>{};
       config.stepsPerEpoch = 5;
       config.seed = 4;
       launchTrainWithConfig(config, *trainer);

@@ -70,10 +70,9 @@ std::vector<Datapoint> regressionBatches(int n) {
 
 TrainConfig baseConfig(ModelDescBasePtr model, std::vector<Datapoint> batches,
                        std::shared_ptr<ScalarHistory> history) {
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = std::move(model);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(std::move(batches)));
-  config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   config.seed = 1;
   config.numThreads = 1;

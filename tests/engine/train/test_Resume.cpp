@@ -58,7 +58,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   o.hidden = {32, 16};
   o.dropout = 0.3;
   auto history = std::make_shared<ScalarHistory>();
-  TrainConfig config;
+  TrainConfig config = TrainConfig::quiet();
   config.model = std::make_shared<SupervisedModel>(
       o.image, [o] { return std::make_shared<Mlp>(o); },
       [momentum = run.momentumSgd](
@@ -82,7 +82,6 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   config.maxEpoch = run.maxEpoch;
   config.seed = 3;
   config.resumeFrom = run.resumeFrom;
-  config.extraCallbacks = std::vector<CallbackPtr>{};
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   config.callbacks = {
       std::make_shared<ScheduledHyperParamSetter>(
