@@ -78,6 +78,7 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.maxEpoch = c.maxEpoch();
   p.stepsPerEpoch = c.stepsPerEpoch();
   p.globalStep = c.globalStep();
+  p.samplesPerStep = c.samplesPerStep();
   p.stepInEpoch = p.stepsPerEpoch > 0 ? p.globalStep - (p.epoch - 1) * p.stepsPerEpoch : 0;
   if (p.stepInEpoch < 0 || p.stepInEpoch > p.stepsPerEpoch) p.stepInEpoch = 0;
 

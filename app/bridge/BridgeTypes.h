@@ -64,6 +64,8 @@ struct RunProgress {
   qint64 globalStep = 0;
   double stepsPerSecond = 0;  ///< recent rate, 0 when unknown
   double etaSeconds = -1;     ///< whole run, -1 when unknown
+  /// The engine's samples per step (batch × towers × d_steps × ranks), 0 before the first.
+  qint64 samplesPerStep = 0;
 };
 
 /// A problem found in a project document, at a JSON path such as "$.data.batch_size".

@@ -97,8 +97,9 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     started.text = QString::fromStdString(run->runDir);
     started.stepsPerEpoch = run->loop.stepsPerEpoch;
     started.maxEpoch = run->loop.maxEpoch;
+    // The trainer's own count (towers × d_steps for a GAN × ranks), before its first step.
     started.samplesPerStep =
-        run->project.data.batchSize * static_cast<int64_t>(run->project.devices().size());
+        run->project.data.batchSize * trainer.batchesPerStep() * trainer.worldSize();
     mailbox.post(std::move(started));
 
     std::string error;

@@ -92,8 +92,10 @@ void RunStatusBar::setProgress(const bridge::RunProgress& p) {
   bar_->setValue(total > 0 ? int(std::min<qint64>(1000, p.globalStep * 1000 / total)) : 0);
   if (p.stepsPerSecond > 0) {
     QString rate = tr("%1 it/s").arg(p.stepsPerSecond, 0, 'f', p.stepsPerSecond < 10 ? 2 : 1);
-    if (samplesPerStep_ > 0) {
-      rate += tr(" · %1 samples/s").arg(p.stepsPerSecond * samplesPerStep_, 0, 'f', 0);
+    // The engine's own count once it has one, else what the run said at its start.
+    const qint64 samples = p.samplesPerStep > 0 ? p.samplesPerStep : samplesPerStep_;
+    if (samples > 0) {
+      rate += tr(" · %1 samples/s").arg(p.stepsPerSecond * samples, 0, 'f', 0);
     }
     rate_->setText(rate);
   }

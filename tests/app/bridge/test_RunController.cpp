@@ -241,6 +241,30 @@ class TestRunController : public QObject {
     QVERIFY(controller.state() == RunState::Finished);
   }
 
+  // Issue 26 (point 3): the samples per step the window shows are the engine's, not batch ×
+  // devices (wrong for a GAN with d_steps > 1: each step takes d_steps batches).
+  void samplesPerStepAreTheEnginesForAGan() {
+    QTemporaryDir root;
+    const QString path = QString(TB_SOURCE_DIR) + "/projects/fashion-mnist-dcgan.json";
+    std::ifstream in(path.toStdString());
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["run_root"] = root.path().toStdString();
+    doc["monitors"] = {{"scalar_printer", false}};
+    doc["model"]["d_steps"] = 2;
+    doc["max_epoch"] = 1;
+    doc["steps_per_epoch"] = 3;
+    doc["callbacks"] = nlohmann::json::array();
+    RunController controller;
+    QSignalSpy started(&controller, &RunController::runStarted);
+    QSignalSpy finished(&controller, &RunController::runFinished);
+    QSignalSpy progress(&controller, &RunController::progress);
+    QVERIFY(controller.start(startOptions(QString::fromStdString(doc.dump(2)), path)));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(started.front().at(3).toLongLong(), qint64{128});  // 64 × 2 discriminator batches
+    QVERIFY(!progress.isEmpty());
+    QCOMPARE(progress.back().front().value<RunProgress>().samplesPerStep, qint64{128});
+  }
+
   void savesNowAndSetsTheLearningRate() {
     QTemporaryDir root;
     RunController controller;
