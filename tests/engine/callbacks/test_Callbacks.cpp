@@ -5,12 +5,15 @@
 
 #include <QProcess>
 
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/CheckNumerics.h"
 #include "engine/callbacks/EnableCallbackIf.h"
+#include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
@@ -45,9 +48,40 @@ std::shared_ptr<ScalarHistory> attachHistory(Trainer& trainer) {
 
 }  // namespace
 
+/// Calls `read` at every triggerEpoch (registered after the callback it reads).
+class AfterEpoch : public tbench::Callback {
+ public:
+  explicit AfterEpoch(std::function<void()> read) : read_(std::move(read)) {}
+  std::string name() const override { return "AfterEpoch"; }
+
+ private:
+  void onTriggerEpoch() override { read_(); }
+  std::function<void()> read_;
+};
+
 class TestCallbacks : public QObject {
   Q_OBJECT
  private slots:
+  // EstimatedTimeLeft: the median epoch so far times the epochs left, so one slow epoch (a
+  // validation, a checkpoint) does not make the estimate jump; nothing left after the last.
+  void estimatedTimeLeftUsesTheMedianEpoch() {
+    auto trainer = makeNoOpTrainer([](NoOpTrainer& t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(t.epochNum() == 2 ? 500 : 10));
+    });
+    auto eta = std::make_shared<EstimatedTimeLeft>();
+    std::vector<double> estimates;
+    trainer->registerCallback(eta);
+    trainer->registerCallback(
+        std::make_shared<AfterEpoch>([&] { estimates.push_back(eta->secondsLeft()); }));
+    QVERIFY(eta->secondsLeft() < 0);
+    trainer->train({2, 1, 4});  // epochs of about 0.02, 1, 0.02, 0.02 s
+    QCOMPARE(estimates.size(), size_t{4});
+    QVERIFY2(estimates[1] > 1.0, qPrintable(QString::number(estimates[1])));  // 2 x ~1 s
+    // After epoch 3: the median (~0.02 s) for the one epoch left; the mean would be ~0.35 s.
+    QVERIFY2(estimates[2] < 0.2, qPrintable(QString::number(estimates[2])));
+    QCOMPARE(estimates[3], 0.0);
+  }
+
   void periodicTriggerBySteps() {
     auto trainer = makeNoOpTrainer();
     auto rec = std::make_shared<Recorder>();

@@ -17,6 +17,7 @@
 #include "engine/data/LocallyShuffleData.h"
 #include "engine/data/MapData.h"
 #include "engine/data/RepeatedData.h"
+#include "engine/data/ShardedData.h"
 
 using namespace tbench;
 
@@ -70,6 +71,38 @@ class TestDataFlow : public QObject {
   Q_OBJECT
 
  private slots:
+  // ShardedData (the distributed strategy's): shard r of W takes points r, r+W, ... of every
+  // pass, floor(n / W) of them, so the shards are disjoint and the remainder goes to none; a
+  // child of unknown size ends every shard at the last complete round.
+  void shardedDataSplitsEveryPassByPosition() {
+    std::vector<int64_t> all;
+    for (int64_t r = 0; r < 3; ++r) {
+      ShardedData shard(numbers(10), static_cast<int>(r), 3);
+      shard.resetState();
+      QCOMPARE(shard.size(), std::optional<int64_t>(3));
+      const std::vector<int64_t> first = collect(shard);
+      QCOMPARE(first, (std::vector<int64_t>{r, r + 3, r + 6}));
+      QCOMPARE(collect(shard), first);  // every pass alike
+      all.insert(all.end(), first.begin(), first.end());
+    }
+    std::sort(all.begin(), all.end());
+    QCOMPARE(all, range(9));  // point 9, the remainder, goes to no shard
+    auto unknown = std::make_shared<MapData>(
+        numbers(8), [](Datapoint p) -> std::optional<Datapoint> { return p; }, /*mayDrop=*/true);
+    ShardedData last(unknown, 2, 3);
+    last.resetState();
+    QCOMPARE(last.size(), std::optional<int64_t>());
+    QCOMPARE(collect(last), (std::vector<int64_t>{2, 5}));  // round {6, 7} is incomplete
+    ShardedData first(std::make_shared<MapData>(
+                          numbers(8), [](Datapoint p) -> std::optional<Datapoint> { return p; },
+                          /*mayDrop=*/true),
+                      0, 3);
+    first.resetState();
+    QCOMPARE(collect(first), (std::vector<int64_t>{0, 3}));
+    QVERIFY(contains(messageOf<CheckError>([] { ShardedData(numbers(3), 3, 3); }),
+                     "shard 3 is outside [0, 3)"));
+  }
+
   void dataFromListInOrder() {
     auto flow = numbers(5);
     QCOMPARE(flow->size().value(), int64_t{5});
