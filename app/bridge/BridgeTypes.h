@@ -4,10 +4,12 @@
 // LibTorch or engine header is included here or by anything that includes it.
 
 #include <QByteArray>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
+#include <QMap>
 #include <QMetaType>
 #include <QPointF>
 #include <QString>
@@ -201,6 +203,24 @@ struct CheckpointIndexView {
   QList<Best> best;
 };
 using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& runDir)>;
+
+/// A run's run.json as the engine reads it (readRunStatus, engine/project/RunStatus.h): the one
+/// parser of that file; the window gets it through an installed RunStatusReader.
+struct RunStatusView {
+  bool present = false;  ///< the run directory has a run.json
+  QString error;         ///< present but not readable: the engine's message, naming the file
+  QString state;         ///< "running", "finished", "stopped", "failed"
+  QString origin, project, host;
+  QString errorMessage;  ///< a failed run's error
+  qint64 pid = 0;
+  qint64 epoch = -1, globalStep = -1, maxEpoch = -1, stepsPerEpoch = -1;
+  QDateTime started, updated, ended;  ///< invalid when absent
+  QMap<QString, double> lastScalars;
+  /// For a "running" record: whether its process still exists (same host, pid alive; another
+  /// host is taken at its word), as the engine decides it (RunStatusRecord::processAlive).
+  bool writerAlive = true;
+};
+using RunStatusReader = std::function<RunStatusView(const QString& runDir)>;
 
 /// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns
 /// true and a confirmation in `*message`, or false and the reason (naming the file).

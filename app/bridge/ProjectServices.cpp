@@ -17,6 +17,7 @@
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/ModelExport.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/project/RunStatus.h"
 
 namespace tbench::bridge {
 namespace {
@@ -209,6 +210,37 @@ ProjectServices makeProjectServices() {
   };
   services.catalog = componentCatalog();
   return services;
+}
+
+RunStatusView readRunStatusView(const QString& runDir) {
+  RunStatusView view;
+  try {
+    const std::optional<RunStatusRecord> record = readRunStatus(runDir.toStdString());
+    if (!record) return view;
+    view.present = true;
+    view.state = q(record->state);
+    view.origin = q(record->origin);
+    view.project = q(record->project);
+    view.host = q(record->host);
+    view.errorMessage = q(record->error);
+    view.pid = record->pid;
+    view.epoch = record->epoch;
+    view.globalStep = record->globalStep;
+    view.maxEpoch = record->maxEpoch;
+    view.stepsPerEpoch = record->stepsPerEpoch;
+    const auto time = [](const std::string& text) {
+      return text.empty() ? QDateTime() : QDateTime::fromString(q(text), Qt::ISODate);
+    };
+    view.started = time(record->started);
+    view.updated = time(record->updated);
+    view.ended = time(record->ended);
+    for (const auto& [name, value] : record->lastScalars) view.lastScalars.insert(q(name), value);
+    view.writerAlive = record->state != "running" || record->processAlive();
+  } catch (const std::exception& e) {
+    view.present = true;
+    view.error = q(e.what());
+  }
+  return view;
 }
 
 CheckpointIndexView readCheckpointIndex(const QString& runDir) {

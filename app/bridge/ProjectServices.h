@@ -19,6 +19,10 @@ ComponentCatalog componentCatalog();
 /// a corrupt index comes back with `error` set.
 CheckpointIndexView readCheckpointIndex(const QString& runDir);
 
+/// The run.json of `runDir` read by the engine (readRunStatus). Never throws: a damaged file
+/// comes back with `error` set, a missing one with `present` false.
+RunStatusView readRunStatusView(const QString& runDir);
+
 /// Exports with the engine's exportCheckpoint (the CLI's `export`): "pt" loads with torch.load,
 /// "safetensors" with safetensors, "torchscript" with torch.jit.load.
 CheckpointExporter makeCheckpointExporter();

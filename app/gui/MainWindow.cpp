@@ -132,6 +132,7 @@ void MainWindow::createPanels() {
   log_ = new LogView(this);
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", log_, this));
   setCheckpointIndexReader(bridge::readCheckpointIndex);  // the engine reads the index
+  setRunStatusReader(bridge::readRunStatusView);          // and run.json
   history_ = new RunHistoryPanel(this);
   connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
   connect(history_, &RunHistoryPanel::exportRequested, this,

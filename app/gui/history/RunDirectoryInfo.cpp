@@ -6,12 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
-#include <QSysInfo>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-
-#include <signal.h>
 
 #include "app/gui/history/RunAnnotations.h"
 #include "app/gui/history/RunLog.h"
@@ -58,61 +54,13 @@ ProjectFacts readProjectFile(const QString& path) {
   return facts;
 }
 
-/// What run.json says (engine/project/RunStatus.h): read as data, like stats.json.
-struct RunJson {
-  bool present = false;
-  QString error;
-  QString state, origin, host, errorMessage;
-  qint64 pid = 0, epoch = -1, globalStep = -1, maxEpoch = -1;
-  QDateTime started, ended;
-  QMap<QString, double> lastScalars;
-};
-
-RunJson readRunJson(const QString& path) {
-  RunJson run;
-  QFile file(path);
-  if (!file.exists()) return run;
-  run.present = true;
-  if (file.size() > 16 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) {
-    run.error = QStringLiteral("%1: cannot be read").arg(QDir::toNativeSeparators(path));
-    return run;
-  }
-  QJsonParseError parseError;
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-  if (parseError.error != QJsonParseError::NoError || !doc.isObject() ||
-      !doc.object().value("state").isString()) {
-    run.error = QStringLiteral("%1: not a run.json (%2)")
-                    .arg(QDir::toNativeSeparators(path), parseError.errorString());
-    return run;
-  }
-  const QJsonObject o = doc.object();
-  run.state = o.value("state").toString();
-  run.origin = o.value("origin").toString();
-  run.host = o.value("host").toString();
-  run.errorMessage = o.value("error").toString();
-  run.pid = o.value("pid").toInteger();
-  run.epoch = o.value("epoch").toInteger(-1);
-  run.globalStep = o.value("global_step").toInteger(-1);
-  run.maxEpoch = o.value("max_epoch").toInteger(-1);
-  run.started = QDateTime::fromString(o.value("started").toString(), Qt::ISODate);
-  run.ended = QDateTime::fromString(o.value("ended").toString(), Qt::ISODate);
-  const QJsonObject scalars = o.value("last_scalars").toObject();
-  for (auto it = scalars.begin(); it != scalars.end(); ++it) {
-    if (it.value().isDouble()) run.lastScalars.insert(it.key(), it.value().toDouble());
-  }
-  return run;
-}
-
-/// Whether the process that wrote a "running" run.json still exists: only checkable on the
-/// same host; a run on another host is taken at its word.
-bool writerAlive(const RunJson& run) {
-  if (run.host != QSysInfo::machineHostName()) return true;
-  if (run.pid <= 0) return false;
-  return ::kill(static_cast<pid_t>(run.pid), 0) == 0 || errno == EPERM;
+bridge::RunStatusReader& runStatusReader() {
+  static bridge::RunStatusReader reader;
+  return reader;
 }
 
 /// Note [Run status]: the status run.json records.
-void statusFromRunJson(RunDirectoryInfo& info, const RunJson& run) {
+void statusFromRunJson(RunDirectoryInfo& info, const bridge::RunStatusView& run) {
   if (run.maxEpoch > 0) info.maxEpoch = run.maxEpoch;
   if (run.epoch >= 0 && run.epoch > info.lastEpoch) info.lastEpoch = run.epoch;
   if (run.globalStep >= 0 && run.globalStep > info.lastGlobalStep) {
@@ -137,7 +85,7 @@ void statusFromRunJson(RunDirectoryInfo& info, const RunJson& run) {
   } else if (run.state == QLatin1String("failed")) {
     info.status = RunStatus::Failed;
     info.statusDetail = run.errorMessage;
-  } else if (writerAlive(run)) {
+  } else if (run.writerAlive) {
     info.status = RunStatus::Running;
     info.statusDetail = QStringLiteral("epoch %1, global step %2 (process %3 on %4)")
                             .arg(QString::number(run.epoch), QString::number(run.globalStep),
@@ -224,6 +172,16 @@ void inferStatus(RunDirectoryInfo& info, const RunLogSummary& log, const Project
 }
 
 }  // namespace
+
+void setRunStatusReader(bridge::RunStatusReader reader) { runStatusReader() = std::move(reader); }
+
+bridge::RunStatusView readRunStatusFile(const QString& runDir) {
+  if (runStatusReader()) return runStatusReader()(runDir);
+  bridge::RunStatusView view;
+  view.present = QFileInfo::exists(QDir(runDir).filePath(QLatin1String(kRunStatusFileName)));
+  if (view.present) view.error = QStringLiteral("no run.json reader is installed");
+  return view;
+}
 
 QString toString(RunStatus status) {
   switch (status) {
@@ -313,7 +271,7 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
   info.notes = annotations.notes;
   info.annotationsError = annotations.error;
 
-  const RunJson runJson = readRunJson(runDir.filePath(QLatin1String(kRunStatusFileName)));
+  const bridge::RunStatusView runJson = readRunStatusFile(info.dir);
   info.runStatusError = runJson.error;
   if (runJson.present && runJson.error.isEmpty()) {
     statusFromRunJson(info, runJson);

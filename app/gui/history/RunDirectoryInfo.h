@@ -34,6 +34,8 @@
 
 #include "app/gui/history/RunCheckpoints.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 namespace tbench::gui {
 
 enum class RunStatus { Running, Finished, Stopped, Failed, Unknown };
@@ -42,6 +44,13 @@ QString toString(RunStatus status);
 
 /// The engine's status file inside a run directory.
 inline constexpr const char* kRunStatusFileName = "run.json";
+
+/// Installs the run.json reader (bridge::readRunStatusView: the engine's one parser of that
+/// file) that readRunDirectory and the window's run follower use. Without one, a run.json is
+/// reported as unreadable and a run's status is inferred from its log.
+void setRunStatusReader(bridge::RunStatusReader reader);
+/// The run.json of `runDir` through the installed reader.
+bridge::RunStatusView readRunStatusFile(const QString& runDir);
 
 /// A run that changed nothing for this long is no longer taken for running (Note [Run status]).
 inline constexpr qint64 kRunningQuietSeconds = 15 * 60;

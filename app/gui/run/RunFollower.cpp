@@ -1,5 +1,9 @@
 #include "app/gui/run/RunFollower.h"
 
+#include <algorithm>
+
+#include "app/gui/history/RunDirectoryInfo.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -126,18 +130,16 @@ void RunFollower::readStats(bridge::MetricSamples& out) {
 }
 
 void RunFollower::readStatus(bool announce) {
-  QFile file(QDir(runDir_).filePath("run.json"));
-  if (!file.open(QIODevice::ReadOnly)) return;
-  const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
-  if (!o.value("state").isString()) return;  // being replaced, or damaged: the next poll
+  const bridge::RunStatusView run = readRunStatusFile(runDir_);  // the engine's reader
+  if (!run.present || !run.error.isEmpty()) return;  // none yet, or damaged: the next poll
   FollowedStatus status;
   status.present = true;
-  status.state = o.value("state").toString();
-  status.epoch = o.value("epoch").toInteger();
-  status.globalStep = o.value("global_step").toInteger();
-  status.maxEpoch = o.value("max_epoch").toInteger();
-  status.stepsPerEpoch = o.value("steps_per_epoch").toInteger();
-  status.error = o.value("error").toString();
+  status.state = run.state;
+  status.epoch = std::max<qint64>(run.epoch, 0);
+  status.globalStep = std::max<qint64>(run.globalStep, 0);
+  status.maxEpoch = std::max<qint64>(run.maxEpoch, 0);
+  status.stepsPerEpoch = std::max<qint64>(run.stepsPerEpoch, 0);
+  status.error = run.errorMessage;
   const bool changed = !(status == status_);
   status_ = status;
   if (changed && announce) emit statusChanged(status_);

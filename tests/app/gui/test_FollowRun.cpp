@@ -19,6 +19,8 @@
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunStatusBar.h"
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/history/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
@@ -82,6 +84,7 @@ class TestFollowRun : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     tbench::testing::isolateSettings(settingsDir_);
+    setRunStatusReader(tbench::bridge::readRunStatusView);  // as MainWindow installs it
     qputenv("TOWERBENCH_CLI", kCli.toUtf8());
     // The ranks' log lines are what the window shows: CTest's quiet logging must not reach them.
     qunsetenv("TB_QUIET");

@@ -78,7 +78,10 @@ class ExportCheckpointDialogTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() { setCheckpointIndexReader(tbench::bridge::readCheckpointIndex); }
+  void initTestCase() {
+    setCheckpointIndexReader(tbench::bridge::readCheckpointIndex);
+    setRunStatusReader(tbench::bridge::readRunStatusView);
+  }
   void init() {
     QVERIFY(out_.isValid());
     ExportCheckpointDialog::setLastDirectory(out_.path());

@@ -68,7 +68,10 @@ class RunHistoryTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() { setCheckpointIndexReader(tbench::bridge::readCheckpointIndex); }
+  void initTestCase() {
+    setCheckpointIndexReader(tbench::bridge::readCheckpointIndex);
+    setRunStatusReader(tbench::bridge::readRunStatusView);
+  }
   void readsAFinishedRun() {
     QTemporaryDir root;
     const FakeRun run = finishedRun(root.path(), "20250314-093152", kStart);
