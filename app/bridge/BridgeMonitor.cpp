@@ -79,6 +79,7 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.stepsPerEpoch = c.stepsPerEpoch();
   p.globalStep = c.globalStep();
   p.samplesPerStep = c.samplesPerStep();
+  if (HyperParam* rate = context().hyperParam("learning_rate")) p.learningRate = rate->get();
   p.stepInEpoch = p.stepsPerEpoch > 0 ? p.globalStep - (p.epoch - 1) * p.stepsPerEpoch : 0;
   if (p.stepInEpoch < 0 || p.stepInEpoch > p.stepsPerEpoch) p.stepInEpoch = 0;
 

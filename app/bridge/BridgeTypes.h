@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <QVector>
 #include <functional>
+#include <limits>
 
 namespace tbench::bridge {
 
@@ -68,6 +69,8 @@ struct RunProgress {
   double etaSeconds = -1;     ///< whole run, -1 when unknown
   /// The engine's samples per step (batch × towers × d_steps × ranks), 0 before the first.
   qint64 samplesPerStep = 0;
+  /// The learning rate in force (the trainer's own hyper-parameter), NaN when it has none.
+  double learningRate = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A problem found in a project document, at a JSON path such as "$.data.batch_size".

@@ -22,6 +22,8 @@
 // Actions are named "action" + their name ("actionStart", "actionExportCheckpoint", ...) so
 // that tests drive the window through them. GUI thread only.
 
+#include <limits>
+
 #include <QIcon>
 #include <QMainWindow>
 #include <QMessageBox>
@@ -144,6 +146,8 @@ class MainWindow : public QMainWindow {
   /// The learning rate the document starts a run with (its schedule's first point, else the
   /// optimizer's), NaN when unknown.
   double startingLearningRate() const;
+  /// The live run's learning rate as the engine last reported it (NaN before).
+  double runLearningRate_ = std::numeric_limits<double>::quiet_NaN();
   void startRun();
   void stopRun();
   void askLearningRate();

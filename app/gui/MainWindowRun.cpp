@@ -34,6 +34,8 @@ void MainWindow::connectRun() {
   connect(&runs_, &RunController::runStarted, this, &MainWindow::onRunStarted);
   connect(&runs_, &RunController::metrics, this, &MainWindow::onMetrics);
   connect(&runs_, &RunController::progress, status_, &RunStatusBar::setProgress);
+  connect(&runs_, &RunController::progress, this,
+          [this](const bridge::RunProgress& p) { runLearningRate_ = p.learningRate; });
   connect(&runs_, &RunController::logLines, log_, &LogView::appendLines);
   connect(&runs_, &RunController::checkpointSaved, this, [this](const QString& path) {
     status_->showMessage(tr("Saved checkpoint %1").arg(path), 5000);
@@ -138,8 +140,10 @@ void MainWindow::stopRun() {
 
 void MainWindow::askLearningRate() {
   bool ok = false;
-  const double current = controls_->typedLearningRate().value_or(
-      editor_->object().value("optimizer").toObject().value("learning_rate").toDouble(1e-3));
+  // What is typed, else the rate the engine runs at now, else the project's starting rate.
+  double current = controls_->typedLearningRate().value_or(runLearningRate_);
+  if (!std::isfinite(current)) current = startingLearningRate();
+  if (!std::isfinite(current)) current = 0;
   const QString text = QInputDialog::getText(
       this, tr("Set Learning Rate"),
       tr("New learning rate (applied at the next step; a schedule sets it again at its next "
@@ -176,6 +180,7 @@ void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint6
                               qint64 samplesPerStep) {
   liveRunDir_ = runDir;
   liveRunId_ = QFileInfo(runDir).fileName();
+  runLearningRate_ = std::numeric_limits<double>::quiet_NaN();
   plots_->setLiveRun(liveRunId_);
   plots_->setStepsPerEpoch(liveRunId_, stepsPerEpoch);
   status_->setSamplesPerStep(samplesPerStep);

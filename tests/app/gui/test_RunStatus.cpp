@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -105,6 +106,57 @@ class TestRunStatus : public QObject {
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
     QCOMPARE(window.runStatusBar()->stateText(), QStringLiteral("Finished at step 64 (epoch 2)"));
+  }
+
+  // Issue 26 (point 4): F8 offers the rate the engine runs at and sets what is typed through
+  // the engine's live command, with the rule the toolbar field has (a bad value is refused,
+  // naming the problem, and changes nothing).
+  void f8OffersTheRunsRateAndSetsIt() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.openProject(writeProject(dir, "f8.json", {})));
+    action(window, "actionStart")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 5, 60000);
+    QString offered;
+    // Answers the dialog once it is the active modal widget (polled: it opens inside the
+    // action's handler, in the dialog's own event loop).
+    std::function<void(QString, int)> answerWhenShown = [&](QString typed, int triesLeft) {
+      auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+      if (dialog == nullptr || !dialog->isVisible()) {
+        if (triesLeft > 0) {
+          QTimer::singleShot(10, &window,
+                             [&, typed, triesLeft] { answerWhenShown(typed, triesLeft - 1); });
+        }
+        return;
+      }
+      offered = dialog->textValue();
+      dialog->setTextValue(typed);
+      dialog->accept();
+    };
+    const auto answer = [&](const QString& typed) {
+      offered.clear();
+      QTimer::singleShot(0, &window, [&, typed] { answerWhenShown(typed, 500); });
+    };
+    QTRY_VERIFY(action(window, "actionSetLearningRate")->isEnabled());
+    answer("0");
+    action(window, "actionSetLearningRate")->trigger();
+    QTRY_COMPARE(offered, QStringLiteral("0.05"));  // the engine's rate, not a guess
+    QMessageBox* refusal = nullptr;
+    QTRY_VERIFY((refusal = window.findChild<QMessageBox*>("messageBox")) != nullptr);
+    QVERIFY2(refusal->text().contains("must be > 0"), qPrintable(refusal->text()));
+    refusal->close();
+    QTRY_VERIFY(window.findChild<QMessageBox*>("messageBox") == nullptr);
+    answer("0.02");
+    action(window, "actionSetLearningRate")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.logView()->toPlainText().contains(
+                                 QRegularExpression("learning rate set from the window at global "
+                                                    "step \\d+: 0.05 -> 0.02")),
+                             30000);
+    QVERIFY(window.findChild<QMessageBox*>("messageBox") == nullptr);
+    action(window, "actionStop")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
   }
 
   void theLearningRateFieldShowsTheCurrentRunsRate() {
