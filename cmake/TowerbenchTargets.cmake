@@ -79,7 +79,7 @@ function(tb_test name source)
 endfunction()
 
 # Every engine library, in link order (engine/CMakeLists.txt).
-set(TB_ENGINE_LIBRARIES tb_project tb_models tb_strategies tb_savers tb_train tb_checkpoint
+set(TB_ENGINE_LIBRARIES tb_run tb_predict tb_project tb_models tb_strategies tb_savers tb_train tb_checkpoint
     tb_comm tb_inference tb_input tb_tensorboard tb_monitors tb_callbacks tb_data tb_core)
 
 # tb_plugin_host(TARGET): an executable that loads plugins (Note [Plugins],

@@ -207,7 +207,7 @@ struct CheckpointIndexView {
 };
 using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& runDir)>;
 
-/// A run's run.json as the engine reads it (readRunStatus, engine/project/RunStatus.h): the one
+/// A run's run.json as the engine reads it (readRunStatus, engine/run/RunStatus.h): the one
 /// parser of that file; the window gets it through an installed RunStatusReader.
 struct RunStatusView {
   bool present = false;  ///< the run directory has a run.json

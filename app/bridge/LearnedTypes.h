@@ -1,7 +1,7 @@
 #pragma once
 // What the window shows of what a model learned (Qt only): a validation pass's confusion matrix
 // as the engine writes it (<run>/confusion/epoch-<E>.json, engine/inference/ConfusionMatrix.h)
-// and a checkpoint's answer for one input ("Try it", engine/project/TryIt.h).
+// and a checkpoint's answer for one input ("Try it", engine/predict/TryIt.h).
 
 #include <QByteArray>
 #include <QString>

@@ -14,10 +14,10 @@
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
+#include "engine/predict/ModelExport.h"
 #include "engine/project/ComponentFactories.h"
-#include "engine/project/ModelExport.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/project/RunStatus.h"
+#include "engine/run/RunStatus.h"
 
 namespace tbench::bridge {
 namespace {

@@ -12,7 +12,7 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/project/RunPreparation.h"
+#include "engine/run/RunPreparation.h"
 #include "engine/savers/LiveCommands.h"
 
 namespace tbench::bridge {

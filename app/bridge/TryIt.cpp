@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "engine/project/TryIt.h"
+#include "engine/predict/TryIt.h"
 
 namespace tbench::bridge {
 

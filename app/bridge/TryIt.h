@@ -1,5 +1,5 @@
 #pragma once
-// "Try it" for the window: the engine's tryCheckpoint (engine/project/TryIt.h) behind Qt-only
+// "Try it" for the window: the engine's tryCheckpoint (engine/predict/TryIt.h) behind Qt-only
 // types (LearnedTypes.h). Implemented with the engine; nothing here includes it.
 
 #include "app/bridge/LearnedTypes.h"

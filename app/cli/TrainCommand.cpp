@@ -13,10 +13,10 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
-#include "engine/project/ModelExport.h"
+#include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/project/RunPreparation.h"
+#include "engine/run/RunPreparation.h"
 
 namespace tbench::cli {
 namespace {

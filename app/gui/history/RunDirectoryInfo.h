@@ -5,7 +5,7 @@
 // files (docs/ARCHITECTURE.md, "the run directory"). Reading never throws and never crashes on
 // damaged files; what could not be read is reported in the *Error fields.
 //
-// Note [Run status]: the engine records the status in run.json (engine/project/RunStatus.h):
+// Note [Run status]: the engine records the status in run.json (engine/run/RunStatus.h):
 // "finished", "stopped", "failed" (with its error) or "running". A "running" run.json written
 // on this host by a process that no longer exists is shown as unknown (killed or crashed).
 // No log line is read to learn the status of such a run.

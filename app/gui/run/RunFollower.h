@@ -6,7 +6,7 @@
 //                   throttled; only whole lines, the offset remembered
 //   stats.json      only while there is no scalars.jsonl (older runs): entries not seen yet,
 //                   one point per epoch
-//   run.json        the state, epoch, global step, plan (engine/project/RunStatus.h)
+//   run.json        the state, epoch, global step, plan (engine/run/RunStatus.h)
 // and reports new points (metricsRead), the status when it changes (statusChanged) and, once,
 // that the run ended (run.json no longer "running"). Damaged lines and files are skipped and
 // reported once (problem), never fatal. Qt only; GUI thread.

@@ -10,7 +10,7 @@
 #include "engine/core/Check.h"
 #include "engine/models/ScriptModel.h"
 #include "engine/monitors/ScalarHistory.h"
-#include "engine/project/ModelExport.h"
+#include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"

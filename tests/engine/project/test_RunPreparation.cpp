@@ -12,8 +12,8 @@
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/AtomicFile.h"
-#include "engine/project/RunDirectory.h"
-#include "engine/project/RunPreparation.h"
+#include "engine/run/RunDirectory.h"
+#include "engine/run/RunPreparation.h"
 
 using namespace tbench;
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "engine/project/RunDirectory.h"
+#include "engine/run/RunDirectory.h"
 
 #include <ctime>
 #include <filesystem>

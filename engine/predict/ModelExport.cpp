@@ -1,4 +1,4 @@
-#include "engine/project/ModelExport.h"
+#include "engine/predict/ModelExport.h"
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-#include "engine/project/RunPreparation.h"
+#include "engine/run/RunPreparation.h"
 
 #include <filesystem>
 
@@ -9,7 +9,7 @@
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/project/RunDirectory.h"
+#include "engine/run/RunDirectory.h"
 
 namespace tbench {
 

@@ -34,7 +34,7 @@
 
 #include "engine/project/Project.h"
 #include "engine/project/ProjectBuilder.h"
-#include "engine/project/RunStatus.h"
+#include "engine/run/RunStatus.h"
 
 namespace tbench {
 

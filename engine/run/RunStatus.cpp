@@ -1,4 +1,4 @@
-#include "engine/project/RunStatus.h"
+#include "engine/run/RunStatus.h"
 
 #include <signal.h>
 #include <unistd.h>

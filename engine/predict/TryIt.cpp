@@ -1,4 +1,4 @@
-#include "engine/project/TryIt.h"
+#include "engine/predict/TryIt.h"
 
 #include <torch/torch.h>
 
@@ -10,7 +10,7 @@
 #include "engine/data/ImageAugment.h"
 #include "engine/data/ImageDecode.h"
 #include "engine/input/Batch.h"
-#include "engine/project/ModelExport.h"
+#include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"
 
 namespace tbench {
