@@ -1,5 +1,7 @@
 #include "engine/monitors/JSONWriter.h"
 
+#include "engine/monitors/ScalarJson.h"
+
 #include <cmath>
 #include <filesystem>
 
@@ -50,12 +52,7 @@ void JSONWriter::flush() {
   if (pending_.empty()) return;
   nlohmann::json entry = nlohmann::json::object();
   for (const auto& [name, value] : pending_) {
-    // JSON has no NaN or Inf; keep them visible as strings rather than dropping the entry.
-    if (std::isfinite(value)) {
-      entry[name] = value;
-    } else {
-      entry[name] = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-    }
+    entry[name] = scalarToJson(value);  // Note [Non-finite scalars]
   }
   entry["epoch_num"] = context().epochNum();
   entry["global_step"] = context().globalStep();

@@ -1,5 +1,7 @@
 #include "engine/monitors/ScalarStream.h"
 
+#include "engine/monitors/ScalarJson.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -36,11 +38,7 @@ void ScalarStream::write(const std::string& name, double value, const MetricStam
                          {"step", stamp.globalStep},
                          {"epoch", stamp.epochNum},
                          {"time", stamp.wallTime}};
-  if (std::isfinite(value)) {
-    line["value"] = value;
-  } else {
-    line["value"] = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-  }
+  line["value"] = scalarToJson(value);  // Note [Non-finite scalars]
   const std::string text = line.dump() + "\n";
   std::fwrite(text.data(), 1, text.size(), file_);
 }

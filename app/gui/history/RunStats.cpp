@@ -17,17 +17,6 @@ namespace {
 // would only stall the GUI thread.
 constexpr qint64 kMaxStatsBytes = 256LL * 1024 * 1024;
 
-std::optional<double> scalarValue(const QJsonValue& value) {
-  if (value.isDouble()) return value.toDouble();
-  if (value.isString()) {
-    const QString text = value.toString();
-    if (text == QLatin1String("nan")) return std::numeric_limits<double>::quiet_NaN();
-    if (text == QLatin1String("inf")) return std::numeric_limits<double>::infinity();
-    if (text == QLatin1String("-inf")) return -std::numeric_limits<double>::infinity();
-  }
-  return std::nullopt;
-}
-
 qint64 integerField(const QJsonObject& entry, const char* key, qint64 fallback) {
   const QJsonValue value = entry.value(QLatin1String(key));
   return value.isDouble() ? value.toInteger(static_cast<qint64>(value.toDouble())) : fallback;
@@ -108,6 +97,17 @@ ScalarSeries readScalarSeries(const QString& runDir, QString* error) {
   RunStats stats = readStatsFile(QDir(runDir).filePath(QLatin1String(kStatsFileName)));
   if (error) *error = stats.error;
   return std::move(stats.points);
+}
+
+std::optional<double> scalarValue(const QJsonValue& value) {
+  if (value.isDouble()) return value.toDouble();
+  if (value.isString()) {
+    const QString text = value.toString();
+    if (text == QLatin1String("nan")) return std::numeric_limits<double>::quiet_NaN();
+    if (text == QLatin1String("inf")) return std::numeric_limits<double>::infinity();
+    if (text == QLatin1String("-inf")) return -std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
 }
 
 }  // namespace tbench::gui

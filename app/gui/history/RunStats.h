@@ -8,9 +8,11 @@
 // "-inf". Reading is defensive: a missing, truncated or otherwise corrupt file gives an error
 // string and never a crash or an exception.
 
+#include <QJsonValue>
 #include <QMap>
 #include <QString>
 #include <QVector>
+#include <optional>
 
 namespace tbench::gui {
 
@@ -41,6 +43,10 @@ inline constexpr const char* kStatsFileName = "stats.json";
 /// nor the engine's non-finite strings, are skipped and named in `error`; a file that does not
 /// parse as a JSON list gives no points and an error naming the file and the offset.
 RunStats readStatsFile(const QString& path);
+
+/// A scalar as the run directory's JSON files hold it: a number, or "nan", "inf", "-inf"
+/// (Note [Non-finite scalars], engine/monitors/ScalarJson.h); nullopt for anything else.
+std::optional<double> scalarValue(const QJsonValue& value);
 
 /// The full scalar series of the run in `runDir` (its stats.json), in file order. Empty when
 /// the file is missing or unreadable; then `*error` (when given) says why. A missing file is

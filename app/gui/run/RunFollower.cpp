@@ -16,20 +16,6 @@
 #include "app/gui/history/RunStats.h"
 
 namespace tbench::gui {
-namespace {
-
-double valueOf(const QJsonValue& v, bool* ok) {
-  *ok = true;
-  if (v.isDouble()) return v.toDouble();
-  const QString s = v.toString();
-  if (s == QLatin1String("nan")) return std::numeric_limits<double>::quiet_NaN();
-  if (s == QLatin1String("inf")) return std::numeric_limits<double>::infinity();
-  if (s == QLatin1String("-inf")) return -std::numeric_limits<double>::infinity();
-  *ok = false;
-  return 0;
-}
-
-}  // namespace
 
 RunFollower::RunFollower(QObject* parent) : QObject(parent) {
   timer_.setInterval(kPollMs);
@@ -91,9 +77,8 @@ void RunFollower::readStream(bridge::MetricSamples& out) {
   for (const QByteArray& line : whole.split('\n')) {
     if (line.trimmed().isEmpty()) continue;
     const QJsonObject o = QJsonDocument::fromJson(line).object();
-    bool ok = false;
-    const double value = valueOf(o.value("value"), &ok);
-    if (o.isEmpty() || !ok || !o.value("name").isString()) {
+    const std::optional<double> scalar = scalarValue(o.value("value"));
+    if (o.isEmpty() || !scalar || !o.value("name").isString()) {
       ++damaged;
       continue;
     }
@@ -102,7 +87,7 @@ void RunFollower::readStream(bridge::MetricSamples& out) {
     // Points stats.json gave before the stream appeared are not given twice.
     if (step <= statsSteps_.value(name, -1)) continue;
     out.append(bridge::MetricSample{name, step, o.value("epoch").toInteger(),
-                                    o.value("time").toDouble(), value});
+                                    o.value("time").toDouble(), *scalar});
   }
   if (damaged > 0 && !reported_.contains("scalars.jsonl")) {
     reported_ << "scalars.jsonl";
