@@ -17,6 +17,7 @@
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ComponentFactories.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/run/RunDirectory.h"
 #include "engine/run/RunStatus.h"
 
 namespace tbench::bridge {
@@ -210,6 +211,10 @@ ProjectServices makeProjectServices() {
   };
   services.catalog = componentCatalog();
   return services;
+}
+
+QString newRunDirectoryPath(const QString& runRoot, const QString& projectName) {
+  return q(tbench::newRunDirectoryPath(runRoot.toStdString(), projectName.toStdString()));
 }
 
 RunStatusView readRunStatusView(const QString& runDir) {

@@ -23,6 +23,10 @@ CheckpointIndexView readCheckpointIndex(const QString& runDir);
 /// comes back with `error` set, a missing one with `present` false.
 RunStatusView readRunStatusView(const QString& runDir);
 
+/// The directory a new run of `projectName` under `runRoot` gets now (the engine's
+/// newRunDirectoryPath; not created).
+QString newRunDirectoryPath(const QString& runRoot, const QString& projectName);
+
 /// Exports with the engine's exportCheckpoint (the CLI's `export`): "pt" loads with torch.load,
 /// "safetensors" with safetensors, "torchscript" with torch.jit.load.
 CheckpointExporter makeCheckpointExporter();

@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <cmath>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunControls.h"
@@ -73,12 +74,7 @@ void MainWindow::updateFollowedProgress() {
 }
 
 QString MainWindow::newRunDirectory() const {
-  const QDir project(QDir(runRootPath()).filePath(projectName()));
-  const QString id = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-  QString dir = project.filePath(id);
-  for (int n = 1; QFileInfo::exists(dir); ++n)
-    dir = project.filePath(id + "-" + QString::number(n));
-  return dir;
+  return bridge::newRunDirectoryPath(runRootPath(), projectName());  // the engine's run ids
 }
 
 void MainWindow::startLaunchedRun() {

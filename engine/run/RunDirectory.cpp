@@ -30,12 +30,17 @@ std::string timestamp() {
 
 }  // namespace
 
+std::string newRunDirectoryPath(const std::string& runRoot, const std::string& projectName) {
+  fs::path dir = fs::path(runRoot) / projectName / timestamp();
+  if (fs::exists(dir)) dir = firstFreeBeside(dir);
+  return dir.string();
+}
+
 std::string prepareRunDirectory(const std::string& requested, const std::string& runRoot,
                                 const std::string& projectName, ExistingRunDir policy) {
   fs::path dir;
   if (requested.empty()) {
-    dir = fs::path(runRoot) / projectName / timestamp();
-    if (fs::exists(dir)) dir = firstFreeBeside(dir);
+    dir = newRunDirectoryPath(runRoot, projectName);
   } else {
     dir = requested;
     if (holdsFiles(dir)) {

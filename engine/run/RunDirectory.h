@@ -22,6 +22,11 @@ enum class ExistingRunDir {
   Reuse,      ///< use it as it is (resume)
 };
 
+/// The path a new run of `projectName` gets now, without creating it:
+/// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS>, with "-1", "-2", ... when that is taken (the one
+/// place the run-id format is written).
+std::string newRunDirectoryPath(const std::string& runRoot, const std::string& projectName);
+
 /// Creates and returns the directory for a run. With `requested` empty it is
 /// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS> (with a suffix when taken); otherwise
 /// `requested`, handled by `policy` when it already holds files. Throws InputError naming
