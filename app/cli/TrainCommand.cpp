@@ -17,6 +17,7 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunPreparation.h"
+#include "engine/train/GanModelDesc.h"
 
 namespace tbench::cli {
 namespace {
@@ -166,9 +167,15 @@ int runValidate(const CliArgs& args) {
       validation = str(", validation ", v.flow->size().value_or(0), " samples");
     }
     // The model is built against the data: a TorchScript module that does not fit is refused.
-    buildModel(project.model,
-               modelContext(train, str("data.train (", project.data.train.type, ")")),
-               project.optimizer, project.baseDir);
+    const ModelDescBasePtr model = buildModel(
+        project.model, modelContext(train, str("data.train (", project.data.train.type, ")")),
+        project.optimizer, project.baseDir);
+    // Batches a step takes, as the trainer counts them: one per tower, d_steps per tower for
+    // a GAN (GanTrainer::batchesPerStep); ranks are known only when the run starts.
+    int64_t batchesPerStep = static_cast<int64_t>(project.devices().size());
+    if (const auto* gan = dynamic_cast<const GanModelDesc*>(model.get())) {
+      batchesPerStep *= gan->schedule().discriminatorSteps;
+    }
     const int64_t samples = train.flow->size().value_or(0);
     const int64_t steps = project.stepsPerEpoch > 0
                               ? project.stepsPerEpoch
@@ -184,9 +191,10 @@ int runValidate(const CliArgs& args) {
                                        : str(train.numTargets, " regression target(s)"))
               << validation << "\n"
               << "  " << project.maxEpoch << " epochs x " << steps << " steps of batch "
-              << project.data.batchSize << " x " << project.devices().size()
-              << " tower(s) = " << project.data.batchSize * project.devices().size()
-              << " samples per step, strategy " << project.trainer.type << "\n";
+              << project.data.batchSize << " x " << batchesPerStep
+              << " batch(es) a step = " << project.data.batchSize * batchesPerStep
+              << " samples per step" << (project.trainer.type == "distributed" ? " per rank" : "")
+              << ", strategy " << project.trainer.type << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";

@@ -66,6 +66,12 @@ class TestCli : public QObject {
     }
     const Result r = runCli({"validate", project("fashion-mnist-convnet.json")});
     QVERIFY2(r.out.contains("60000 samples of 1x28x28, 10 classes"), qPrintable(r.out));
+    // Samples per step as the trainer counts them (issue 26): a GAN with d_steps 2 takes two
+    // batches a step.
+    const Result gan =
+        runCli({"validate", project("fashion-mnist-dcgan.json"), "--set", "model.d_steps=2"});
+    QVERIFY2(gan.out.contains("batch 64 x 2 batch(es) a step = 128 samples per step"),
+             qPrintable(gan.out + gan.err));
   }
 
   void yourOwnModelAndTableTrainAndExportAsTorchScript() {
@@ -128,7 +134,7 @@ class TestCli : public QObject {
     QFile frozen(runDir + "/project.json");
     QVERIFY(frozen.open(QIODevice::ReadOnly));
     QVERIFY(frozen.readAll().contains("\"distributed\""));  // what ran, recorded as such
-    QVERIFY(!QDir(dir.filePath("run-1")).exists());        // one run, not two
+    QVERIFY(!QDir(dir.filePath("run-1")).exists());         // one run, not two
     QVERIFY(QFile::exists(runDir + "/log-rank1.log"));
   }
 
