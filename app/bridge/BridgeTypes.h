@@ -4,12 +4,10 @@
 // LibTorch or engine header is included here or by anything that includes it.
 
 #include <QByteArray>
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
-#include <QMap>
 #include <QMetaType>
 #include <QPointF>
 #include <QString>
@@ -187,48 +185,6 @@ struct ProjectServices {
   /// The component registry as it was when the services were made.
   ComponentCatalog catalog;
 };
-
-/// A run's checkpoint index (the `checkpoint` file) as the engine's own reader reads it
-/// (engine/checkpoint/CheckpointIndex.h): the window never parses the format itself.
-struct CheckpointIndexView {
-  bool present = false;  ///< the run directory has an index file
-  QString error;         ///< present but unusable: why (names the file)
-  QString latest;        ///< empty before the first save
-  QStringList all;       ///< every model-<step>.pt kept, oldest first
-  QStringList kept;      ///< kept for good
-  QStringList manual;    ///< saved on request ("save now"), a subset of `kept`
-  struct Best {
-    QString stat;  ///< the stat, or the file stem for a second saver of the same stat
-    QString file;
-    double value = 0;
-    qint64 globalStep = -1;
-  };
-  QList<Best> best;
-};
-using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& runDir)>;
-
-/// A run's run.json as the engine reads it (readRunStatus, engine/run/RunStatus.h): the one
-/// parser of that file; the window gets it through an installed RunStatusReader.
-struct RunStatusView {
-  bool present = false;  ///< the run directory has a run.json
-  QString error;         ///< present but not readable: the engine's message, naming the file
-  QString state;         ///< "running", "finished", "stopped", "failed"
-  QString origin, project, host;
-  QString errorMessage;  ///< a failed run's error
-  qint64 pid = 0;
-  qint64 epoch = -1, globalStep = -1, maxEpoch = -1, stepsPerEpoch = -1;
-  QDateTime started, updated, ended;  ///< invalid when absent
-  QMap<QString, double> lastScalars;
-  /// For a "running" record: whether its process still exists (same host, pid alive; another
-  /// host is taken at its word), as the engine decides it (RunStatusRecord::processAlive).
-  bool writerAlive = true;
-};
-using RunStatusReader = std::function<RunStatusView(const QString& runDir)>;
-
-/// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns
-/// true and a confirmation in `*message`, or false and the reason (naming the file).
-using CheckpointExporter = std::function<bool(const QString& checkpoint, const QString& format,
-                                              const QString& out, QString* message)>;
 
 /// What the model will see first: the first samples of the project's training source as the
 /// engine produces them (after augmentation and normalisation), and its classes.

@@ -5,6 +5,7 @@
 #include <QString>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::bridge {
 

@@ -52,13 +52,4 @@ void UnusedParameters::restore(const std::vector<torch::Tensor>& params) const {
   }
 }
 
-std::vector<float> UnusedParameters::used() const {
-  return std::vector<float>(used_.begin(), used_.end());
-}
-
-void UnusedParameters::setUsed(const std::vector<float>& used) {
-  used_.assign(used.size(), false);
-  for (size_t i = 0; i < used.size(); ++i) used_[i] = used[i] > 0;
-}
-
 }  // namespace tbench

@@ -46,10 +46,6 @@ class UnusedParameters {
   std::vector<torch::Tensor> fill(const std::vector<torch::Tensor>& params);
   /// After the all-reduce, for every tower: the parameters no tower used lose their gradient.
   void restore(const std::vector<torch::Tensor>& params) const;
-  /// Per parameter: 1 where some tower of this process had a gradient (for ranks, which sum
-  /// these over the processes and give the sum back with setUsed).
-  std::vector<float> used() const;
-  void setUsed(const std::vector<float>& used);
 
  private:
   std::vector<bool> used_;

@@ -33,8 +33,6 @@ class InferenceRunner : public Callback {
   std::map<std::string, double> evaluate(TrainerContext& context);
   /// Whether a run of several processes shares each pass out (default true).
   void setSharding(bool on) { sharding_ = on; }
-  /// The batches the last pass ran here, and the batches of the pass.
-  std::pair<int64_t, int64_t> lastShare() const { return lastShare_; }
 
  private:
   void onSetupGraph() override;

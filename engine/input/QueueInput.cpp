@@ -47,18 +47,6 @@ QueueInput::~QueueInput() { stop(); }
 
 std::vector<CallbackPtr> QueueInput::callbacks() { return {std::make_shared<Reporter>(*this)}; }
 
-const char* QueueInput::producerName(Producer producer) {
-  switch (producer) {
-    case Producer::Auto:
-      return "auto";
-    case Producer::Thread:
-      return "thread";
-    case Producer::TrainingThread:
-      return "training_thread";
-  }
-  return "?";
-}
-
 QueueInput::Producer QueueInput::producer() const { return producer_; }
 
 QueueInput::Producer QueueInput::resolveProducer() const {

@@ -38,7 +38,6 @@ class QueueInput : public InputSource {
   static constexpr int64_t kDefaultCapacity = 50;
   /// Where the batches are made: Note [Producer on the training thread].
   enum class Producer { Auto, Thread, TrainingThread };
-  static const char* producerName(Producer producer);
   explicit QueueInput(DataFlowPtr dataflow, int64_t capacity = kDefaultCapacity);
   ~QueueInput() override;
   std::optional<int64_t> size() const override { return dataflow_->size(); }

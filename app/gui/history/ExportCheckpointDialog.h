@@ -25,6 +25,7 @@
 #include <functional>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/RunDirectoryViews.h"
 #include "app/gui/history/CheckpointChoices.h"
 #include "app/gui/history/RunDirectoryInfo.h"
 

@@ -10,6 +10,7 @@
 #include <QVector>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::gui {
 

@@ -35,6 +35,7 @@
 #include "app/gui/history/RunCheckpoints.h"
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::gui {
 

@@ -48,17 +48,6 @@ std::shared_ptr<ScalarHistory> attachHistory(Trainer& trainer) {
 
 }  // namespace
 
-/// Calls `read` at every triggerEpoch (registered after the callback it reads).
-class AfterEpoch : public tbench::Callback {
- public:
-  explicit AfterEpoch(std::function<void()> read) : read_(std::move(read)) {}
-  std::string name() const override { return "AfterEpoch"; }
-
- private:
-  void onTriggerEpoch() override { read_(); }
-  std::function<void()> read_;
-};
-
 class TestCallbacks : public QObject {
   Q_OBJECT
  private slots:
@@ -71,8 +60,10 @@ class TestCallbacks : public QObject {
     auto eta = std::make_shared<EstimatedTimeLeft>();
     std::vector<double> estimates;
     trainer->registerCallback(eta);
-    trainer->registerCallback(
-        std::make_shared<AfterEpoch>([&] { estimates.push_back(eta->secondsLeft()); }));
+    trainer->registerCallback(std::make_shared<CallbackFactory>(  // after it: reads it
+        "read", CallbackFactory::Hooks{{}, {}, {}, {}, [&](TrainerContext&) {
+                                         estimates.push_back(eta->secondsLeft());
+                                       }}));
     QVERIFY(eta->secondsLeft() < 0);
     trainer->train({2, 1, 4});  // epochs of about 0.02, 1, 0.02, 0.02 s
     QCOMPARE(estimates.size(), size_t{4});

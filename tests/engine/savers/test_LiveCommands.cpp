@@ -10,7 +10,7 @@
 
 #include <filesystem>
 
-#include "engine/callbacks/Callback.h"
+#include "engine/callbacks/CallbackFactory.h"
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/Check.h"
 #include "engine/data/DataFromList.h"
@@ -44,19 +44,12 @@ std::shared_ptr<SupervisedModel> makeModel() {
 
 /// At global step `at` (after it ran), runs `command` on the engine thread, as a posted
 /// command of the window runs between steps.
-class AtStep : public Callback {
- public:
-  AtStep(int64_t at, std::function<void(TrainerContext&)> command)
-      : at_(at), command_(std::move(command)) {}
-  std::string name() const override { return "AtStep"; }
-
- private:
-  void onTriggerStep() override {
-    if (context().globalStep() == at_) command_(context());
-  }
-  int64_t at_;
-  std::function<void(TrainerContext&)> command_;
-};
+CallbackPtr atStep(int64_t at, std::function<void(TrainerContext&)> command) {
+  return std::make_shared<CallbackFactory>(
+      "atStep", CallbackFactory::Hooks{{}, {}, {}, [at, command](TrainerContext& c) {
+                                         if (c.globalStep() == at) command(c);
+                                       }});
+}
 
 /// Trains 6 steps with `callbacks`; returns the history.
 std::shared_ptr<ScalarHistory> train(SingleCostTrainer& trainer, std::vector<CallbackPtr> callbacks,
@@ -104,7 +97,7 @@ class TestLiveCommands : public QObject {
     for (SingleCostTrainer* trainer :
          std::vector<SingleCostTrainer*>{&simple, &replicated, &ps, &async}) {
       double before = 0;
-      auto history = train(*trainer, {std::make_shared<AtStep>(3, [&](TrainerContext& c) {
+      auto history = train(*trainer, {atStep(3, [&](TrainerContext& c) {
         before = live::setHyperParam(c, "learning_rate", 0.0125, "a test", false);
       })});
       QCOMPARE(before, 1e-2);
@@ -140,7 +133,7 @@ class TestLiveCommands : public QObject {
     QCOMPARE(live::valueProblem("momentum", 0), std::string());
     SimpleTrainer trainer;
     std::string refused, unknown;
-    train(trainer, {std::make_shared<AtStep>(2, [&](TrainerContext& c) {
+    train(trainer, {atStep(2, [&](TrainerContext& c) {
             try {
               live::setHyperParam(c, "learning_rate", -0.1, "a test", false);
             } catch (const InputError& e) {
@@ -166,16 +159,14 @@ class TestLiveCommands : public QObject {
     SimpleTrainer trainer;
     std::string manual, final;
     train(trainer,
-          {std::make_shared<AtStep>(2,
-                                    [&](TrainerContext& c) {
-                                      manual =
-                                          live::saveNow(c, nullptr, runDir, live::SaveKind::Manual);
-                                    }),
-           std::make_shared<AtStep>(5,
-                                    [&](TrainerContext& c) {
-                                      final =
-                                          live::saveNow(c, nullptr, runDir, live::SaveKind::Final);
-                                    })},
+          {atStep(2,
+                  [&](TrainerContext& c) {
+                    manual = live::saveNow(c, nullptr, runDir, live::SaveKind::Manual);
+                  }),
+           atStep(5,
+                  [&](TrainerContext& c) {
+                    final = live::saveNow(c, nullptr, runDir, live::SaveKind::Final);
+                  })},
           runDir);
     QCOMPARE(manual, (fs::path(runDir) / "model-2.pt").string());
     QCOMPARE(final, (fs::path(runDir) / "model-5.pt").string());
