@@ -172,16 +172,38 @@ struct ComponentCatalog {
 
 /// The project services of the engine, as the GUI panels use them. The window fills these in
 /// from app/bridge (ProjectServices.h); tests may pass fakes.
+/// What a project document will do, as the engine analyses it on every edit
+/// (engine/project/ProjectAnalysis.h, Note [One analysis of a project]): the window shows these
+/// values and never re-derives them.
+struct ProjectSummaryView {
+  ProjectIssueViews issues;  ///< empty when the project is valid
+  bool valid() const { return issues.isEmpty(); }
+  // Read even from an invalid document, with the engine's defaults:
+  QString name;
+  QString runRoot;  ///< as written (relative to the working directory when relative)
+  QString strategy;
+  qint64 batchSize = 0;  ///< per tower
+  // Valid projects only:
+  qint64 towers = 0;
+  qint64 batchesPerStep = 0;   ///< towers × a GAN's d_steps
+  qint64 processes = 1;        ///< local_processes of a strategy of many processes, else 1
+  bool manyProcesses = false;  ///< the strategy runs one process per rank (Start launches them)
+  qint64 samplesPerStep = 0;   ///< batchSize × batchesPerStep × processes
+  qint64 stepsPerEpoch = 0;    ///< 0 when the data's size is unknown before reading it
+  qint64 maxEpoch = 0;
+  /// The rate of the first step (NaN when the optimizer has none).
+  double startingLearningRate = std::numeric_limits<double>::quiet_NaN();
+  /// The learning rate over the run as (global step, value) points.
+  QVector<QPointF> learningRateCurve;
+};
+
 struct ProjectServices {
-  /// Every problem of a project document (empty when valid). Never throws.
-  std::function<ProjectIssueViews(const QString& jsonText)> validate;
+  /// The engine's analysis of a project document: its problems and what it will do. Never
+  /// throws; a document that does not parse has one issue at "$".
+  std::function<ProjectSummaryView(const QString& jsonText)> analyze;
   /// The document with every default written out (the engine's parse + serialize), or an empty
   /// string with `*error` set when it does not parse or validate.
   std::function<QString(const QString& jsonText, QString* error)> canonicalize;
-  /// The learning rate over the run as (global step, value) points, sampled at every epoch
-  /// boundary or schedule point; empty when the document is invalid. `stepsPerEpoch` is what
-  /// the engine would use (resolved from the data when the project says 0).
-  std::function<QVector<QPointF>(const QString& jsonText)> learningRateCurve;
   /// The component registry as it was when the services were made.
   ComponentCatalog catalog;
 };

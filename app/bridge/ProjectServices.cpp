@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/callbacks/HyperParamSetter.h"
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/comm/NcclCommunicator.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ComponentFactories.h"
+#include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunStatus.h"
@@ -24,72 +24,6 @@ namespace tbench::bridge {
 namespace {
 
 QString q(const std::string& text) { return QString::fromStdString(text); }
-
-/// Samples in a data source without reading its images (the type's count function: the
-/// Fashion-MNIST split sizes, the synthetic count, an IDX label file's header). 0 when unknown.
-int64_t sampleCount(const ComponentSpec& spec) {
-  const DataSourceMaker& factory = dataSourceMaker(spec.type);
-  const Settings settings = spec.resolved();
-  int64_t count = factory.count ? factory.count(settings) : 0;
-  const int64_t limit = settings.integer("limit");
-  if (limit > 0 && (count == 0 || limit < count)) count = limit;
-  return count;
-}
-
-int64_t stepsPerEpochOf(const Project& project) {
-  if (project.stepsPerEpoch > 0) return project.stepsPerEpoch;
-  const int64_t samples = sampleCount(project.data.train);
-  const int64_t batch = std::max<int64_t>(1, project.data.batchSize);
-  const int64_t steps = project.data.remainder ? (samples + batch - 1) / batch : samples / batch;
-  return std::max<int64_t>(1, steps);
-}
-
-QVector<QPointF> learningRateCurveOf(const Project& project) {
-  const int64_t spe = stepsPerEpochOf(project);
-  const int64_t first = (project.startingEpoch - 1) * spe;
-  const int64_t last = project.maxEpoch * spe;
-  const double base = project.optimizer.number("learning_rate");
-  QVector<QPointF> curve;
-  if (!project.schedule.enabled || project.schedule.points.empty()) {
-    curve << QPointF(first, base) << QPointF(last, base);
-    return curve;
-  }
-  const ScheduleSpec& s = project.schedule;
-  const ScheduledHyperParamSetter schedule(
-      "learning_rate", s.points,
-      s.unit == "step" ? HyperParamSetter::Unit::Step : HyperParamSetter::Unit::Epoch,
-      s.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
-                                  : ScheduledHyperParamSetter::Interpolation::Piecewise);
-  // The value holds from one application to the next; before the first point the optimizer's
-  // own rate applies.
-  double current = base;
-  auto valueAt = [&](int64_t position) {
-    if (auto v = schedule.scheduledValue(position)) current = *v;
-    return current;
-  };
-  if (s.unit == "epoch") {
-    // A point (E, v) applies after epoch E: epoch e runs with the value at position e - 1.
-    for (int64_t epoch = project.startingEpoch; epoch <= project.maxEpoch; ++epoch) {
-      const double value = valueAt(epoch - 1);
-      curve << QPointF((epoch - 1) * spe, value) << QPointF(epoch * spe, value);
-    }
-    return curve;
-  }
-  // Steps: every schedule point inside the run, plus enough samples to draw interpolation.
-  std::vector<int64_t> positions;
-  const int64_t samples = 256;
-  for (int64_t i = 0; i <= samples; ++i) positions.push_back(first + (last - first) * i / samples);
-  for (const auto& [position, value] : s.points) {
-    if (position > first && position < last) {
-      positions.push_back(position - 1);
-      positions.push_back(position);
-    }
-  }
-  std::sort(positions.begin(), positions.end());
-  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-  for (int64_t position : positions) curve << QPointF(position, valueAt(position));
-  return curve;
-}
 
 /// Parses `text`, or returns the parse error as an issue at "$".
 bool parse(const QString& text, nlohmann::json* doc, ProjectIssueViews* issues) {
@@ -177,14 +111,27 @@ ComponentCatalog componentCatalog() {
 
 ProjectServices makeProjectServices() {
   ProjectServices services;
-  services.validate = [](const QString& text) {
-    ProjectIssueViews issues;
-    nlohmann::json doc;
-    if (!parse(text, &doc, &issues)) return issues;
-    for (const ProjectIssue& issue : validateProjectJson(doc)) {
-      issues.append({q(issue.path), q(issue.message)});
+  services.analyze = [](const QString& text) {
+    const ProjectAnalysis a = analyzeProjectText(text.toStdString());
+    ProjectSummaryView view;
+    for (const ProjectIssue& issue : a.issues)
+      view.issues.append({q(issue.path), q(issue.message)});
+    view.name = q(a.name);
+    view.runRoot = q(a.runRoot);
+    view.strategy = q(a.strategy);
+    view.batchSize = a.batchSize;
+    view.towers = a.towers;
+    view.batchesPerStep = a.batchesPerStep;
+    view.processes = a.processes;
+    view.manyProcesses = a.manyProcesses;
+    view.samplesPerStep = a.samplesPerStep;
+    view.stepsPerEpoch = a.stepsPerEpoch;
+    view.maxEpoch = a.maxEpoch;
+    view.startingLearningRate = a.startingLearningRate;
+    for (const auto& [step, value] : a.learningRateCurve) {
+      view.learningRateCurve << QPointF(static_cast<double>(step), value);
     }
-    return issues;
+    return view;
   };
   services.canonicalize = [](const QString& text, QString* error) -> QString {
     ProjectIssueViews issues;
@@ -197,15 +144,6 @@ ProjectServices makeProjectServices() {
       return q(projectToJson(projectFromJson(doc, "project")).dump(2) + "\n");
     } catch (const std::exception& e) {
       if (error) *error = q(e.what());
-      return {};
-    }
-  };
-  services.learningRateCurve = [](const QString& text) -> QVector<QPointF> {
-    nlohmann::json doc;
-    if (!parse(text, &doc, nullptr)) return {};
-    try {
-      return learningRateCurveOf(projectFromJson(doc, "project"));
-    } catch (const std::exception&) {
       return {};
     }
   };

@@ -9,7 +9,7 @@
 
 namespace tbench::bridge {
 
-/// validate, canonicalize and learningRateCurve on the engine's project code (ProjectJson.h):
+/// analyze and canonicalize on the engine's project code (ProjectAnalysis.h, ProjectJson.h):
 /// the same checks and defaults as `towerbench-cli validate`.
 ProjectServices makeProjectServices();
 

@@ -97,9 +97,7 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     started.text = QString::fromStdString(run->runDir);
     started.stepsPerEpoch = run->loop.stepsPerEpoch;
     started.maxEpoch = run->loop.maxEpoch;
-    // The trainer's own count (towers × d_steps for a GAN × ranks), before its first step.
-    started.samplesPerStep =
-        run->project.data.batchSize * trainer.batchesPerStep() * trainer.worldSize();
+    started.samplesPerStep = run->samplesPerStep();
     mailbox.post(std::move(started));
 
     std::string error;

@@ -14,10 +14,10 @@
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/predict/ModelExport.h"
+#include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunPreparation.h"
-#include "engine/train/GanModelDesc.h"
 
 namespace tbench::cli {
 namespace {
@@ -170,18 +170,11 @@ int runValidate(const CliArgs& args) {
     const ModelDescBasePtr model = buildModel(
         project.model, modelContext(train, str("data.train (", project.data.train.type, ")")),
         project.optimizer, project.baseDir);
-    // Batches a step takes, as the trainer counts them: one per tower, d_steps per tower for
-    // a GAN (GanTrainer::batchesPerStep); ranks are known only when the run starts.
-    int64_t batchesPerStep = static_cast<int64_t>(project.devices().size());
-    if (const auto* gan = dynamic_cast<const GanModelDesc*>(model.get())) {
-      batchesPerStep *= gan->schedule().discriminatorSteps;
-    }
+    // Batches a step takes, as the trainer counts them (the built model's GAN schedule);
+    // ranks are known only when the run starts.
+    const int64_t batchesPerStep = batchesPerStepOf(project, model.get());
     const int64_t samples = train.flow->size().value_or(0);
-    const int64_t steps = project.stepsPerEpoch > 0
-                              ? project.stepsPerEpoch
-                              : (project.data.remainder ? (samples + project.data.batchSize - 1) /
-                                                              project.data.batchSize
-                                                        : samples / project.data.batchSize);
+    const int64_t steps = stepsPerEpochOf(project, samples);
     std::cout << args.project << ": valid\n"
               << "  model " << project.model.type << ", optimizer " << project.optimizer.type
               << " (lr " << project.optimizer.number("learning_rate") << ")\n"

@@ -109,13 +109,17 @@ DeviceStrategyPanel::DeviceStrategyPanel(bridge::DeviceEntries devices, const QS
   connect(checkReplicas_, &QCheckBox::toggled, this, &DeviceStrategyPanel::userEdited);
   connect(localProcesses_, &QSpinBox::valueChanged, this, &DeviceStrategyPanel::userEdited);
   connect(deviceList_, &QListWidget::itemChanged, this, &DeviceStrategyPanel::userEdited);
-  setTrainer({}, 0);  // the window sets the project's trainer and batch size
+  setTrainer({});  // the window sets the project's trainer and its analysis
 }
 
-void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSize) {
+void DeviceStrategyPanel::setSummary(const bridge::ProjectSummaryView& summary) {
+  summary_ = summary;
+  updateDerived();
+}
+
+void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer) {
   loading_ = true;
   trainer_ = trainer;
-  batchSize_ = batchSize;
   QStringList wanted;
   for (const auto& v : trainer.value("devices").toArray({QString("cpu")})) wanted << v.toString();
 
@@ -162,7 +166,7 @@ void DeviceStrategyPanel::setTrainer(const QJsonObject& trainer, qint64 batchSiz
   checkReplicas_->setChecked(
       trainer.value("check_replicas").toBool(defaultOf("check_replicas").toBool()));
   localProcesses_->setValue(
-      trainer.value("local_processes").toInt(defaultOf("local_processes").toInt(2)));
+      trainer.value("local_processes").toInt(defaultOf("local_processes").toInt()));
   loading_ = false;
   updateDerived();
 }
@@ -220,23 +224,34 @@ void DeviceStrategyPanel::updateDerived() {
     strategy_->setItemText(
         i, processes ? tr("%1: %2 local processes").arg(name).arg(localProcesses_->value()) : name);
   }
+  // The engine's count (ProjectAnalysis): the panel shows it, it does not multiply.
   const qint64 towers = towerDevices().size();
-  QString text = tr("<b>Total batch:</b> %1 per tower × %2 tower(s) = <b>%3 samples per step</b>. "
-                    "steps_per_epoch counts steps, so an epoch sees %2× the samples it would "
-                    "with one tower.")
-                     .arg(batchSize_)
-                     .arg(towers)
-                     .arg(batchSize_ * towers);
-  if (towers == 0) text = tr("<b>No tower:</b> choose at least one device.");
-  if (hasKey(s, "local_processes") && towers > 0) {
-    const int n = localProcesses_->value();
-    text = tr("<b>Total batch:</b> %1 per process × %2 processes = <b>%3 samples per step</b>. "
-              "Start launches %2 processes on this machine (towerbench-cli launch; the project "
-              "must be saved, they read its file); on a cluster, start the same project with "
-              "torchrun or SLURM and follow it with File ▸ Follow Run Directory.")
-               .arg(batchSize_)
-               .arg(n)
-               .arg(batchSize_ * n);
+  const bridge::ProjectSummaryView& p = summary_;
+  QString text;
+  if (towers == 0) {
+    text = tr("<b>No tower:</b> choose at least one device.");
+  } else if (!p.valid() || p.samplesPerStep <= 0) {
+    text =
+        tr("<b>Total batch:</b> shown when the project is valid (its problems are listed in "
+           "the Project tab).");
+  } else {
+    QString factors = tr("%1 per tower × %2 tower(s)").arg(p.batchSize).arg(p.towers);
+    if (p.towers > 0 && p.batchesPerStep != p.towers) {
+      factors += tr(" × %1 discriminator steps").arg(p.batchesPerStep / p.towers);
+    }
+    if (p.manyProcesses) factors += tr(" × %1 processes").arg(p.processes);
+    text = tr("<b>Total batch:</b> %1 = <b>%2 samples per step</b>.")
+               .arg(factors)
+               .arg(p.samplesPerStep);
+    text += p.manyProcesses
+                ? tr(" Start launches %1 processes on this machine (towerbench-cli launch; the "
+                     "project must be saved, they read its file); on a cluster, start the same "
+                     "project with torchrun or SLURM and follow it with File ▸ Follow Run "
+                     "Directory.")
+                      .arg(p.processes)
+                : tr(" steps_per_epoch counts steps, so an epoch sees %1× the samples it would "
+                     "with one tower.")
+                      .arg(p.towers);
   }
   const bridge::ComponentTypeView* type = strategies_.type(s);
   const bool oneTower =

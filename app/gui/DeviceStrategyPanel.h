@@ -3,7 +3,8 @@
 // "trainer" section (docs/PROJECT-FORMAT.md). Lists the devices found at run time (the CPU with
 // its cores, every CUDA device; a note when there is none), the number of CPU towers and the
 // CUDA devices to use, the strategy with one line on what it does, its options, and the total
-// batch that results: batch_size × towers samples per step (steps_per_epoch counts steps).
+// batch that results as the engine counts it (setSummary: batch_size × towers × a GAN's d_steps
+// × processes samples per step; steps_per_epoch counts steps).
 //
 // The panel reads and writes the trainer object only (setTrainer / trainerChanged); the window
 // passes it to and from the project editor. A device the project names that this machine does
@@ -37,15 +38,16 @@ class DeviceStrategyPanel : public QWidget {
   DeviceStrategyPanel(bridge::DeviceEntries devices, const QString& note,
                       bridge::ComponentKindView strategies, QWidget* parent = nullptr);
 
-  /// Shows `trainer` (the project's "trainer" object; empty: the defaults) and the per-tower
-  /// batch. Emits nothing.
-  void setTrainer(const QJsonObject& trainer, qint64 batchSize);
+  /// Shows `trainer` (the project's "trainer" object; empty: the defaults). Emits nothing.
+  void setTrainer(const QJsonObject& trainer);
+  /// The engine's analysis of the project (ProjectEditor::summary()): the total batch shown is
+  /// its samples per step, never computed here. Emits nothing.
+  void setSummary(const bridge::ProjectSummaryView& summary);
   /// The trainer object as the panel shows it.
   QJsonObject trainer() const;
   /// The devices of the towers, in order ("cpu" repeated for several CPU towers).
   QStringList towerDevices() const;
   QString totalBatchText() const;
-  qint64 batchSize() const { return batchSize_; }
   /// One line on what `strategy` does (its registered summary).
   QString describe(const QString& strategy) const;
 
@@ -65,7 +67,7 @@ class DeviceStrategyPanel : public QWidget {
   bridge::ComponentKindView strategies_;
   QJsonObject trainer_;   // as last set, to keep keys the panel does not edit
   QStringList missing_;   // devices of the project this machine lacks
-  qint64 batchSize_ = 0;  // per tower, as set by setTrainer
+  bridge::ProjectSummaryView summary_;  // as last set
   bool loading_ = false;
 
   QListWidget* deviceList_;

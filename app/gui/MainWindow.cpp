@@ -71,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
   };
   createActions();
   createPanels();
+  connect(editor_, &ProjectEditor::analyzed, this, &MainWindow::projectAnalyzed);
   createMenus();
   connectRun();
   connectFollow();
@@ -325,7 +326,6 @@ void MainWindow::loadDocument(const QString& text, const QString& path, const QS
     log_->appendNote(tr("%1 has problems (shown in the editor):\n%2")
                          .arg(path.isEmpty() ? tr("the template") : path, problems));
   }
-  documentChanged();
   updateTitle();
 }
 
@@ -405,44 +405,25 @@ void MainWindow::updateTitle() {
 }
 
 QString MainWindow::projectName() const {
-  return editor_ ? editor_->object().value("name").toString("untitled") : QString("untitled");
+  return editor_ ? editor_->summary().name : QString("untitled");
 }
-
-namespace {
-/// The registry's default of the key at `path` ("data.batch_size").
-QJsonValue defaultOf(const bridge::ComponentCatalog& catalog, const QString& object,
-                     const QString& key) {
-  if (const bridge::ObjectView* view = catalog.objectAt(object)) {
-    for (const bridge::KeyView& k : view->keys) {
-      if (k.name == key) return k.fallback;
-    }
-  }
-  return {};
-}
-}  // namespace
 
 QString MainWindow::runRootPath() const {
-  return QDir::current().absoluteFilePath(
-      editor_->object()
-          .value("run_root")
-          .toString(defaultOf(services_.catalog, QString(), "run_root").toString()));
+  return QDir::current().absoluteFilePath(editor_->summary().runRoot);
 }
 
-void MainWindow::documentChanged() {
-  const QJsonObject root = editor_->object();
+void MainWindow::documentChanged() { updateTitle(); }
+
+void MainWindow::projectAnalyzed() {
+  // The engine's analysis of the edited document (one per edit): the devices panel shows its
+  // samples per step, Run History lists the runs under its run_root.
+  const bridge::ProjectSummaryView& summary = editor_->summary();
   const QJsonObject trainer = editor_->trainerSection();
-  const qint64 batch =
-      root.value("data")
-          .toObject()
-          .value("batch_size")
-          .toInteger(defaultOf(services_.catalog, "data", "batch_size").toInteger());
-  if (trainer != devices_->trainer() || batch != devices_->batchSize()) {
-    devices_->setTrainer(trainer, batch);
-  }
+  if (trainer != devices_->trainer()) devices_->setTrainer(trainer);
+  devices_->setSummary(summary);
   if (history_->runRoot() != runRootPath() || history_->projectName() != projectName()) {
     history_->setRunRoot(runRootPath(), projectName());
   }
-  updateTitle();
 }
 
 void MainWindow::previewData() {

@@ -129,6 +129,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void updateTitle();
   void documentChanged();
+  /// The editor analysed the document (ProjectEditor::analyzed): the panels take its values.
+  void projectAnalyzed();
   void readSettings();
   void writeSettings();
   void about();
@@ -143,9 +145,6 @@ class MainWindow : public QMainWindow {
   void connectRun();
   /// Empties the plots, images, status bar and learning-rate field of the last run.
   void clearRunView();
-  /// The learning rate the document starts a run with (its schedule's first point, else the
-  /// optimizer's), NaN when unknown.
-  double startingLearningRate() const;
   /// The live run's learning rate as the engine last reported it (NaN before).
   double runLearningRate_ = std::numeric_limits<double>::quiet_NaN();
   void startRun();

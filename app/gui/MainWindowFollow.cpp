@@ -87,8 +87,8 @@ void MainWindow::startLaunchedRun() {
                              QMessageBox::Save | QMessageBox::Cancel);
     if (answer != QMessageBox::Save || !save()) return;
   }
-  launchRun(projectPath_, newRunDirectory(),
-            editor_->trainerSection().value("local_processes").toInt(2), /*resume=*/false);
+  launchRun(projectPath_, newRunDirectory(), static_cast<int>(editor_->summary().processes),
+            /*resume=*/false);
 }
 
 void MainWindow::launchRun(const QString& projectFile, const QString& runDir, int processes,
@@ -100,7 +100,7 @@ void MainWindow::launchRun(const QString& projectFile, const QString& runDir, in
     return;
   }
   clearRunView();
-  controls_->beginRun(resume ? std::nan("") : startingLearningRate());
+  controls_->beginRun(resume ? std::nan("") : editor_->summary().startingLearningRate);
   if (resume) plotRunSoFar(runDir);  // rank 0's new points continue its curves
   QString error;
   if (!launched_->start(cli, projectFile, runDir, processes, &error, resume)) {

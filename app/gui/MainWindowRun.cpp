@@ -79,22 +79,6 @@ void MainWindow::clearRunView() {
   controls_->clearLearningRate();
 }
 
-double MainWindow::startingLearningRate() const {
-  if (services_.learningRateCurve) {
-    const QVector<QPointF> curve = services_.learningRateCurve(editor_->document());
-    if (!curve.isEmpty()) return curve.first().y();
-  }
-  const QJsonObject optimizer = editor_->object().value("optimizer").toObject();
-  if (optimizer.contains("learning_rate")) return optimizer.value("learning_rate").toDouble(NAN);
-  if (const bridge::ComponentKindView* kind = services_.catalog.kind("optimizer")) {
-    for (const bridge::KeyView& key :
-         kind->keysOf(optimizer.value(kind->typeKey).toString(kind->defaultType))) {
-      if (key.name == QLatin1String("learning_rate")) return key.fallback.toDouble(NAN);
-    }
-  }
-  return NAN;
-}
-
 void MainWindow::startRun() {
   if (anyRunActive()) return;
   editor_->validateNow();
@@ -108,14 +92,14 @@ void MainWindow::startRun() {
                 tr("The project has problems; fix them first:\n\n%1").arg(lines.join('\n')));
     return;
   }
-  // A distributed run is one process per rank, launched like on a cluster.
-  if (editor_->trainerSection().value("strategy").toString() == QLatin1String("distributed")) {
+  // A strategy of many processes runs one per rank, launched like on a cluster.
+  if (editor_->summary().manyProcesses) {
     startLaunchedRun();
     return;
   }
   // The plots show this run, plus the runs checked for overlay in the history.
   clearRunView();
-  controls_->beginRun(startingLearningRate());
+  controls_->beginRun(editor_->summary().startingLearningRate);
   bridge::StartOptions options;
   options.projectText = editor_->document();
   options.projectPath = projectPath_.isEmpty() ? projectName() + " (unsaved)" : projectPath_;
@@ -142,7 +126,7 @@ void MainWindow::askLearningRate() {
   bool ok = false;
   // What is typed, else the rate the engine runs at now, else the project's starting rate.
   double current = controls_->typedLearningRate().value_or(runLearningRate_);
-  if (!std::isfinite(current)) current = startingLearningRate();
+  if (!std::isfinite(current)) current = editor_->summary().startingLearningRate;
   if (!std::isfinite(current)) current = 0;
   const QString text = QInputDialog::getText(
       this, tr("Set Learning Rate"),
@@ -223,10 +207,10 @@ void MainWindow::resumeRun(const QString& runDir) {
     return;
   }
   const QByteArray projectText = file.readAll();
-  const QJsonObject trainer = QJsonDocument::fromJson(projectText).object()["trainer"].toObject();
-  if (trainer["strategy"].toString() == QLatin1String("distributed")) {
+  const bridge::ProjectSummaryView ran = services_.analyze(QString::fromUtf8(projectText));
+  if (ran.manyProcesses) {
     // As it ran: its processes, launched again, continue from rank 0's checkpoint.
-    launchRun(projectFile, runDir, trainer["local_processes"].toInt(2), /*resume=*/true);
+    launchRun(projectFile, runDir, static_cast<int>(ran.processes), /*resume=*/true);
     return;
   }
   clearRunView();

@@ -12,6 +12,7 @@
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
 #include "engine/monitors/ScalarHistory.h"
+#include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectJson.h"
 
 namespace tbench {
@@ -96,13 +97,8 @@ namespace {
 
 std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run, int rank) {
   std::vector<CallbackPtr> callbacks;
-  const ScheduleSpec& schedule = project.schedule;
-  if (schedule.enabled) {
-    callbacks.push_back(std::make_shared<ScheduledHyperParamSetter>(
-        "learning_rate", schedule.points,
-        schedule.unit == "step" ? HyperParamSetter::Unit::Step : HyperParamSetter::Unit::Epoch,
-        schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
-                                           : ScheduledHyperParamSetter::Interpolation::Piecewise));
+  if (auto schedule = learningRateScheduleOf(project.schedule)) {
+    callbacks.push_back(std::move(schedule));
   }
   CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model, rank};
   for (const ComponentSpec& spec : project.callbacks) {

@@ -10,6 +10,7 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
+#include "engine/train/TowerTrainer.h"
 
 namespace tbench {
 
@@ -33,6 +34,10 @@ std::string newestRunDirectory(const Project& project) {
 }
 
 }  // namespace
+
+int64_t PreparedRun::samplesPerStep() const {
+  return project.data.batchSize * built.trainer->batchesPerStep() * built.trainer->worldSize();
+}
 
 PreparedRun::~PreparedRun() {
   if (logOpen) logging::closeFile();

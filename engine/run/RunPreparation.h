@@ -60,6 +60,10 @@ struct PreparedRun {
   std::string runDir;
   BuiltRun built;    ///< built.trainer is set up; train with trainPreparedRun
   LoopOptions loop;  ///< what train() runs
+  /// Samples a step will take, as the trainer counts them once it runs
+  /// (TowerTrainer::takeBatches): batch_size × batchesPerStep() × worldSize(), known before the
+  /// first step (the window's samples/s from the start).
+  int64_t samplesPerStep() const;
   std::shared_ptr<RunStatusWriter> status;  ///< null on the non-zero ranks
   bool logOpen = false;
   /// The process group of a multi-process run, or null (Note [One run, one directory]).

@@ -246,7 +246,13 @@ void ProjectEditor::validateNow() {
   }
   validateTimer_.stop();
   const QString text = document();
-  issues_ = services_.validate ? services_.validate(text) : bridge::ProjectIssueViews();
+  // One analysis per edit: a document analysed already (Start right after an edit settled) is
+  // not parsed again on this thread.
+  if (!analyzedText_ || *analyzedText_ != text) {
+    summary_ = services_.analyze ? services_.analyze(text) : bridge::ProjectSummaryView();
+    analyzedText_ = text;
+  }
+  issues_ = summary_.issues;
   if (!parsedOk_) {
     // The engine's message at "$" says where its parser stopped; ours if it gave none.
     QString where = parseError_;
@@ -260,12 +266,12 @@ void ProjectEditor::validateNow() {
   }
   showIssues();
   const bool valid = parsedOk_ && issues_.isEmpty();
-  schedule_->setCurve(valid && services_.learningRateCurve ? services_.learningRateCurve(text)
-                                                           : QVector<QPointF>());
+  schedule_->setCurve(valid ? summary_.learningRateCurve : QVector<QPointF>());
   if (valid != valid_) {
     valid_ = valid;
     emit validityChanged(valid);
   }
+  emit analyzed();
 }
 
 void ProjectEditor::loadSections() {

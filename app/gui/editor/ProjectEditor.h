@@ -18,12 +18,14 @@
 // "data.train.num_samples", "schedule.learning_rate.points", "callbacks", "callback.stat"),
 // and a field's problems show in the label "<name>.issue".
 //
-// GUI thread only. The services are called on the GUI thread: validate and learningRateCurve
-// once per change, after the delays above; canonicalize once per setDocument().
+// GUI thread only. The services are called on the GUI thread: analyze once per change, after
+// the delays above (its summary() feeds the window's panels and Start); canonicalize once per
+// setDocument().
 
 #include <QJsonObject>
 #include <QTimer>
 #include <QWidget>
+#include <optional>
 
 #include "app/bridge/BridgeTypes.h"
 #include "app/gui/editor/JsonPath.h"
@@ -69,6 +71,10 @@ class ProjectEditor : public QWidget {
 
   /// The problems found by the last validation.
   bridge::ProjectIssueViews issues() const { return issues_; }
+  /// The engine's analysis of the document at the last validation: its samples per step, steps
+  /// per epoch, learning rate and strategy traits (one analysis per edit; nothing re-derives
+  /// them). Current after validateNow().
+  const bridge::ProjectSummaryView& summary() const { return summary_; }
   /// What form fields refused or found while the user typed (a number out of bounds, a path
   /// that does not exist): shown at the fields, not in the document, so not in issues().
   bridge::ProjectIssueViews inputProblems() const;
@@ -86,7 +92,8 @@ class ProjectEditor : public QWidget {
 
   /// Shows the Form (0) or JSON (1) tab.
   void showTab(int index);
-  /// Validates now instead of after the delay (also applies text typed in the last 300 ms).
+  /// Validates now instead of after the delay (also applies text typed in the last 300 ms);
+  /// the engine analyses the document only when it changed since the last analysis.
   void validateNow();
 
  signals:
@@ -94,6 +101,8 @@ class ProjectEditor : public QWidget {
   /// The document changed (any edit, a parsed text change, a load).
   void documentChanged();
   void validityChanged(bool valid);
+  /// A validation produced a new summary() (after every edit, once the edits settle).
+  void analyzed();
 
  private:
   void buildForm(QWidget* page);
@@ -131,6 +140,8 @@ class ProjectEditor : public QWidget {
   QTimer parseTimer_;     // text edits -> parseText
   QTimer validateTimer_;  // any change -> validateNow
   bridge::ProjectIssueViews issues_;
+  bridge::ProjectSummaryView summary_;
+  std::optional<QString> analyzedText_;  // the document summary_ describes
   bool valid_ = false;
   QString savedDocument_;
   bool modified_ = false;

@@ -195,7 +195,7 @@ void ScheduleEditor::addPoint() {
   QJsonArray points = tablePoints();
   const QJsonArray last = points.isEmpty() ? QJsonArray() : points.last().toArray();
   if (last.isEmpty()) {
-    points.append(QJsonArray{0, valueAt(root_, "optimizer.learning_rate").toDouble(1e-3)});
+    points.append(QJsonArray{0, firstPointRate()});
   } else {
     points.append(QJsonArray{last.at(0).toInteger() + 1, last.at(1).toDouble() / 10});
   }
@@ -223,13 +223,19 @@ void ScheduleEditor::toggle(bool on) {
   }
   QJsonObject schedule = removedSchedule_;
   if (schedule.isEmpty()) {
-    const double rate = valueAt(root_, "optimizer.learning_rate").toDouble(1e-3);
-    schedule.insert("learning_rate", QJsonObject{{"points", QJsonArray{QJsonArray{0, rate}}}});
+    schedule.insert("learning_rate",
+                    QJsonObject{{"points", QJsonArray{QJsonArray{0, firstPointRate()}}}});
   }
   emit edited({{"schedule", schedule}});
 }
 
+double ScheduleEditor::firstPointRate() const {
+  if (startingRate_ > 0) return startingRate_;
+  return valueAt(root_, "optimizer.learning_rate").toDouble(0);
+}
+
 void ScheduleEditor::setCurve(const QVector<QPointF>& points) {
+  if (!points.isEmpty()) startingRate_ = points.first().y();
   QVector<double> steps, rates;
   for (const QPointF& point : points) {
     steps.append(point.x());

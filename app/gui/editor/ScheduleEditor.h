@@ -6,8 +6,8 @@
 // ("schedule.learning_rate.points") with Add and Remove buttons, each cell checked as typed
 // (an integer step, a number in plain or scientific notation). The preview
 // ("schedule.preview", a QCustomPlot) draws what setCurve() is given: the editor passes
-// ProjectServices::learningRateCurve of the document, learning rate against global step on a
-// log axis.
+// the engine's learning-rate curve of the document (ProjectSummaryView::learningRateCurve),
+// learning rate against global step on a log axis.
 
 #include <QPointF>
 #include <QVector>
@@ -40,7 +40,9 @@ class ScheduleEditor : public ProjectSection {
   QTableWidget* pointsTable() const { return points_; }
   QCustomPlot* preview() const { return preview_; }
 
-  /// Appends a point after the last one (one epoch or step later, a tenth of its rate).
+  /// Appends a point after the last one (one epoch or step later, a tenth of its rate); the
+  /// first point is (0, the rate the run starts with: the curve's first value, else the
+  /// document's optimizer.learning_rate, else 0 for the user to fill in).
   void addPoint();
   /// Removes the selected points (the last one when none is selected).
   void removeSelectedPoints();
@@ -50,6 +52,8 @@ class ScheduleEditor : public ProjectSection {
   void showPoints(const QJsonArray& points);
   QJsonArray tablePoints() const;
   void emitPoints(const QJsonArray& points);
+  /// The rate of a first schedule point (see addPoint).
+  double firstPointRate() const;
 
   QCheckBox* enabled_;
   FormSection* options_;
@@ -59,6 +63,7 @@ class ScheduleEditor : public ProjectSection {
   QCustomPlot* preview_;
   QLabel* previewNote_;
   QJsonObject root_;             // as of the last load
+  double startingRate_ = 0;      // the last curve's first value (0: none)
   QJsonObject removedSchedule_;  // what unticking the box removed
   bool loading_ = false;
 };

@@ -1,5 +1,5 @@
-// The engine's project services as the window sees them (validate, canonicalize, the learning
-// rate preview), checkpoint export and device discovery.
+// The engine's project services as the window sees them (analyze: issues and the
+// learning-rate preview; canonicalize), checkpoint export and device discovery.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -17,20 +17,22 @@ class TestProjectServices : public QObject {
   Q_OBJECT
 
  private slots:
-  void validateGivesPathsAndNeverThrows() {
+  void analyzeGivesPathsAndNeverThrows() {
     const ProjectServices services = makeProjectServices();
-    QVERIFY(services.validate(kMinimal).isEmpty());
-    const auto issues = services.validate(
-        R"({"format": 1, "data": {"batch_size": 0}, "optimizer": {"tpye": "sgd"}})");
+    QVERIFY(services.analyze(kMinimal).issues.isEmpty());
+    const auto issues =
+        services
+            .analyze(R"({"format": 1, "data": {"batch_size": 0}, "optimizer": {"tpye": "sgd"}})")
+            .issues;
     QStringList paths;
     for (const auto& issue : issues) paths << issue.path;
     QVERIFY2(paths.contains("$.data.batch_size"), qPrintable(paths.join(", ")));
     QVERIFY2(paths.contains("$.optimizer.tpye"), qPrintable(paths.join(", ")));
-    const auto syntax = services.validate("{\"format\": 1,");
+    const auto syntax = services.analyze("{\"format\": 1,").issues;
     QCOMPARE(syntax.size(), 1);
     QCOMPARE(syntax.front().path, QString("$"));
     QVERIFY(syntax.front().message.contains("not valid JSON"));
-    QVERIFY(!services.validate("[1, 2]").isEmpty());
+    QVERIFY(!services.analyze("[1, 2]").issues.isEmpty());
   }
 
   void canonicalizeWritesEveryDefault() {
@@ -53,7 +55,7 @@ class TestProjectServices : public QObject {
       "data": {"train": {"type": "synthetic", "num_samples": 1000}, "batch_size": 100},
       "optimizer": {"type": "sgd", "learning_rate": 0.1},
       "schedule": {"learning_rate": {"unit": "epoch", "points": [[3, 0.01]]}}})";
-    const auto curve = services.learningRateCurve(project);
+    const auto curve = services.analyze(project).learningRateCurve;
     QVERIFY(!curve.isEmpty());
     QCOMPARE(curve.front(), QPointF(0, 0.1));
     QCOMPARE(curve.back(), QPointF(40, 0.01));
@@ -76,7 +78,7 @@ class TestProjectServices : public QObject {
       "data": {"train": {"type": "synthetic"}},
       "schedule": {"learning_rate": {"unit": "step", "interpolation": "linear",
                                      "points": [[0, 1.0], [100, 0.5]]}}})";
-    const auto line = services.learningRateCurve(linear);
+    const auto line = services.analyze(linear).learningRateCurve;
     QVERIFY(!line.isEmpty());
     bool sawHalf = false;
     for (const QPointF& p : line) {
@@ -84,7 +86,7 @@ class TestProjectServices : public QObject {
       if (p.x() == 50) sawHalf = true;
     }
     QVERIFY(sawHalf);
-    QVERIFY(services.learningRateCurve("{\"format\": 1, \"max_epoch\": 0}").isEmpty());
+    QVERIFY(services.analyze("{\"format\": 1, \"max_epoch\": 0}").learningRateCurve.isEmpty());
   }
 
   void exporterNamesTheFileItCannotRead() {

@@ -40,10 +40,22 @@ class TestGuiPanels : public QObject {
     QJsonObject trainer{{"strategy", "sync_parameter_server"},
                         {"devices", QJsonArray{"cpu", "cuda:0", "cuda:3"}},
                         {"ps_device", "cpu"}};
-    panel.setTrainer(trainer, 32);
+    panel.setTrainer(trainer);
     QCOMPARE(changed.size(), 0);  // showing is not editing
     QCOMPARE(panel.towerDevices(), (QStringList{"cpu", "cuda:0", "cuda:3"}));
-    QVERIFY(panel.totalBatchText().contains("32 per tower × 3 tower(s) = <b>96 samples"));
+    // The total is the engine's analysis (set by the window), shown, not recomputed.
+    bridge::ProjectSummaryView summary;
+    summary.batchSize = 32;
+    summary.towers = 3;
+    summary.batchesPerStep = 6;  // a GAN taking 2 discriminator batches per tower
+    summary.samplesPerStep = 192;
+    panel.setSummary(summary);
+    QVERIFY2(panel.totalBatchText().contains(
+                 "32 per tower × 3 tower(s) × 2 discriminator steps = <b>192 samples"),
+             qPrintable(panel.totalBatchText()));
+    summary.issues.append(bridge::ProjectIssueView{"$.data.batch_size", "must be at least 1"});
+    panel.setSummary(summary);
+    QVERIFY(panel.totalBatchText().contains("shown when the project is valid"));
     auto* list = panel.findChild<QListWidget*>("deviceList");
     QCOMPARE(list->count(), 3);  // cpu, cuda:0, and the missing cuda:3
     QVERIFY(list->item(2)->text().contains("not on this machine"));
@@ -60,7 +72,7 @@ class TestGuiPanels : public QObject {
 
   void devicePanelWarnsAboutOneTowerStrategies() {
     DeviceStrategyPanel panel(cpuAndOneGpu(), "no CUDA", strategies());
-    panel.setTrainer({{"strategy", "simple"}, {"devices", QJsonArray{"cpu"}}}, 64);
+    panel.setTrainer({{"strategy", "simple"}, {"devices", QJsonArray{"cpu"}}});
     auto* towers = panel.findChild<QSpinBox*>("cpuTowers");
     towers->setValue(2);
     QVERIFY(panel.totalBatchText().contains("trains one tower"));

@@ -209,6 +209,23 @@ class TestMainWindow : public QObject {
     QVERIFY(action(window, "actionStart")->isEnabled());
   }
 
+  // The panel's total is the engine's count: a GAN with d_steps 2 takes two batches per tower.
+  void strategyPanelShowsTheEnginesSamplesPerStep() {
+    QTemporaryDir dir;
+    MainWindow window;
+    QVERIFY(window.openProject(writeProject(dir, [&](nlohmann::json& doc) {
+      doc["model"] = {{"type", "dcgan"}, {"d_steps", 2}};
+      doc["data"] = {{"train", {{"type", "fashion-mnist"}, {"limit", 128}}}, {"batch_size", 16}};
+      doc["trainer"] = {{"strategy", "sync_replicated"}, {"devices", {"cpu", "cpu"}}};
+      doc["callbacks"] = nlohmann::json::array();
+    })));
+    QVERIFY2(window.editor()->isValid(), qPrintable(window.editor()->issues().value(0).message));
+    QCOMPARE(window.editor()->summary().samplesPerStep, qint64(64));
+    QVERIFY2(window.devicePanel()->totalBatchText().contains(
+                 "16 per tower × 2 tower(s) × 2 discriminator steps = <b>64 samples per step"),
+             qPrintable(window.devicePanel()->totalBatchText()));
+  }
+
   void strategyPanelEditsTheProject() {
     QTemporaryDir dir;
     MainWindow window;

@@ -10,8 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/AtomicFile.h"
+#include "engine/project/ProjectAnalysis.h"
+#include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunPreparation.h"
 
@@ -62,6 +66,69 @@ CallbackPtr atStep(int64_t step, std::function<void(TrainerContext&)> what) {
 class TestRunPreparation : public QObject {
   Q_OBJECT
  private slots:
+  // Note [One analysis of a project]: what the window shows before a run is what the trainer
+  // then counts, for one tower, two towers, a GAN with d_steps 2 and a distributed project.
+  void theAnalysisCountsAsThePreparedRun() {
+    QTemporaryDir root;
+    struct Case {
+      const char* what;
+      nlohmann::json doc;
+      int64_t samplesPerStep;
+      int64_t stepsPerEpoch;
+    };
+    nlohmann::json mlp = projectToJson(smallProject(root.path().toStdString()));
+    mlp["steps_per_epoch"] = 0;  // one pass: 64 samples / batch 8
+    mlp["callbacks"] = nlohmann::json::array();
+    nlohmann::json replicated = mlp;
+    replicated["trainer"] = {{"strategy", "sync_replicated"}, {"devices", {"cpu", "cpu"}}};
+    nlohmann::json gan = {{"format", 1},
+                          {"name", "gan"},
+                          {"run_root", root.path().toStdString()},
+                          {"model", {{"type", "dcgan"}, {"d_steps", 2}}},
+                          {"data",
+                           {{"train", {{"type", "fashion-mnist"}, {"limit", 96}}},
+                            {"batch_size", 16},
+                            {"remainder", true}}},
+                          {"optimizer", {{"type", "adam"}, {"learning_rate", 2e-4}}},
+                          {"callbacks", nlohmann::json::array()}};
+    std::vector<Case> cases = {{"one tower", mlp, 8, 8},
+                               {"two towers", replicated, 16, 8},
+                               {"a GAN, d_steps 2", gan, 32, 6}};
+    for (const Case& c : cases) {
+      const ProjectAnalysis a = analyzeProject(c.doc);
+      QVERIFY2(a.valid(), a.valid() ? "" : a.issues.front().toString().c_str());
+      QCOMPARE(a.samplesPerStep, c.samplesPerStep);
+      QCOMPARE(a.stepsPerEpoch, c.stepsPerEpoch);
+      auto run = prepareRun(requestFor(projectFromJson(c.doc)));
+      QVERIFY2(run->samplesPerStep() == a.samplesPerStep, c.what);
+      QVERIFY2(run->loop.stepsPerEpoch == a.stepsPerEpoch, c.what);
+    }
+    // A strategy of many processes: local_processes of them, each taking its batch.
+    nlohmann::json distributed = mlp;
+    distributed["trainer"] = {{"strategy", "distributed"}, {"local_processes", 3}};
+    const ProjectAnalysis d = analyzeProject(distributed);
+    QVERIFY(d.valid());
+    QVERIFY(d.manyProcesses);
+    QCOMPARE(d.processes, int64_t(3));
+    QCOMPARE(d.samplesPerStep, int64_t(24));
+    // The starting rate is the schedule's when it sets one at the start, else the optimizer's.
+    nlohmann::json scheduled = mlp;
+    scheduled["optimizer"] = {{"type", "sgd"}, {"learning_rate", 0.1}};
+    QCOMPARE(analyzeProject(scheduled).startingLearningRate, 0.1);
+    scheduled["schedule"] = {{"learning_rate", {{"unit", "epoch"}, {"points", {{0, 0.5}}}}}};
+    QCOMPARE(analyzeProject(scheduled).startingLearningRate, 0.5);
+    // An invalid document still names its run root and batch; text that does not parse says so.
+    nlohmann::json broken = mlp;
+    broken["data"]["batch_size"] = 0;
+    const ProjectAnalysis b = analyzeProject(broken);
+    QVERIFY(!b.valid());
+    QCOMPARE(b.runRoot, root.path().toStdString());
+    QCOMPARE(b.samplesPerStep, int64_t(0));
+    const ProjectAnalysis text = analyzeProjectText("{\"format\": 1,");
+    QCOMPARE(text.issues.size(), size_t(1));
+    QCOMPARE(text.issues.front().path, std::string("$"));
+  }
+
   void aFinishedRunSaysSoInRunJson() {
     QTemporaryDir root;
     auto run = prepareRun(requestFor(smallProject(root.path().toStdString())));

@@ -91,10 +91,22 @@ bridge::ProjectIssueViews fakeValidate(const QString& text) {
   return issues;
 }
 
+/// fakeValidate's issues and, for a valid document, a learning-rate curve from its rate.
+bridge::ProjectSummaryView fakeAnalyze(const QString& text) {
+  bridge::ProjectSummaryView summary;
+  summary.issues = fakeValidate(text);
+  if (!summary.valid()) return summary;
+  const QJsonObject root = QJsonDocument::fromJson(text.toUtf8()).object();
+  const double rate = valueAt(root, "optimizer.learning_rate").toDouble(1e-3);
+  summary.learningRateCurve = {{0, rate}, {100, rate / 10}, {200, rate / 100}};
+  summary.startingLearningRate = rate;
+  return summary;
+}
+
 bridge::ProjectServices fakeServices() {
   bridge::ProjectServices services;
   services.catalog = bridge::componentCatalog();  // the engine's registry: the form's fields
-  services.validate = fakeValidate;
+  services.analyze = fakeAnalyze;
   // The engine writes every default; this one writes run_root, enough to see it was used.
   services.canonicalize = [](const QString& text, QString* error) {
     const bridge::ProjectIssueViews issues = fakeValidate(text);
@@ -105,11 +117,6 @@ bridge::ProjectServices fakeServices() {
     QJsonObject root = QJsonDocument::fromJson(text.toUtf8()).object();
     if (!root.contains("run_root")) root.insert("run_root", "train_log");
     return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Compact));
-  };
-  services.learningRateCurve = [](const QString& text) {
-    const QJsonObject root = QJsonDocument::fromJson(text.toUtf8()).object();
-    const double rate = valueAt(root, "optimizer.learning_rate").toDouble(1e-3);
-    return QVector<QPointF>{{0, rate}, {100, rate / 10}, {200, rate / 100}};
   };
   return services;
 }
@@ -314,9 +321,9 @@ class ProjectEditorTest : public QObject {
   void validationWaitsForTheEditsToPause() {
     auto calls = std::make_shared<int>(0);
     bridge::ProjectServices services = fakeServices();
-    services.validate = [calls](const QString& text) {
+    services.analyze = [calls](const QString& text) {
       ++*calls;
-      return fakeValidate(text);
+      return fakeAnalyze(text);
     };
     ProjectEditor editor(services);
     editor.setDocument(projectText("synthetic-mlp.json"));
@@ -327,6 +334,11 @@ class ProjectEditorTest : public QObject {
     QTRY_COMPARE(*calls, 2);  // once for the three edits
     QTest::qWait(400);
     QCOMPARE(*calls, 2);
+    // Start validates now: the document analysed already is not parsed again.
+    editor.validateNow();
+    QCOMPARE(*calls, 2);
+    QCOMPARE(editor.summary().startingLearningRate,
+             valueAt(editor.object(), "optimizer.learning_rate").toDouble());
   }
 
   void jsonEditsReachTheFormAfterTheDebounce() {
