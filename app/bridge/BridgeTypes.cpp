@@ -16,8 +16,12 @@ QString toString(RunState state) {
       return QStringLiteral("stopping");
     case RunState::Finished:
       return QStringLiteral("finished");
+    case RunState::Stopped:
+      return QStringLiteral("stopped");
     case RunState::Failed:
       return QStringLiteral("failed");
+    case RunState::Unknown:
+      break;
   }
   return QStringLiteral("unknown");
 }

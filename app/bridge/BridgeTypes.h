@@ -41,16 +41,28 @@ struct ImageSample {
   QByteArray pixels;  ///< rows of width * channels bytes, top row first, no padding
 };
 
+/// A run's state: the one vocabulary of the window. Running, Finished, Stopped and Failed are
+/// the engine's (tbench::RunState, engine/run/RunStatus.h: what run.json records, mapped in one
+/// place, ProjectServices.cpp); the others only a window sees: a run it controls (Idle,
+/// Starting, Paused, Stopping) or a run directory that cannot tell (Unknown).
 enum class RunState {
   Idle,      ///< nothing started yet
   Starting,  ///< building the run on the engine thread (data, model, towers)
   Running,
   Paused,
   Stopping,  ///< a stop was requested; the loop ends at the next step boundary
-  Finished,  ///< ended normally or by a stop; afterTrain ran
+  Finished,  ///< ended normally (its epochs done); afterTrain ran
+  Stopped,   ///< ended by a stop before its last epoch; afterTrain ran
   Failed,    ///< setup or training threw; see RunController::runFailed
+  Unknown,   ///< a run directory whose process is gone without recording an end
 };
+/// "idle", "starting", "running", "paused", "stopping", "finished", "stopped", "failed",
+/// "unknown" (run.json's words for the engine's states).
 QString toString(RunState state);
+/// The run has ended (Finished, Stopped or Failed).
+inline bool hasEnded(RunState state) {
+  return state == RunState::Finished || state == RunState::Stopped || state == RunState::Failed;
+}
 
 /// Registers the types above with Qt's meta-type system (queued signals). Called by
 /// RunController; idempotent.

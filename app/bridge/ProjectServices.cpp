@@ -25,6 +25,21 @@ namespace {
 
 QString q(const std::string& text) { return QString::fromStdString(text); }
 
+/// The engine's recorded state in the window's vocabulary: the one mapping between the two.
+RunState runStateOf(tbench::RunState state) {
+  switch (state) {
+    case tbench::RunState::Running:
+      return RunState::Running;
+    case tbench::RunState::Finished:
+      return RunState::Finished;
+    case tbench::RunState::Stopped:
+      return RunState::Stopped;
+    case tbench::RunState::Failed:
+      return RunState::Failed;
+  }
+  return RunState::Unknown;
+}
+
 /// Parses `text`, or returns the parse error as an issue at "$".
 bool parse(const QString& text, nlohmann::json* doc, ProjectIssueViews* issues) {
   try {
@@ -161,7 +176,7 @@ RunStatusView readRunStatusView(const QString& runDir) {
     const std::optional<RunStatusRecord> record = readRunStatus(runDir.toStdString());
     if (!record) return view;
     view.present = true;
-    view.state = q(record->state);
+    view.state = runStateOf(record->state);
     view.origin = q(record->origin);
     view.project = q(record->project);
     view.host = q(record->host);
@@ -178,7 +193,7 @@ RunStatusView readRunStatusView(const QString& runDir) {
     view.updated = time(record->updated);
     view.ended = time(record->ended);
     for (const auto& [name, value] : record->lastScalars) view.lastScalars.insert(q(name), value);
-    view.writerAlive = record->state != "running" || record->processAlive();
+    view.writerAlive = record->state != tbench::RunState::Running || record->processAlive();
   } catch (const std::exception& e) {
     view.present = true;
     view.error = q(e.what());

@@ -101,18 +101,18 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     mailbox.post(std::move(started));
 
     std::string error;
-    const RunOutcome outcome = trainPreparedRun(*run, &error);
+    const tbench::RunState outcome = trainPreparedRun(*run, &error);
     {
       std::lock_guard<std::mutex> lock(engine->mutex);
       engine->trainer = nullptr;
     }
-    if (outcome == RunOutcome::Failed) {
+    if (outcome == tbench::RunState::Failed) {
       RunEvent failed{RunEvent::Kind::Failed};
       failed.text = QString::fromStdString(error);
       mailbox.post(std::move(failed));
     } else {
       RunEvent finished{RunEvent::Kind::Finished};
-      finished.stoppedEarly = outcome == RunOutcome::Stopped;
+      finished.stoppedEarly = outcome == tbench::RunState::Stopped;
       mailbox.post(std::move(finished));
     }
   } catch (const std::exception& e) {
@@ -289,7 +289,7 @@ void RunController::drain() {
         break;
       case RunEvent::Kind::Finished:
         emit runFinished(event.stoppedEarly);
-        setState(RunState::Finished);
+        setState(event.stoppedEarly ? RunState::Stopped : RunState::Finished);
         break;
       case RunEvent::Kind::Failed:
         emit runFailed(event.text);

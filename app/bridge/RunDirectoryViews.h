@@ -11,6 +11,8 @@
 #include <QStringList>
 #include <functional>
 
+#include "app/bridge/BridgeTypes.h"
+
 namespace tbench::bridge {
 
 /// A run's checkpoint index (the `checkpoint` file) as the engine's own reader reads it
@@ -37,14 +39,14 @@ using CheckpointIndexReader = std::function<CheckpointIndexView(const QString& r
 struct RunStatusView {
   bool present = false;  ///< the run directory has a run.json
   QString error;         ///< present but not readable: the engine's message, naming the file
-  QString state;         ///< "running", "finished", "stopped", "failed"
+  RunState state = RunState::Unknown;  ///< Running, Finished, Stopped or Failed when present
   QString origin, project, host;
   QString errorMessage;  ///< a failed run's error
   qint64 pid = 0;
   qint64 epoch = -1, globalStep = -1, maxEpoch = -1, stepsPerEpoch = -1;
   QDateTime started, updated, ended;  ///< invalid when absent
   QMap<QString, double> lastScalars;
-  /// For a "running" record: whether its process still exists (same host, pid alive; another
+  /// For a Running record: whether its process still exists (same host, pid alive; another
   /// host is taken at its word), as the engine decides it (RunStatusRecord::processAlive).
   bool writerAlive = true;
 };

@@ -100,9 +100,9 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   }
 
   StopOnSignal stopper(*run->built.trainer);
-  const RunOutcome outcome = trainPreparedRun(*run);
-  int status = outcome == RunOutcome::Failed ? 1 : 0;
-  if (outcome != RunOutcome::Failed && stopper.interrupted()) status = 130;
+  const RunState outcome = trainPreparedRun(*run);
+  int status = outcome == RunState::Failed ? 1 : 0;
+  if (outcome != RunState::Failed && stopper.interrupted()) status = 130;
   printSummary(run->runDir);
   return status;
 }

@@ -43,16 +43,15 @@ void MainWindow::connectFollow() {
   });
   connect(follower_, &RunFollower::statusChanged, this, [this] { updateFollowedProgress(); });
   connect(follower_, &RunFollower::problem, log_, &LogView::appendNote);
-  connect(follower_, &RunFollower::ended, this, [this](const QString& state) {
+  connect(follower_, &RunFollower::ended, this, [this](RunState state) {
     if (launchedFollow_) return;  // a launched run ends with its processes (onLaunchFinished)
     const FollowedStatus& s = follower_->status();
     log_->appendNote(tr("the followed run is %1 at step %2%3")
-                         .arg(state)
+                         .arg(bridge::toString(state))
                          .arg(s.globalStep)
                          .arg(s.error.isEmpty() ? QString() : QStringLiteral(": ") + s.error));
-    status_->setRunEnded(state == QLatin1String("stopped"));
-    status_->setState(state == QLatin1String("failed") ? RunState::Failed : RunState::Finished);
-    status_->showMessage(tr("Followed run %1 (%2)").arg(liveRunId_, state));
+    status_->setState(state);
+    status_->showMessage(tr("Followed run %1 (%2)").arg(liveRunId_, bridge::toString(state)));
     follower_->stop();
     plots_->setLiveRun(QString());
   });
@@ -65,7 +64,7 @@ void MainWindow::updateFollowedProgress() {
   progress.stepsPerEpoch = s.stepsPerEpoch;
   progress.globalStep = std::max(followedStep_, s.globalStep);
   if (s.stepsPerEpoch > 0) {
-    const bool done = s.state != QLatin1String("running") && s.present;
+    const bool done = bridge::hasEnded(s.state);
     progress.epoch = std::min<qint64>(progress.globalStep / s.stepsPerEpoch + (done ? 0 : 1),
                                       std::max<qint64>(s.maxEpoch, 1));
     progress.stepInEpoch = progress.globalStep - (progress.epoch - 1) * s.stepsPerEpoch;
@@ -131,7 +130,7 @@ void MainWindow::setLaunchedUi(bool active) {
   // One process per rank: pausing, saving now and the live rate belong to in-window runs.
   for (QAction* a : {pauseAction_, saveNowAction_, learningRateAction_}) a->setEnabled(false);
   controls_->setRunActive(false);
-  status_->setState(active ? RunState::Running : RunState::Finished);
+  if (active) status_->setState(RunState::Running);
 }
 
 void MainWindow::onLaunchFinished(int exitCode) {
@@ -139,12 +138,11 @@ void MainWindow::onLaunchFinished(int exitCode) {
   follower_->stop();
   const FollowedStatus& s = follower_->status();
   // A rank stopped by a signal exits 130 (the CLI's convention): after Stop, that is no failure.
-  const bool stopped = s.state == QLatin1String("stopped") ||
-                       (launched_->stopping() && (exitCode == 0 || exitCode == 130));
+  const bool stopped =
+      s.state == RunState::Stopped || (launched_->stopping() && (exitCode == 0 || exitCode == 130));
   const bool failed = exitCode != 0 && !stopped;
-  status_->setRunEnded(stopped);
   setLaunchedUi(false);
-  if (failed) status_->setState(RunState::Failed);
+  status_->setState(failed ? RunState::Failed : stopped ? RunState::Stopped : RunState::Finished);
   log_->appendNote(
       tr("launch ended with status %1 (%2)").arg(exitCode).arg(launched_->rankSummary()));
   status_->showMessage(launched_->rankSummary(), 10000);

@@ -42,7 +42,6 @@ void MainWindow::connectRun() {
     history_->refresh();
   });
   connect(&runs_, &RunController::runFinished, this, [this](bool stoppedEarly) {
-    status_->setRunEnded(stoppedEarly);  // before stateChanged(Finished)
     const qint64 step = runs_.globalStep();
     log_->appendNote(stoppedEarly ? tr("run stopped at step %1: %2").arg(step).arg(liveRunDir_)
                                   : tr("run finished at step %1: %2").arg(step).arg(liveRunDir_));

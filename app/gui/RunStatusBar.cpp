@@ -37,13 +37,12 @@ void RunStatusBar::setState(bridge::RunState state) {
     position_->clear();
     rate_->clear();
     eta_->clear();
-    stoppedEarly_ = false;
     hasProgress_ = false;
     last_ = bridge::RunProgress();
   }
   current_ = state;
   showState();
-  if (state == RunState::Finished || state == RunState::Failed) eta_->clear();
+  if (bridge::hasEnded(state)) eta_->clear();
 }
 
 void RunStatusBar::showState() {
@@ -61,7 +60,10 @@ void RunStatusBar::showState() {
       text = tr("Stopping…");
       break;
     case RunState::Finished:
-      text = stoppedEarly_ ? tr("Stopped") + where : tr("Finished") + where;
+      text = tr("Finished") + where;
+      break;
+    case RunState::Stopped:
+      text = tr("Stopped") + where;
       break;
     case RunState::Failed:
       text = tr("Failed") + where;

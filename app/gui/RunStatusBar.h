@@ -22,8 +22,6 @@ class RunStatusBar : public QStatusBar {
   explicit RunStatusBar(QWidget* parent = nullptr);
 
   void setState(bridge::RunState state);
-  /// How the run ended (RunController::runFinished), before setState(Finished).
-  void setRunEnded(bool stoppedEarly) { stoppedEarly_ = stoppedEarly; }
   /// Idle, with nothing of the last run.
   void reset();
   /// Samples per step of the current run, for samples/s (0: not shown).
@@ -47,7 +45,6 @@ class RunStatusBar : public QStatusBar {
   QLabel* rate_;
   QLabel* eta_;
   qint64 samplesPerStep_ = 0;
-  bool stoppedEarly_ = false;
   bool hasProgress_ = false;
   bridge::RunProgress last_;  // the latest progress of the current run
   bridge::RunState current_ = bridge::RunState::Idle;

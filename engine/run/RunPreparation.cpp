@@ -157,7 +157,7 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
     run.loop = setupTrainWithConfig(run.built.config, *run.built.trainer);
   } catch (const std::exception& e) {
     TB_LOG(Error) << "cannot start the run: " << e.what();
-    if (run.status) run.status->finish("failed", e.what());
+    if (run.status) run.status->finish(RunState::Failed, e.what());
     if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
     throw;
   }
@@ -165,22 +165,22 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   return prepared;
 }
 
-RunOutcome trainPreparedRun(PreparedRun& run, std::string* error) {
+RunState trainPreparedRun(PreparedRun& run, std::string* error) {
   TowerTrainer& trainer = *run.built.trainer;
-  RunOutcome outcome = RunOutcome::Finished;
+  RunState outcome = RunState::Finished;
   try {
     trainer.train(run.loop);
-    outcome = trainer.stoppedEarly() ? RunOutcome::Stopped : RunOutcome::Finished;
-    TB_LOG(Info) << (outcome == RunOutcome::Stopped ? "training stopped at epoch "
-                                                    : "training finished at epoch ")
+    outcome = trainer.stoppedEarly() ? RunState::Stopped : RunState::Finished;
+    TB_LOG(Info) << (outcome == RunState::Stopped ? "training stopped at epoch "
+                                                  : "training finished at epoch ")
                  << trainer.epochNum() << ", global step " << trainer.globalStep();
     if (run.group) run.group->finish();  // rank 0 hosts the store: nobody leaves first
-    if (run.status) run.status->finish(outcome == RunOutcome::Stopped ? "stopped" : "finished");
+    if (run.status) run.status->finish(outcome);
   } catch (const std::exception& e) {
-    outcome = RunOutcome::Failed;
+    outcome = RunState::Failed;
     TB_LOG(Error) << "training failed: " << e.what();
     if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
-    if (run.status) run.status->finish("failed", e.what());
+    if (run.status) run.status->finish(RunState::Failed, e.what());
     if (error) *error = e.what();
   }
   if (run.logOpen) {

@@ -38,6 +38,27 @@ std::string pathIn(const std::string& runDir) {
 
 }  // namespace
 
+const char* toString(RunState state) {
+  switch (state) {
+    case RunState::Running:
+      return "running";
+    case RunState::Finished:
+      return "finished";
+    case RunState::Stopped:
+      return "stopped";
+    case RunState::Failed:
+      return "failed";
+  }
+  return "running";
+}
+
+std::optional<RunState> runStateFromString(const std::string& text) {
+  for (RunState s : {RunState::Running, RunState::Finished, RunState::Stopped, RunState::Failed}) {
+    if (text == toString(s)) return s;
+  }
+  return std::nullopt;
+}
+
 bool RunStatusRecord::processAlive() const {
   if (host != thisHost()) return true;
   if (pid <= 0) return false;
@@ -50,7 +71,7 @@ std::string RunStatusRecord::toJson() const {
     best[stat] = {{"value", entry.first}, {"global_step", entry.second}};
   }
   nlohmann::json doc = {{"format", 1},
-                        {"state", state},
+                        {"state", toString(state)},
                         {"origin", origin},
                         {"project", project},
                         {"host", host},
@@ -75,7 +96,13 @@ std::optional<RunStatusRecord> readRunStatus(const std::string& runDir) {
   try {
     const auto doc = nlohmann::json::parse(readFile(path));
     RunStatusRecord r;
-    r.state = doc.at("state").get<std::string>();
+    const std::string state = doc.at("state").get<std::string>();
+    const std::optional<RunState> known = runStateFromString(state);
+    if (!known) {
+      throw InputError(
+          str("\"state\" is \"", state, "\" (expected running, finished, stopped or failed)"));
+    }
+    r.state = *known;
     r.origin = doc.value("origin", "");
     r.project = doc.value("project", "");
     r.host = doc.value("host", "");
@@ -130,7 +157,7 @@ void RunStatusWriter::onTriggerEpoch() {
   write();
 }
 
-void RunStatusWriter::finish(const std::string& state, const std::string& error) {
+void RunStatusWriter::finish(RunState state, const std::string& error) {
   record_.state = state;
   record_.error = error;
   record_.ended = utcNow();

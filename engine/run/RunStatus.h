@@ -25,9 +25,18 @@
 
 namespace tbench {
 
+/// A run's state, as run.json records it: the one vocabulary of a run's state (the window's
+/// bridge::RunState mirrors it and adds the states only a live window sees). A run killed
+/// outright stays Running in its file (RunStatusRecord::processAlive tells).
+enum class RunState { Running, Finished, Stopped, Failed };
+/// "running", "finished", "stopped", "failed": the words run.json uses.
+const char* toString(RunState state);
+/// The state named `text` in run.json; nullopt for another word.
+std::optional<RunState> runStateFromString(const std::string& text);
+
 struct RunStatusRecord {
   static constexpr const char* kFileName = "run.json";
-  std::string state = "running";
+  RunState state = RunState::Running;
   std::string origin;
   std::string project;
   std::string host;
@@ -43,7 +52,7 @@ struct RunStatusRecord {
   std::map<std::string, std::pair<double, int64_t>> best;  ///< stat -> (value, global step)
   std::string error;
 
-  /// For a "running" record: whether its process still exists (same host, the pid alive).
+  /// For a Running record: whether its process still exists (same host, the pid alive).
   /// Always true for another host, which cannot be checked from here.
   bool processAlive() const;
   std::string toJson() const;
@@ -60,9 +69,9 @@ class RunStatusWriter : public TrainingMonitor {
  public:
   RunStatusWriter(std::string runDir, std::string origin, std::string project);
   void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
-  /// Writes the final state: "finished", "stopped" or "failed" with `error`. Never throws
-  /// (a failed write is logged).
-  void finish(const std::string& state, const std::string& error = "");
+  /// Writes the final state: Finished, Stopped, or Failed with `error`. Never throws (a failed
+  /// write is logged).
+  void finish(RunState state, const std::string& error = "");
 
  private:
   void onBeforeTrain() override;

@@ -71,27 +71,27 @@ void statusFromRunJson(RunDirectoryInfo& info, const bridge::RunStatusView& run)
   }
   if (!run.origin.isEmpty()) info.command = run.origin;
   if (run.started.isValid()) info.startTime = run.started.toLocalTime();
-  if (run.ended.isValid() && run.state != QLatin1String("running")) {
+  if (run.ended.isValid() && bridge::hasEnded(run.state)) {
     info.endTime = run.ended.toLocalTime();
   }
-  if (run.state == QLatin1String("finished")) {
-    info.status = RunStatus::Finished;
+  if (run.state == RunState::Finished) {
+    info.status = RunState::Finished;
     info.statusDetail = QStringLiteral("finished at epoch %1, global step %2")
                             .arg(QString::number(run.epoch), QString::number(run.globalStep));
-  } else if (run.state == QLatin1String("stopped")) {
-    info.status = RunStatus::Stopped;
+  } else if (run.state == RunState::Stopped) {
+    info.status = RunState::Stopped;
     info.statusDetail = QStringLiteral("stopped at epoch %1, global step %2")
                             .arg(QString::number(run.epoch), QString::number(run.globalStep));
-  } else if (run.state == QLatin1String("failed")) {
-    info.status = RunStatus::Failed;
+  } else if (run.state == RunState::Failed) {
+    info.status = RunState::Failed;
     info.statusDetail = run.errorMessage;
   } else if (run.writerAlive) {
-    info.status = RunStatus::Running;
+    info.status = RunState::Running;
     info.statusDetail = QStringLiteral("epoch %1, global step %2 (process %3 on %4)")
                             .arg(QString::number(run.epoch), QString::number(run.globalStep),
                                  QString::number(run.pid), run.host);
   } else {
-    info.status = RunStatus::Unknown;
+    info.status = RunState::Unknown;
     info.statusDetail = QStringLiteral(
                             "process %1 is gone without recording an end (killed or crashed) at "
                             "epoch %2, global step %3")
@@ -142,28 +142,28 @@ void inferStatus(RunDirectoryInfo& info, const RunLogSummary& log, const Project
   }
   // Note [Run status], rules 1-5.
   if (log.failed) {
-    info.status = RunStatus::Failed;
+    info.status = RunState::Failed;
     info.statusDetail = log.endMessage;
     return;
   }
   if (log.stopped) {
-    info.status = RunStatus::Stopped;
+    info.status = RunState::Stopped;
     info.statusDetail = log.endMessage;
     return;
   }
   if (info.maxEpoch > 0 && info.lastEpoch >= info.maxEpoch) {
-    info.status = RunStatus::Finished;
+    info.status = RunState::Finished;
     info.statusDetail = QStringLiteral("reached epoch %1 of %2")
                             .arg(QString::number(info.lastEpoch), QString::number(info.maxEpoch));
     return;
   }
   if (info.lastActivity.isValid() && info.lastActivity.secsTo(now) <= kRunningQuietSeconds) {
-    info.status = RunStatus::Running;
+    info.status = RunState::Running;
     info.statusDetail =
         QStringLiteral("last change %1").arg(info.lastActivity.toString(Qt::ISODate));
     return;
   }
-  info.status = RunStatus::Unknown;
+  info.status = RunState::Unknown;
   info.statusDetail =
       info.lastActivity.isValid()
           ? QStringLiteral("no end recorded; nothing changed since %1 (killed or crashed?)")
@@ -181,22 +181,6 @@ bridge::RunStatusView readRunStatusFile(const QString& runDir) {
   view.present = QFileInfo::exists(QDir(runDir).filePath(QLatin1String(kRunStatusFileName)));
   if (view.present) view.error = QStringLiteral("no run.json reader is installed");
   return view;
-}
-
-QString toString(RunStatus status) {
-  switch (status) {
-    case RunStatus::Running:
-      return QStringLiteral("running");
-    case RunStatus::Finished:
-      return QStringLiteral("finished");
-    case RunStatus::Stopped:
-      return QStringLiteral("stopped");
-    case RunStatus::Failed:
-      return QStringLiteral("failed");
-    case RunStatus::Unknown:
-      break;
-  }
-  return QStringLiteral("unknown");
 }
 
 QStringList RunDirectoryInfo::problems() const {

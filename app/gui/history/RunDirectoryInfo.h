@@ -39,9 +39,9 @@
 
 namespace tbench::gui {
 
-enum class RunStatus { Running, Finished, Stopped, Failed, Unknown };
-/// "running", "finished", "stopped", "failed", "unknown".
-QString toString(RunStatus status);
+/// A run directory's status is a bridge::RunState: Running, Finished, Stopped, Failed or Unknown
+/// (bridge::toString gives its word).
+using bridge::RunState;
 
 /// The engine's status file inside a run directory.
 inline constexpr const char* kRunStatusFileName = "run.json";
@@ -60,7 +60,7 @@ struct RunDirectoryInfo {
   QString dir;          ///< absolute path of the run directory
   QString runId;        ///< the directory's name, e.g. "20250114-093152"
   QString projectName;  ///< project.json's "name"; the parent directory's name when unreadable
-  RunStatus status = RunStatus::Unknown;
+  RunState status = RunState::Unknown;
   QString statusDetail;        ///< the stop or failure line, or why the status is unknown
   QString command;             ///< the first start's command line ("started from the GUI")
   QDateTime startTime;         ///< first log line, else the run id's time, else the oldest file

@@ -219,13 +219,13 @@ void RunHistoryPanel::refresh() {
     const auto old = previous.constFind(dir);
     // A run that looks live is re-read anyway: without a change it turns "unknown" in time.
     if (old != previous.constEnd() && signatures_.value(dir) == signature &&
-        old->status != RunStatus::Running) {
+        old->status != RunState::Running) {
       fresh.push_back(*old);
     } else {
       fresh.push_back(readRunDirectory(dir, now));
     }
     signatures.insert(dir, signature);
-    if (dir == liveRun_) fresh.back().status = RunStatus::Running;
+    if (dir == liveRun_) fresh.back().status = RunState::Running;
   }
   signatures_ = std::move(signatures);
   sortNewestFirst(fresh);
@@ -234,7 +234,7 @@ void RunHistoryPanel::refresh() {
   rebuildTable();
   updateWatchedPaths();
   const bool anyLive = std::any_of(runs_.begin(), runs_.end(), [](const RunDirectoryInfo& r) {
-    return r.status == RunStatus::Running;
+    return r.status == RunState::Running;
   });
   if (anyLive && !liveTimer_->isActive()) liveTimer_->start();
   if (!anyLive) liveTimer_->stop();
@@ -445,7 +445,7 @@ void RunHistoryPanel::updateWatchedPaths() {
     wanted << run.dir;
     // The stop or failure line is appended to log.log without any change to the directory.
     const QString log = QDir(run.dir).filePath(QLatin1String(kLogFileName));
-    if (run.status == RunStatus::Running && QFileInfo::exists(log)) files << log;
+    if (run.status == RunState::Running && QFileInfo::exists(log)) files << log;
   }
   const QStringList watchedDirs = watcher_->directories();
   const QStringList watchedFiles = watcher_->files();
@@ -509,11 +509,11 @@ QMenu* RunHistoryPanel::createContextMenu(int row, QWidget* parent) {
   QAction* resume = menu->addAction(tr("Resume"));
   resume->setObjectName("resumeAction");
   const bool hasCheckpoint = run && !run->checkpoints.latest.file.isEmpty();
-  const bool ended = run && run->status != RunStatus::Running;
-  resume->setEnabled(hasCheckpoint && ended && run->status != RunStatus::Finished);
+  const bool ended = run && run->status != RunState::Running;
+  resume->setEnabled(hasCheckpoint && ended && run->status != RunState::Finished);
   resume->setToolTip(!hasCheckpoint ? tr("The run has no checkpoint to resume from")
                      : !ended       ? tr("The run is still running")
-                     : run->status == RunStatus::Finished
+                     : run->status == RunState::Finished
                          ? tr("The run finished; clone it into a new project to train further")
                          : tr("Continue this run from %1").arg(run->checkpoints.latest.file));
   connect(resume, &QAction::triggered, this, [this, dir] { emit resumeRequested(dir); });

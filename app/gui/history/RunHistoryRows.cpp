@@ -42,17 +42,21 @@ QStringList parameterHeaders(const QStringList& paths) {
 
 namespace {
 
-QColor statusColor(RunStatus status, const QPalette& palette) {
+QColor statusColor(RunState status, const QPalette& palette) {
   switch (status) {
-    case RunStatus::Running:
+    case RunState::Starting:
+    case RunState::Running:
+    case RunState::Paused:
+    case RunState::Stopping:
       return ui::Palette::active();
-    case RunStatus::Failed:
+    case RunState::Failed:
       return ui::Palette::error();
-    case RunStatus::Stopped:
+    case RunState::Stopped:
       return ui::Palette::warning();
-    case RunStatus::Unknown:
+    case RunState::Idle:
+    case RunState::Unknown:
       return palette.color(QPalette::Disabled, QPalette::Text);
-    case RunStatus::Finished:
+    case RunState::Finished:
       break;
   }
   return palette.color(QPalette::Text);

@@ -8,6 +8,12 @@
 
 namespace tbench::gui {
 
+QString RankState::stateText() const {
+  if (state != bridge::RunState::Failed) return bridge::toString(state);
+  return exitStatus >= 0 ? LaunchedRun::tr("failed (status %1)").arg(exitStatus)
+                         : LaunchedRun::tr("failed (ended with launch)");
+}
+
 LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
   graceTimer_.setSingleShot(true);
   graceTimer_.setInterval(kStopGraceMs);
@@ -26,8 +32,8 @@ LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
     // A crash gives the signal's number as the code (Qt on Unix): 128 + it, like a shell.
     exitCode_ = status == QProcess::NormalExit ? code : 128 + (code > 0 ? code : 9);
     for (RankState& r : ranks_) {
-      if (r.state == QLatin1String("starting") || r.state == QLatin1String("running")) {
-        r.state = exitCode_ == 0 ? tr("finished") : tr("ended with launch");
+      if (!bridge::hasEnded(r.state)) {
+        r.state = exitCode_ == 0 ? bridge::RunState::Finished : bridge::RunState::Failed;
       }
     }
     emit ranksChanged();
@@ -100,7 +106,7 @@ void LaunchedRun::stop() {
 
 QString LaunchedRun::rankSummary() const {
   QStringList parts;
-  for (const RankState& r : ranks_) parts << tr("rank %1 %2").arg(r.rank).arg(r.state);
+  for (const RankState& r : ranks_) parts << tr("rank %1 %2").arg(r.rank).arg(r.stateText());
   return parts.join(QStringLiteral(" · "));
 }
 
@@ -131,8 +137,8 @@ void LaunchedRun::handleLine(const QString& line) {
   if (const auto m = rankLine.match(line); m.hasMatch()) {
     RankState& r = rankAt(m.captured(1).toInt());
     r.lastLine = m.captured(2);
-    if (r.state == QLatin1String("starting")) {
-      r.state = tr("running");
+    if (r.state == bridge::RunState::Starting) {
+      r.state = bridge::RunState::Running;
       emit ranksChanged();
     }
     return;
@@ -141,9 +147,10 @@ void LaunchedRun::handleLine(const QString& line) {
     RankState& r = rankAt(m.captured(1).toInt());
     const int status = m.captured(2).toInt();
     // 130: stopped by a signal (the CLI's convention), at a step boundary, its state saved.
-    r.state = status == 0     ? tr("finished")
-              : status == 130 ? tr("stopped")
-                              : tr("failed (status %1)").arg(status);
+    r.exitStatus = status;
+    r.state = status == 0     ? bridge::RunState::Finished
+              : status == 130 ? bridge::RunState::Stopped
+                              : bridge::RunState::Failed;
     emit ranksChanged();
   }
 }

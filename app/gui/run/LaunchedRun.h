@@ -14,12 +14,19 @@
 #include <QTimer>
 #include <QVector>
 
+#include "app/bridge/BridgeTypes.h"
+
 namespace tbench::gui {
 
 struct RankState {
   int rank = 0;
-  QString state = QStringLiteral("starting");  ///< starting, running, finished, failed (status S)
-  QString lastLine;                            ///< its latest output line
+  /// Starting until its first line; Running; then Finished (status 0), Stopped (130, the CLI's
+  /// status for a stop) or Failed (any other status, or the launch ended before it said).
+  bridge::RunState state = bridge::RunState::Starting;
+  int exitStatus = -1;  ///< its exit status as launch reported it; -1 when it did not
+  QString lastLine;     ///< its latest output line
+  /// "running", "failed (status 3)", "failed (ended with launch)", ...
+  QString stateText() const;
 };
 
 class LaunchedRun : public QObject {

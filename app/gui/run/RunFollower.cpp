@@ -128,7 +128,7 @@ void RunFollower::readStatus(bool announce) {
   const bool changed = !(status == status_);
   status_ = status;
   if (changed && announce) emit statusChanged(status_);
-  if (!endedSent_ && status_.state != QLatin1String("running")) {
+  if (!endedSent_ && bridge::hasEnded(status_.state)) {
     endedSent_ = true;
     if (announce) emit ended(status_.state);
   }

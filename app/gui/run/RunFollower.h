@@ -22,10 +22,10 @@ namespace tbench::gui {
 
 /// What run.json says, as far as the window shows it.
 struct FollowedStatus {
-  bool present = false;   ///< run.json was read
-  QString state;          ///< "running", "finished", "stopped", "failed"
-  qint64 epoch = 0;       ///< epochs done
-  qint64 globalStep = 0;  ///< steps done
+  bool present = false;                                ///< run.json was read
+  bridge::RunState state = bridge::RunState::Unknown;  ///< as run.json records it
+  qint64 epoch = 0;                                    ///< epochs done
+  qint64 globalStep = 0;                               ///< steps done
   qint64 maxEpoch = 0;
   qint64 stepsPerEpoch = 0;
   QString error;  ///< a failed run's error
@@ -56,8 +56,8 @@ class RunFollower : public QObject {
  signals:
   void metricsRead(const bridge::MetricSamples& samples);
   void statusChanged(const FollowedStatus& status);
-  /// run.json left "running" (or was not "running" when first read): `state` is its state.
-  void ended(const QString& state);
+  /// run.json left Running (or was not Running when first read): `state` is its state.
+  void ended(bridge::RunState state);
   /// A damaged line or file, said once per file.
   void problem(const QString& message);
 

@@ -210,7 +210,7 @@ class TestRunController : public QObject {
     const qint64 last = log.named("cost").back().step;
     QVERIFY2(last <= atStop + 1,
              qPrintable(QString("stopped at %1, last step %2").arg(atStop).arg(last)));
-    QVERIFY(controller.state() == RunState::Finished);
+    QVERIFY(controller.state() == RunState::Stopped);
     QVERIFY(!controller.isActive());
 
     // A controller runs again after a run ended.
@@ -238,7 +238,7 @@ class TestRunController : public QObject {
     controller.setPaused(true);
     controller.stop();
     QVERIFY(controller.waitForEnd(60000));
-    QVERIFY(controller.state() == RunState::Finished);
+    QVERIFY(controller.state() == RunState::Stopped);
   }
 
   // Issue 26 (point 3): the samples per step the window shows are the engine's, not batch ×

@@ -16,10 +16,10 @@
 #include <QtTest>
 #include <memory>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunStatusBar.h"
-#include "app/bridge/ProjectServices.h"
 #include "app/gui/history/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
@@ -105,7 +105,7 @@ class TestFollowRun : public QObject {
     auto samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
     QCOMPARE(samples.size(), 1);
     QCOMPARE(samples[0].step, qint64{1});
-    QCOMPARE(follower.status().state, QString("running"));
+    QVERIFY(follower.status().state == bridge::RunState::Running);
 
     append(stream, second.mid(10) + "not json\n" + line("cost", 3, 0.25) + "{\"name\": 1}\n");
     follower.poll();
@@ -123,7 +123,7 @@ class TestFollowRun : public QObject {
     follower.poll();
     follower.poll();
     QCOMPARE(ended.count(), 1);
-    QCOMPARE(ended.at(0).at(0).toString(), QString("finished"));
+    QVERIFY(ended.at(0).at(0).value<bridge::RunState>() == bridge::RunState::Finished);
     QCOMPARE(follower.status().globalStep, qint64{20});
 
     // An older run: stats.json only, one point per scalar and epoch; only new entries count.
@@ -205,7 +205,8 @@ class TestFollowRun : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!launched->isActive(), 120000);
     QCOMPARE(launched->exitCode(), 0);
     QCOMPARE(launched->ranks().size(), 2);
-    for (const RankState& r : launched->ranks()) QCOMPARE(r.state, QString("finished"));
+    for (const RankState& r : launched->ranks())
+      QVERIFY2(r.state == bridge::RunState::Finished, qPrintable(r.stateText()));
     const QString runDir = QDir(window.history()->runs().first().dir).absolutePath();
     QCOMPARE(readJson(QDir(runDir).filePath("run.json"))["state"].toString(), QString("finished"));
     QVERIFY(QFile::exists(QDir(runDir).filePath("log-rank1.log")));
@@ -228,7 +229,8 @@ class TestFollowRun : public QObject {
     windowAction(window, "actionStop")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!launched->isActive(), 60000);
     QCOMPARE(launched->exitCode(), 130);  // the CLI's "stopped by a signal"
-    for (const RankState& r : launched->ranks()) QCOMPARE(r.state, QString("stopped"));
+    for (const RankState& r : launched->ranks())
+      QVERIFY2(r.state == bridge::RunState::Stopped, qPrintable(r.stateText()));
     QVERIFY(!window.findChild<QMessageBox*>("messageBox"));  // no "Run Failed"
     const QString longRun = window.history()->runs().first().dir;
     const QJsonObject status = readJson(QDir(longRun).filePath("run.json"));

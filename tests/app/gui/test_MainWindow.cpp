@@ -189,7 +189,7 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 10, 60000);
     QVERIFY(action(window, "actionStop")->isEnabled());
     action(window, "actionStop")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
     QVERIFY(window.logView()->toPlainText().contains("run stopped"));
 
     // A project whose data cannot be read: the run fails, the window says so and stays usable.

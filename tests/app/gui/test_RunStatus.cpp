@@ -83,7 +83,7 @@ class TestRunStatus : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 40, 60000);
     action(window, "actionStop")->trigger();
     QCOMPARE(window.runStatusBar()->stateText(), QStringLiteral("Stopping…"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
 
     const QString state = window.runStatusBar()->stateText();
     const QRegularExpressionMatch match =
@@ -156,7 +156,7 @@ class TestRunStatus : public QObject {
                              30000);
     QVERIFY(window.findChild<QMessageBox*>("messageBox") == nullptr);
     action(window, "actionStop")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
   }
 
   void theLearningRateFieldShowsTheCurrentRunsRate() {
@@ -190,7 +190,7 @@ class TestRunStatus : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         window.logView()->toPlainText().contains("learning rate set from the window"), 30000);
     action(window, "actionStop")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
 
     // A second run, of a project at 0.003: the field shows 0.003, not the first run's 0.02.
     QVERIFY(window.openProject(writeProject(
@@ -204,7 +204,7 @@ class TestRunStatus : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() > 40, 60000);
     QCOMPARE(field->text(), QStringLiteral("0.003"));
     action(window, "actionStop")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
   }
 
   void openingAnotherProjectClearsTheLastRunsView() {
@@ -272,7 +272,7 @@ class TestRunStatus : public QObject {
     const QString eta = window.runStatusBar()->etaText();
     QVERIFY2(eta.startsWith("ETA "), qPrintable(eta));
     action(window, "actionStop")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->state() == bridge::RunState::Stopped, 60000);
   }
 
   void aManualCheckpointOutlivesTheKeepLastRule() {

@@ -134,11 +134,11 @@ class TestRunPreparation : public QObject {
     auto run = prepareRun(requestFor(smallProject(root.path().toStdString())));
     QVERIFY(fs::exists(fs::path(run->runDir) / "project.json"));
     // run.json exists from the start, before any step.
-    QCOMPARE(readRunStatus(run->runDir)->state, std::string("running"));
-    QCOMPARE(trainPreparedRun(*run), RunOutcome::Finished);
+    QCOMPARE(readRunStatus(run->runDir)->state, RunState::Running);
+    QCOMPARE(trainPreparedRun(*run), RunState::Finished);
     const auto status = readRunStatus(run->runDir);
     QVERIFY(status.has_value());
-    QCOMPARE(status->state, std::string("finished"));
+    QCOMPARE(status->state, RunState::Finished);
     QCOMPARE(status->origin, std::string("test_RunPreparation"));
     QCOMPARE(status->project, std::string("tiny"));
     QCOMPARE(status->epoch, int64_t{2});
@@ -158,8 +158,8 @@ class TestRunPreparation : public QObject {
     QTemporaryDir root;
     auto stopped = prepareRun(requestFor(smallProject(root.path().toStdString())));
     stopped->built.trainer->registerCallback(atStep(2, [](TrainerContext& c) { c.requestStop(); }));
-    QCOMPARE(trainPreparedRun(*stopped), RunOutcome::Stopped);
-    QCOMPARE(readRunStatus(stopped->runDir)->state, std::string("stopped"));
+    QCOMPARE(trainPreparedRun(*stopped), RunState::Stopped);
+    QCOMPARE(readRunStatus(stopped->runDir)->state, RunState::Stopped);
     QCOMPARE(readRunStatus(stopped->runDir)->globalStep, int64_t{2});
 
     auto failing = prepareRun(requestFor(smallProject(root.path().toStdString()),
@@ -167,10 +167,10 @@ class TestRunPreparation : public QObject {
     failing->built.trainer->registerCallback(
         atStep(4, [](TrainerContext&) { throw std::runtime_error("the disk caught fire"); }));
     std::string error;
-    QCOMPARE(trainPreparedRun(*failing, &error), RunOutcome::Failed);
+    QCOMPARE(trainPreparedRun(*failing, &error), RunState::Failed);
     QCOMPARE(error, std::string("the disk caught fire"));
     const auto status = readRunStatus(failing->runDir);
-    QCOMPARE(status->state, std::string("failed"));
+    QCOMPARE(status->state, RunState::Failed);
     QCOMPARE(status->error, std::string("the disk caught fire"));
   }
 
@@ -184,7 +184,7 @@ class TestRunPreparation : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, prepareRun(requestFor(project, dir)));
     const auto status = readRunStatus(dir);
     QVERIFY(status.has_value());
-    QCOMPARE(status->state, std::string("failed"));
+    QCOMPARE(status->state, RunState::Failed);
     QVERIFY2(status->error.find("missing-images.gz") != std::string::npos, status->error.c_str());
   }
 
@@ -205,7 +205,7 @@ class TestRunPreparation : public QObject {
     resume.resume = true;
     auto resumed = prepareRun(resume);
     QCOMPARE(resumed->runDir, dir);
-    QCOMPARE(trainPreparedRun(*resumed), RunOutcome::Finished);
+    QCOMPARE(trainPreparedRun(*resumed), RunState::Finished);
     QCOMPARE(readRunStatus(dir)->globalStep, int64_t{9});
     // Nothing to resume in a directory without a checkpoint.
     RunRequest empty = requestFor(project, root.path().toStdString() + "/empty");
@@ -241,6 +241,19 @@ class TestRunPreparation : public QObject {
       QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
     }
     QVERIFY(!readRunStatus(root.path().toStdString() + "/nothing-here").has_value());
+    // A state outside the vocabulary is refused by name, not taken for running.
+    writeFileAtomically(root.path().toStdString() + "/run.json", "{\"state\": \"paused\"}");
+    try {
+      readRunStatus(root.path().toStdString());
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("\"paused\"") != std::string::npos, e.what());
+    }
+    for (RunState s :
+         {RunState::Running, RunState::Finished, RunState::Stopped, RunState::Failed}) {
+      QCOMPARE(runStateFromString(toString(s)), std::optional<RunState>(s));
+    }
   }
 };
 
