@@ -24,6 +24,7 @@
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "widgets/LivePlotWidget.h"
 

@@ -18,6 +18,7 @@
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/Environment.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 
 namespace {

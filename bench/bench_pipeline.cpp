@@ -40,6 +40,7 @@
 #include "engine/data/ProxyDataFlow.h"
 #include "engine/models/SupervisedModel.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TowerTrainer.h"
 

@@ -1,4 +1,4 @@
-# The plugin interface, in-tree and installed (Note [Plugins], engine/project/PluginLoader.h):
+# The plugin interface, in-tree and installed (Note [Plugins], engine/project/registry/PluginLoader.h):
 # Towerbench::plugin (an INTERFACE target: the engine's headers, LibTorch, nlohmann_json,
 # C++17), towerbench_add_plugin() (cmake/TowerbenchPlugin.cmake), and their installation as a
 # CMake package: include/towerbench/engine/**.h and lib/cmake/Towerbench/.

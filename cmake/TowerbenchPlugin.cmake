@@ -1,6 +1,6 @@
 # towerbench_add_plugin(NAME SOURCES...): a Towerbench plugin, a MODULE library that
 # `towerbench-cli --plugin`, the plugin folders and the window load (Note [Plugins],
-# engine/project/PluginLoader.h). It links LibTorch only (through Towerbench::plugin): the
+# engine/project/registry/PluginLoader.h). It links LibTorch only (through Towerbench::plugin): the
 # engine's symbols come from the program that loads it. Installed beside TowerbenchConfig.cmake
 # and used in-tree by examples/plugin.
 function(towerbench_add_plugin name)

@@ -83,7 +83,7 @@ set(TB_ENGINE_LIBRARIES tb_run tb_predict tb_project tb_models tb_strategies tb_
     tb_comm tb_inference tb_input tb_tensorboard tb_monitors tb_callbacks tb_data tb_core)
 
 # tb_plugin_host(TARGET): an executable that loads plugins (Note [Plugins],
-# engine/project/PluginLoader.h). A plugin links LibTorch only and takes the engine's symbols
+# engine/project/registry/PluginLoader.h). A plugin links LibTorch only and takes the engine's symbols
 # from the program that loads it, so the program links every engine library whole (also the
 # objects it does not use itself) and exports its symbols (-rdynamic): one registry, shared
 # RTTI and exceptions.

@@ -99,7 +99,7 @@ struct DeviceEntry {
 using DeviceEntries = QList<DeviceEntry>;
 
 /// One key of a component type or of a fixed object of the project file, as the engine's
-/// component registry describes it (engine/project/ComponentRegistry.h).
+/// component registry describes it (engine/project/registry/ComponentRegistry.h).
 struct KeyView {
   QString name;
   /// "integer", "seed", "number", "boolean", "string", "file", "directory", "choice",

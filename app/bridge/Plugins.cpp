@@ -1,6 +1,6 @@
 #include "app/bridge/Plugins.h"
 
-#include "engine/project/PluginLoader.h"
+#include "engine/project/registry/PluginLoader.h"
 
 namespace tbench::bridge {
 namespace {

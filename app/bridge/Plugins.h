@@ -1,5 +1,5 @@
 #pragma once
-// The engine's plugin loader (engine/project/PluginLoader.h, Note [Plugins]) for the window, in
+// The engine's plugin loader (engine/project/registry/PluginLoader.h, Note [Plugins]) for the window, in
 // Qt types. Qt-only header; implemented with the engine.
 
 #include <QList>

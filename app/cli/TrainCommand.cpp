@@ -16,6 +16,7 @@
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunPreparation.h"
 

@@ -2,7 +2,8 @@
 
 #include <ostream>
 
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentListings.h"
+#include "engine/project/registry/ComponentRegistry.h"
 
 namespace tbench::cli {
 

@@ -10,7 +10,7 @@
 #include "app/cli/TrainCommand.h"
 #include "app/cli/TypesCommand.h"
 #include "engine/core/Environment.h"
-#include "engine/project/PluginLoader.h"
+#include "engine/project/registry/PluginLoader.h"
 
 int main(int argc, char** argv) {
   tbench::prepareProcess(argv);

@@ -30,10 +30,11 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
-#include "app/gui/history/RunCheckpoints.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/learned/TryItDialog.h"
+#include "app/gui/run/RunSession.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -69,12 +70,12 @@ MainWindow::MainWindow(QWidget* parent)
   ask_ = [this](const QString& title, const QString& text, QMessageBox::StandardButtons buttons) {
     return QMessageBox::question(this, title, text, buttons);
   };
+  session_ = new RunSession(this);
   createActions();
   createPanels();
   connect(editor_, &ProjectEditor::analyzed, this, &MainWindow::projectAnalyzed);
   createMenus();
   connectRun();
-  connectFollow();
   readSettings();
   logPlugins();
   onStateChanged(bridge::RunState::Idle);
@@ -177,7 +178,7 @@ void MainWindow::createPanels() {
           });
 
   controls_ = new RunControls(startAction_, stopAction_, pauseAction_, saveNowAction_, this);
-  connect(controls_, &RunControls::learningRateRequested, &runs_,
+  connect(controls_, &RunControls::learningRateRequested, runs(),
           &bridge::RunController::setLearningRate);
   auto* bar = new QToolBar(tr("Run Controls"), this);
   bar->setObjectName("runToolBar");
@@ -219,9 +220,9 @@ void MainWindow::createActions() {
   pauseAction_->setCheckable(true);
   pauseAction_->setShortcut(QKeySequence(Qt::Key_F6));
   pauseAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
-  connect(pauseAction_, &QAction::triggered, &runs_, &bridge::RunController::setPaused);
+  connect(pauseAction_, &QAction::triggered, runs(), &bridge::RunController::setPaused);
   saveNowAction_ = make(tr("Save &Checkpoint Now"), "actionSaveCheckpointNow",
-                        QKeySequence(Qt::Key_F7), [this] { runs_.saveCheckpointNow(); });
+                        QKeySequence(Qt::Key_F7), [this] { runs()->saveCheckpointNow(); });
   saveNowAction_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
   learningRateAction_ = make(tr("Set &Learning Rate…"), "actionSetLearningRate",
                              QKeySequence(Qt::Key_F8), [this] { askLearningRate(); });
@@ -320,7 +321,7 @@ void MainWindow::loadDocument(const QString& text, const QString& path, const QS
                                            : QFileInfo(path).absolutePath());
   // Another project: nothing of the last one's run stays on the plots, images or status bar
   // (a run still going keeps its own until it ends).
-  if (!runs_.isActive()) clearRunView();
+  if (!anyRunActive()) clearRunView();
   QString problems;
   if (!editor_->setDocument(text, &problems)) {
     log_->appendNote(tr("%1 has problems (shown in the editor):\n%2")
@@ -466,7 +467,7 @@ void MainWindow::exportCheckpoint(const QString& preselectedRun) {
   QStringList runs;
   for (const auto& info : history_->runs()) runs << info.dir;
   QString selected = preselectedRun;
-  if (selected.isEmpty()) selected = liveRunDir_;
+  if (selected.isEmpty()) selected = session_->runDir();
   auto* dialog = new ExportCheckpointDialog(bridge::makeCheckpointExporter(), this);
   dialog->setObjectName("exportCheckpointDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -479,7 +480,7 @@ void MainWindow::exportCheckpoint(const QString& preselectedRun) {
 }
 
 QDialog* MainWindow::tryIt(const QString& runDir) {
-  QString dir = runDir.isEmpty() ? liveRunDir_ : runDir;
+  QString dir = runDir.isEmpty() ? session_->runDir() : runDir;
   if (dir.isEmpty() && !history_->runs().isEmpty()) dir = history_->runs().first().dir;
   const QString checkpoint = dir.isEmpty() ? QString() : readRunCheckpoints(dir).latest.path;
   auto* dialog = new TryItDialog(bridge::tryIt, checkpoint, this);

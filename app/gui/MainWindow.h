@@ -9,15 +9,16 @@
 // Help (About). Plugins load before the window is built (main.cpp); the log lists what they
 // registered and which failed to load.
 //
-// A distributed project (strategy "distributed") is launched as local_processes child
-// processes (towerbench-cli launch, MainWindowFollow.cpp) and followed through rank 0's run
-// directory, like a run started elsewhere (Follow Run Directory…).
+// The live run is a RunSession (app/gui/run/RunSession.h, a model without widgets): in this
+// process through bridge::RunController on the engine thread, or a project of a many-process
+// strategy launched as local_processes child processes (towerbench-cli launch,
+// MainWindowFollow.cpp) and followed through rank 0's run directory, like a run started
+// elsewhere (Follow Run Directory…). The window only puts the session's signals on its panels.
 //
 // A run starts from the document as edited (saved or not); its project.json in the run
-// directory keeps exactly what ran. The run goes through bridge::RunController on the engine
-// thread; nothing here blocks on the engine. Window layout, recent projects and the export
-// folder persist with QSettings. Closing during a run asks, then stops the run cleanly and
-// closes when it has ended.
+// directory keeps exactly what ran. Nothing here blocks on the engine. Window layout, recent
+// projects and the export folder persist with QSettings. Closing during a run asks, then stops the
+// run cleanly and closes when it has ended.
 //
 // Actions are named "action" + their name ("actionStart", "actionExportCheckpoint", ...) so
 // that tests drive the window through them. GUI thread only.
@@ -52,6 +53,7 @@ class RunStatusBar;
 class ConfusionPanel;
 class LaunchedRun;
 class RunFollower;
+class RunSession;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -88,7 +90,9 @@ class MainWindow : public QMainWindow {
   /// Opens Run ▸ Try It… with the latest checkpoint of `runDir` (empty: the live run, else the
   /// newest run in Run History); returns the (non-modal) dialog.
   QDialog* tryIt(const QString& runDir = QString());
-  bridge::RunController* runs() { return &runs_; }
+  /// The live run, however it runs (in this process, launched ranks, a followed directory).
+  RunSession* session() const { return session_; }
+  bridge::RunController* runs() const;
   /// Continues the run in `runDir` from its latest checkpoint, with the project it ran with
   /// (its project.json); its curves so far come back on the plots. Refused during a run.
   void resumeRun(const QString& runDir);
@@ -99,12 +103,12 @@ class MainWindow : public QMainWindow {
   /// (or stats.json) and the status bar follows its run.json (File ▸ Follow Run Directory…).
   void followRunDirectory(const QString& runDir = QString());
   /// The distributed run the window launched (towerbench-cli launch), if any.
-  LaunchedRun* launchedRun() const { return launched_; }
-  RunFollower* follower() const { return follower_; }
+  LaunchedRun* launchedRun() const;
+  RunFollower* follower() const;
   /// An in-window run or a launched distributed run is going.
   bool anyRunActive() const;
   /// The run id (run directory name) of the current or last live run.
-  QString liveRunId() const { return liveRunId_; }
+  QString liveRunId() const;
 
   /// Resources of the embedded project templates.
   static QStringList templates();
@@ -141,20 +145,17 @@ class MainWindow : public QMainWindow {
   QString runRootPath() const;
   QString projectName() const;
 
-  // MainWindowRun.cpp: the run.
+  // MainWindowRun.cpp: the run (RunSession) on the panels.
   void connectRun();
   /// Empties the plots, images, status bar and learning-rate field of the last run.
   void clearRunView();
-  /// The live run's learning rate as the engine last reported it (NaN before).
-  double runLearningRate_ = std::numeric_limits<double>::quiet_NaN();
   void startRun();
   void stopRun();
   void askLearningRate();
   void onStateChanged(bridge::RunState state);
-  void onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64 maxEpoch,
-                    qint64 samplesPerStep);
+  void onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64 samplesPerStep);
   void onMetrics(const bridge::MetricSamples& samples);
-  void onRunFailed(const QString& message);
+  void onRunEnded(bridge::RunState state, const QString& detail);
   void onOverlayChanged(const QStringList& runDirs);
   /// Puts the curves `runDir` wrote so far (its stats.json) on the plots, under its id.
   void plotRunSoFar(const QString& runDir);
@@ -163,19 +164,15 @@ class MainWindow : public QMainWindow {
   void onImagesRequested(const QString& runDir);
 
   // MainWindowFollow.cpp: runs followed through their run directory.
-  void connectFollow();
   void startLaunchedRun();
   /// Launches `processes` ranks of `projectFile` into `runDir` (`resume`: from its checkpoint).
   void launchRun(const QString& projectFile, const QString& runDir, int processes, bool resume);
-  void setLaunchedUi(bool active);
-  void onLaunchFinished(int exitCode);
-  void updateFollowedProgress();
   /// A new <run_root>/<name>/<time> that does not exist yet.
   QString newRunDirectory() const;
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
 
   bridge::ProjectServices services_;
-  bridge::RunController runs_;
+  RunSession* session_ = nullptr;
   Asker ask_;
 
   ProjectEditor* editor_ = nullptr;
@@ -209,13 +206,7 @@ class MainWindow : public QMainWindow {
 
   QString projectPath_;
   QStringList recent_;
-  QString liveRunId_;
-  QString liveRunDir_;
   QSet<QString> overlaid_;  // run ids whose stats.json is on the plots
-  LaunchedRun* launched_ = nullptr;
-  RunFollower* follower_ = nullptr;
-  qint64 followedStep_ = 0;      // the newest step read from a followed run
-  bool launchedFollow_ = false;  // the followed run is the one launched_ runs
   bool closeAfterRun_ = false;
 };
 

@@ -17,10 +17,11 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunStats.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
+#include "app/gui/run/RunSession.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -29,28 +30,27 @@ namespace tbench::gui {
 using bridge::RunController;
 using bridge::RunState;
 
+bridge::RunController* MainWindow::runs() const { return session_->controller(); }
+LaunchedRun* MainWindow::launchedRun() const { return session_->launched(); }
+RunFollower* MainWindow::follower() const { return session_->follower(); }
+QString MainWindow::liveRunId() const { return session_->runId(); }
+bool MainWindow::anyRunActive() const { return session_->isActive(); }
+
 void MainWindow::connectRun() {
-  connect(&runs_, &RunController::stateChanged, this, &MainWindow::onStateChanged);
-  connect(&runs_, &RunController::runStarted, this, &MainWindow::onRunStarted);
-  connect(&runs_, &RunController::metrics, this, &MainWindow::onMetrics);
-  connect(&runs_, &RunController::progress, status_, &RunStatusBar::setProgress);
-  connect(&runs_, &RunController::progress, this,
-          [this](const bridge::RunProgress& p) { runLearningRate_ = p.learningRate; });
-  connect(&runs_, &RunController::logLines, log_, &LogView::appendLines);
-  connect(&runs_, &RunController::checkpointSaved, this, [this](const QString& path) {
+  // The session says what the run does, whichever way it runs; the panels show it.
+  connect(session_, &RunSession::stateChanged, this, &MainWindow::onStateChanged);
+  connect(session_, &RunSession::started, this, &MainWindow::onRunStarted);
+  connect(session_, &RunSession::metrics, this, &MainWindow::onMetrics);
+  connect(session_, &RunSession::progress, status_, &RunStatusBar::setProgress);
+  connect(session_, &RunSession::ended, this, &MainWindow::onRunEnded);
+  connect(session_, &RunSession::logLines, log_, &LogView::appendLines);
+  connect(session_, &RunSession::note, log_, &LogView::appendNote);
+  connect(session_, &RunSession::message, status_, &RunStatusBar::showMessage);
+  connect(session_, &RunSession::checkpointSaved, this, [this](const QString& path) {
     status_->showMessage(tr("Saved checkpoint %1").arg(path), 5000);
     history_->refresh();
   });
-  connect(&runs_, &RunController::runFinished, this, [this](bool stoppedEarly) {
-    const qint64 step = runs_.globalStep();
-    log_->appendNote(stoppedEarly ? tr("run stopped at step %1: %2").arg(step).arg(liveRunDir_)
-                                  : tr("run finished at step %1: %2").arg(step).arg(liveRunDir_));
-    history_->setLiveRun(QString());
-    history_->refresh();
-    plots_->setLiveRun(QString());
-  });
-  connect(&runs_, &RunController::runFailed, this, &MainWindow::onRunFailed);
-  connect(&runs_, &RunController::imageReceived, this, [this](const bridge::ImageSample& s) {
+  connect(session_, &RunSession::imageReceived, this, [this](const bridge::ImageSample& s) {
     images_->addImage(s.name, s.epoch, s.step,
                       ui::imageFromPixels(s.pixels, s.width, s.height, s.channels));
   });
@@ -68,12 +68,10 @@ void MainWindow::connectRun() {
 }
 
 void MainWindow::clearRunView() {
-  if (follower_) follower_->stop();
+  session_->clear();
   plots_->clear();
   images_->clear();
   overlaid_.clear();
-  liveRunId_.clear();
-  liveRunDir_.clear();
   status_->reset();
   controls_->clearLearningRate();
 }
@@ -103,7 +101,7 @@ void MainWindow::startRun() {
   options.projectText = editor_->document();
   options.projectPath = projectPath_.isEmpty() ? projectName() + " (unsaved)" : projectPath_;
   QString error;
-  if (!runs_.start(options, &error)) {
+  if (!session_->start(options, &error)) {
     showMessage(QMessageBox::Warning, tr("Cannot Start"), error);
     return;
   }
@@ -111,20 +109,12 @@ void MainWindow::startRun() {
   onOverlayChanged(history_->selectedRuns());
 }
 
-void MainWindow::stopRun() {
-  if (launched_->isActive()) {
-    launched_->stop();
-    stopAction_->setEnabled(false);
-    status_->setState(RunState::Stopping);
-    return;
-  }
-  runs_.stop(controls_->saveFinalCheckpoint());
-}
+void MainWindow::stopRun() { session_->stop(controls_->saveFinalCheckpoint()); }
 
 void MainWindow::askLearningRate() {
   bool ok = false;
   // What is typed, else the rate the engine runs at now, else the project's starting rate.
-  double current = controls_->typedLearningRate().value_or(runLearningRate_);
+  double current = controls_->typedLearningRate().value_or(session_->learningRate());
   if (!std::isfinite(current)) current = editor_->summary().startingLearningRate;
   if (!std::isfinite(current)) current = 0;
   const QString text = QInputDialog::getText(
@@ -139,12 +129,15 @@ void MainWindow::askLearningRate() {
     showMessage(QMessageBox::Warning, tr("Set Learning Rate"), problem);
     return;
   }
-  runs_.setLearningRate(value);
+  runs()->setLearningRate(value);
 }
 
 void MainWindow::onStateChanged(RunState state) {
-  const bool active = runs_.isActive();
-  const bool live = state == RunState::Running || state == RunState::Paused;
+  const bool active = session_->isActive();
+  // Pausing, saving now and the live rate belong to a run in this process; launched ranks are
+  // only stopped, a followed run is not the window's.
+  const bool live = session_->kind() == RunSession::Kind::InProcess &&
+                    (state == RunState::Running || state == RunState::Paused);
   startAction_->setEnabled(!active);
   stopAction_->setEnabled(active && state != RunState::Stopping);
   pauseAction_->setEnabled(live);
@@ -159,36 +152,50 @@ void MainWindow::onStateChanged(RunState state) {
   }
 }
 
-void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64,
-                              qint64 samplesPerStep) {
-  liveRunDir_ = runDir;
-  liveRunId_ = QFileInfo(runDir).fileName();
-  runLearningRate_ = std::numeric_limits<double>::quiet_NaN();
-  plots_->setLiveRun(liveRunId_);
-  plots_->setStepsPerEpoch(liveRunId_, stepsPerEpoch);
+void MainWindow::onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64 samplesPerStep) {
+  const QString id = session_->runId();
+  plots_->setLiveRun(id);
+  if (stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, stepsPerEpoch);
   status_->setSamplesPerStep(samplesPerStep);
-  history_->setRunRoot(QFileInfo(runDir).absolutePath().section('/', 0, -2), projectName());
-  history_->setLiveRun(QFileInfo(runDir).absoluteFilePath());
-  confusion_->setRunDirectory(runDir);
-  log_->appendNote(tr("run directory %1").arg(runDir));
+  // Runs go to <run_root>/<project name>/<run id>: Run History lists the run's siblings.
+  const QFileInfo dir(runDir);
+  switch (session_->kind()) {
+    case RunSession::Kind::InProcess:
+      history_->setRunRoot(dir.absolutePath().section('/', 0, -2), projectName());
+      history_->setLiveRun(dir.absoluteFilePath());
+      confusion_->setRunDirectory(runDir);
+      break;
+    case RunSession::Kind::Launched:
+      history_->setRunRoot(dir.absolutePath().section('/', 0, -2),
+                           QFileInfo(dir.absolutePath()).fileName());
+      history_->setLiveRun(runDir);
+      break;
+    case RunSession::Kind::Followed:
+    case RunSession::Kind::None:
+      break;
+  }
 }
 
 void MainWindow::onMetrics(const bridge::MetricSamples& samples) {
   ui::MetricPoints points;
   points.reserve(samples.size());
+  const QString id = session_->runId();
   for (const auto& s : samples) {
-    points.append(ui::MetricPoint{liveRunId_, s.name, s.step, s.epoch, s.wallTime, s.value});
+    points.append(ui::MetricPoint{id, s.name, s.step, s.epoch, s.wallTime, s.value});
     if (s.name == QLatin1String("learning_rate")) controls_->showLearningRate(s.value);
   }
   plots_->appendPoints(points);
 }
 
-void MainWindow::onRunFailed(const QString& message) {
-  log_->appendNote(tr("run failed: %1").arg(message));
+void MainWindow::onRunEnded(RunState state, const QString& detail) {
   plots_->setLiveRun(QString());
   history_->setLiveRun(QString());
   history_->refresh();
-  showMessage(QMessageBox::Critical, tr("Run Failed"), message);
+  // A followed run's end is in the log and the status bar; a run of this window's that failed
+  // also says so in a message.
+  if (state == RunState::Failed && session_->kind() != RunSession::Kind::Followed) {
+    showMessage(QMessageBox::Critical, tr("Run Failed"), detail);
+  }
 }
 
 void MainWindow::resumeRun(const QString& runDir) {
@@ -221,7 +228,7 @@ void MainWindow::resumeRun(const QString& runDir) {
   options.projectPath = projectFile;
   options.runDir = runDir;
   options.resume = true;
-  if (!runs_.start(options, &error)) {
+  if (!session_->start(options, &error)) {
     showMessage(QMessageBox::Warning, tr("Cannot Resume"), error);
     return;
   }
@@ -277,7 +284,7 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
   QSet<QString> wanted;
   for (const QString& dir : runDirs) {
     const QString id = QFileInfo(dir).fileName();
-    if (id == liveRunId_) continue;  // already live on the plots
+    if (id == session_->runId()) continue;  // already live on the plots
     wanted.insert(id);
     if (overlaid_.contains(id)) continue;
     plotRunSoFar(dir);
@@ -287,7 +294,7 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
 }
 
 void MainWindow::onImagesRequested(const QString& runDir) {
-  if (runs_.isActive()) {
+  if (session_->isActive()) {
     status_->showMessage(tr("The Images panel shows the active run; stop it to look at another."),
                          6000);
     return;

@@ -2,7 +2,7 @@
 // PluginsDialog (Tools ▸ Plugins…): the plugins loaded into the window with the types each
 // registered, the plugins that failed to load and why, the folders searched, and the plugin
 // files the window loads at start (kept with QSettings under "plugins"; Note [Plugins],
-// engine/project/PluginLoader.h).
+// engine/project/registry/PluginLoader.h).
 //
 // Adding a file loads it at once (its failure, if any, is shown and the file is not kept); the
 // project form offers its types after a restart, since the form reads the registry when the

@@ -2,7 +2,7 @@
 // Note [Non-finite scalars]: JSON has no NaN or infinity. The run directory's files
 // (stats.json, scalars.jsonl) write such a scalar as the string "nan", "inf" or "-inf" rather
 // than dropping it (a diverged cost must stay visible); the window decodes them in one place
-// (app/gui/history/RunStats.h, scalarValue).
+// (app/gui/rundir/RunStats.h, scalarValue).
 
 #include <cmath>
 

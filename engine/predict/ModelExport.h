@@ -16,7 +16,7 @@
 #include <string>
 
 #include "engine/checkpoint/Checkpoint.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/Project.h"
 
 namespace torch::jit {

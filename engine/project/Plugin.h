@@ -5,7 +5,7 @@
 // A plugin is a shared library (a CMake MODULE made by towerbench_add_plugin) that registers
 // component types through ComponentFactories.h, exactly as the built-in types do:
 //
-//   #include "engine/project/ComponentFactories.h"
+//   #include "engine/project/registry/ComponentFactories.h"
 //   #include "engine/project/Plugin.h"
 //
 //   TOWERBENCH_PLUGIN(context) {
@@ -22,7 +22,7 @@
 
 #include <torch/version.h>
 
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentRegistry.h"
 
 /// The plugin ABI: bumped whenever a Towerbench release changes what a plugin compiled against
 /// its headers relies on (engine classes, the factories' signatures, PluginContext). A plugin

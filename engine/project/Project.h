@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentRegistry.h"
 
 namespace tbench {
 

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/callbacks/HyperParamSetter.h"
-#include "engine/project/ComponentFactories.h"
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentFactories.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/train/GanModelDesc.h"
 
 namespace tbench {

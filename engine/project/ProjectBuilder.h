@@ -8,8 +8,8 @@
 
 #include "engine/inference/InferenceRunner.h"
 #include "engine/models/SupervisedModel.h"
-#include "engine/project/ComponentFactories.h"
 #include "engine/project/Project.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/savers/ModelSaver.h"
 #include "engine/train/TrainConfig.h"
 

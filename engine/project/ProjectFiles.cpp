@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/project/JsonReader.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 
 namespace tbench {

@@ -15,6 +15,7 @@
 #include "engine/core/Device.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/project/JsonReader.h"
+#include "engine/project/ProjectStructure.h"
 
 namespace tbench {
 
@@ -512,26 +513,6 @@ json projectToJson(const Project& p) {
   doc["precision"] = p.precision;
   doc["run_root"] = p.runRoot;
   return doc;
-}
-
-// ---- Project
-
-bool Project::monitorOn(const std::string& type) const {
-  if (const auto it = monitors.find(type); it != monitors.end()) return it->second;
-  const ComponentType* monitor = ComponentRegistry::global().find("monitor", type);
-  return monitor != nullptr && monitor->onByDefault;
-}
-
-std::vector<ComponentSpec> defaultCallbackSpecs() {
-  std::vector<ComponentSpec> callbacks;
-  for (const json& entry : defaultCallbacksJson()) {
-    ComponentSpec spec = ComponentSpec::of("callback", entry.at("type").get<std::string>());
-    for (const auto& item : entry.items()) {
-      if (item.key() != "type") spec.set(item.key(), item.value());
-    }
-    callbacks.push_back(spec);
-  }
-  return callbacks;
 }
 
 }  // namespace tbench

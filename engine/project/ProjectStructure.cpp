@@ -1,8 +1,10 @@
 // The structure of the project file around its components: where components sit (slots), the
 // fixed objects and their keys (defaults from Project{}), the default callbacks.
 
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/ProjectStructure.h"
+
 #include "engine/project/Project.h"
+#include "engine/project/registry/ComponentRegistry.h"
 
 namespace tbench {
 

@@ -11,7 +11,7 @@
 
 #include "engine/callbacks/Callback.h"
 #include "engine/models/ClassifierNet.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/Plugin.h"
 
 namespace example {

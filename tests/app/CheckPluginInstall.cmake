@@ -12,7 +12,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
 foreach(f include/towerbench/engine/project/Plugin.h
-          include/towerbench/engine/project/ComponentFactories.h
+          include/towerbench/engine/project/registry/ComponentFactories.h
           lib/cmake/Towerbench/TowerbenchConfig.cmake
           lib/cmake/Towerbench/TowerbenchConfigVersion.cmake
           lib/cmake/Towerbench/TowerbenchTargets.cmake

@@ -11,7 +11,7 @@
 #include "app/bridge/ProjectServices.h"
 #include "app/cli/TypesCommand.h"
 #include "app/gui/editor/ProjectEditor.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"

@@ -1,4 +1,4 @@
-// Plugins (Note [Plugins], engine/project/PluginLoader.h): the example plugin loaded into this
+// Plugins (Note [Plugins], engine/project/registry/PluginLoader.h): the example plugin loaded into this
 // process (a plugin host like the programs) and through the real towerbench-cli; broken plugins
 // refused with their path, leaving the registry as it was; the plugin folders.
 
@@ -15,9 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/Check.h"
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentListings.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/project/Plugin.h"
-#include "engine/project/PluginLoader.h"
+#include "engine/project/registry/PluginLoader.h"
 #include "tests/support/ExpectError.h"
 
 using namespace tbench;

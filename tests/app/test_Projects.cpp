@@ -7,6 +7,7 @@
 
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 
 using namespace tbench;

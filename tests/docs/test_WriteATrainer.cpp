@@ -4,8 +4,8 @@
 
 #include <torch/torch.h>
 
-#include "engine/project/ComponentFactories.h"
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentFactories.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/project/Plugin.h"
 #include "engine/train/ModelDesc.h"
 

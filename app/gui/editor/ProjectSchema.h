@@ -1,7 +1,7 @@
 #pragma once
 // ProjectSchema: what the editor knows of the project format, read from the engine's component
 // registry through the bridge (bridge::ComponentCatalog; Note [One description per component]
-// in engine/project/ComponentRegistry.h): which keys belong to which type of a variant object,
+// in engine/project/registry/ComponentRegistry.h): which keys belong to which type of a variant object,
 // the order keys are written in, the defaults the form shows for absent keys, one line of help
 // per key. Nothing here lists a type or a key: a type registered in the engine (by a test or a
 // plugin) appears in the form like a built-in one.

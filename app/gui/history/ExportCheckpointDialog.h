@@ -26,8 +26,8 @@
 
 #include "app/bridge/BridgeTypes.h"
 #include "app/bridge/RunDirectoryViews.h"
-#include "app/gui/history/CheckpointChoices.h"
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/CheckpointChoices.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 class QCloseEvent;
 class QComboBox;

@@ -25,11 +25,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "app/gui/history/RunAnnotations.h"
-#include "app/gui/history/RunComparison.h"
+#include "app/gui/rundir/RunAnnotations.h"
+#include "app/gui/rundir/RunComparison.h"
 #include "app/gui/history/RunHistoryRows.h"
-#include "app/gui/history/RunLog.h"
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunLog.h"
+#include "app/gui/rundir/RunStats.h"
 #include "widgets/Palette.h"
 
 namespace tbench::gui {

@@ -38,7 +38,7 @@
 #include <QVector>
 #include <QWidget>
 
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 class QComboBox;
 class QFileSystemWatcher;

@@ -5,7 +5,7 @@
 #include <QTableWidget>
 #include <algorithm>
 
-#include "app/gui/history/RunComparison.h"
+#include "app/gui/rundir/RunComparison.h"
 #include "widgets/Palette.h"
 
 namespace tbench::gui {

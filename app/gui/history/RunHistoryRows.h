@@ -9,7 +9,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 class QTableWidget;
 

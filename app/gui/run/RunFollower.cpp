@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <limits>
 
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunStats.h"
 
 namespace tbench::gui {
 

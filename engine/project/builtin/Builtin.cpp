@@ -2,7 +2,7 @@
 
 #include "engine/project/builtin/Builtin.h"
 
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 namespace tbench {
 

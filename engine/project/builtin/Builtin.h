@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/core/Check.h"
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/project/Project.h"
 
 namespace tbench {

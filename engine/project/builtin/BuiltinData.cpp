@@ -7,7 +7,7 @@
 #include "engine/data/NpyFile.h"
 #include "engine/data/NumpyData.h"
 #include "engine/data/SyntheticData.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

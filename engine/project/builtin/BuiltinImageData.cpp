@@ -4,7 +4,7 @@
 
 #include "engine/data/HoldOut.h"
 #include "engine/data/ImageFolderData.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

@@ -4,7 +4,7 @@
 #include "engine/models/Dcgan.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/ScriptModel.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

@@ -6,7 +6,7 @@
 #include "engine/monitors/ScalarPrinter.h"
 #include "engine/monitors/ScalarStream.h"
 #include "engine/monitors/TensorBoardWriter.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

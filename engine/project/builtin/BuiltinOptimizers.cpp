@@ -1,7 +1,7 @@
 // The built-in optimizers: description and factory of each. The learning rate, weight decay
 // and gradient processing are keys every optimizer has (Builtin.cpp).
 
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

@@ -8,7 +8,7 @@
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
 #include "engine/input/StagingInput.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 #include "engine/strategies/AsyncTrainer.h"
 #include "engine/strategies/DistributedTrainer.h"

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "engine/data/CsvData.h"
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
 
 namespace tbench {

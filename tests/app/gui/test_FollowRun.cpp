@@ -20,7 +20,7 @@
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunStatusBar.h"
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"

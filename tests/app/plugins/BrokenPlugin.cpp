@@ -8,7 +8,7 @@
 // registry that builds anything, so their factories are placeholders.
 
 #include "engine/core/Check.h"
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/project/Plugin.h"
 
 namespace {

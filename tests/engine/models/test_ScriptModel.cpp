@@ -12,6 +12,7 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/builtin/Builtin.h"
 

@@ -3,6 +3,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 
 using nlohmann::json;

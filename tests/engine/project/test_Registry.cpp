@@ -6,7 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/ProjectStructure.h"
+#include "engine/project/registry/ComponentListings.h"
+#include "engine/project/registry/ComponentRegistry.h"
 #include "engine/project/JsonReader.h"
 #include "engine/project/ProjectJson.h"
 

@@ -12,7 +12,7 @@
 
 #include <stdexcept>
 #include "app/bridge/ProjectServices.h"
-#include "app/gui/history/RunCheckpoints.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "tests/app/gui/history/RunDirFixture.h"

@@ -13,7 +13,7 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
-#include "app/gui/history/RunCheckpoints.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 
 #include <QSysInfo>
 
@@ -22,12 +22,12 @@
 #include <cmath>
 #include <memory>
 
-#include "app/gui/history/RunAnnotations.h"
-#include "app/gui/history/RunComparison.h"
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunAnnotations.h"
+#include "app/gui/rundir/RunComparison.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/history/RunHistoryRows.h"
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunStats.h"
 #include "tests/app/gui/history/RunDirFixture.h"
 
 using namespace tbench::gui;

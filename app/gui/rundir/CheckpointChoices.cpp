@@ -1,4 +1,4 @@
-#include "app/gui/history/CheckpointChoices.h"
+#include "app/gui/rundir/CheckpointChoices.h"
 
 #include <QFileInfo>
 #include <QStringList>

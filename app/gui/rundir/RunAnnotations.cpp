@@ -1,4 +1,4 @@
-#include "app/gui/history/RunAnnotations.h"
+#include "app/gui/rundir/RunAnnotations.h"
 
 #include <QDir>
 #include <QFile>

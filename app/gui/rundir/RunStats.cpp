@@ -1,4 +1,4 @@
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunStats.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "engine/project/KeyDescription.h"
+#include "engine/project/registry/KeyDescription.h"
 
 #include <algorithm>
 #include <cmath>

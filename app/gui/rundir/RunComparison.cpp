@@ -1,4 +1,4 @@
-#include "app/gui/history/RunComparison.h"
+#include "app/gui/rundir/RunComparison.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-#include "engine/project/ComponentFactories.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 #include <torch/torch.h>
 

@@ -1,7 +1,7 @@
 // Note [Plugins] (PluginLoader.h): dlopen, the ABI check, registration into a staging registry
 // and the all-or-nothing move into the global one.
 
-#include "engine/project/PluginLoader.h"
+#include "engine/project/registry/PluginLoader.h"
 
 #include <dlfcn.h>
 

@@ -32,7 +32,7 @@
 #include <QStringList>
 #include <QVector>
 
-#include "app/gui/history/RunCheckpoints.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 
 #include "app/bridge/BridgeTypes.h"
 #include "app/bridge/RunDirectoryViews.h"

@@ -18,7 +18,8 @@
 //     reference of docs/PROJECT-FORMAT.md (test_Registry fails when the page is out of date).
 // Keys every type of a kind has ("limit" of a data source, "learning_rate" of an optimizer) are
 // the kind's leading or trailing keys. The fixed parts of the file ("data.batch_size",
-// "max_epoch") are described the same way (projectObjects()), with their defaults taken from
+// "max_epoch") are described the same way (projectObjects(), engine/project/ProjectStructure.h),
+// with their defaults taken from
 // Project{} so that each default is written once, in Project.h.
 
 #include <any>
@@ -34,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/project/KeyDescription.h"
+#include "engine/project/registry/KeyDescription.h"
 
 namespace tbench {
 
@@ -117,21 +118,6 @@ struct ComponentKind {
   std::vector<KeyDescription> trailingKeys;
 };
 
-/// A place in the file that holds a component: "model", "data.train", "callbacks[]".
-struct ComponentSlot {
-  std::string path;  ///< without "$"; "[]" marks the elements of a list
-  std::string kind;
-  /// Defaults that differ here ("split" of a validation source is "test").
-  nlohmann::json defaultOverrides = nlohmann::json::object();
-};
-
-/// A fixed object of the file ("" for the top level, "data", "init", ...) and its own keys.
-struct ObjectDescription {
-  std::string path;
-  std::string title;
-  std::vector<KeyDescription> keys;
-};
-
 class ComponentRegistry {
  public:
   /// The registry every reader uses, with the built-in types registered on first use.
@@ -178,27 +164,6 @@ class ComponentRegistry {
   std::deque<ComponentKind> kinds_;  // stable addresses: kind() returns references
   std::deque<ComponentType> types_;  // stable addresses
 };
-
-/// Where components sit in the file, in document order.
-const std::vector<ComponentSlot>& componentSlots();
-/// The slot of `path` ("data.validation", "callbacks[2]"), or nullptr.
-const ComponentSlot* slotAt(const std::string& path);
-/// The fixed objects of the file with their keys ("", "data", "schedule.learning_rate",
-/// "monitors", "init"); defaults come from Project{}; the keys of "monitors" are the monitors
-/// registered now.
-std::vector<ObjectDescription> projectObjects();
-/// The fixed object at `path` ("data", "$.init"), or nullopt.
-std::optional<ObjectDescription> objectAt(const std::string& path);
-/// The callbacks of a project without a "callbacks" key, as JSON.
-nlohmann::json defaultCallbacksJson();
-/// Scalars the engine puts, offered where a key names one.
-std::vector<std::string> knownScalars();
-
-/// The key reference: every kind, type and key, as the Markdown of docs/PROJECT-FORMAT.md
-/// between its "generated" markers.
-std::string keyReferenceMarkdown();
-/// The listing of `towerbench-cli types [KIND]`: every type with its keys, defaults and help.
-std::string typeListingText(const std::string& kind = "");
 
 /// Registers the built-in kinds and types (builtin/*.cpp). Called once by global().
 void registerBuiltinComponents(ComponentRegistry& registry);

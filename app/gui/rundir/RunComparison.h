@@ -11,7 +11,7 @@
 #include <QVector>
 #include <optional>
 
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 namespace tbench::gui {
 

@@ -1,4 +1,4 @@
-#include "engine/project/ComponentRegistry.h"
+#include "engine/project/registry/ComponentRegistry.h"
 
 #include <filesystem>
 

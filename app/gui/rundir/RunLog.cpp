@@ -1,4 +1,4 @@
-#include "app/gui/history/RunLog.h"
+#include "app/gui/rundir/RunLog.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "app/gui/history/RunCheckpoints.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 
 #include <QDir>
 #include <QFileInfo>

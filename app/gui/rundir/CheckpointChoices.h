@@ -5,7 +5,7 @@
 #include <QString>
 #include <QVector>
 
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 namespace tbench::gui {
 

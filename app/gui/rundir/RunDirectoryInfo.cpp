@@ -1,4 +1,4 @@
-#include "app/gui/history/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/gui/history/RunAnnotations.h"
-#include "app/gui/history/RunLog.h"
-#include "app/gui/history/RunStats.h"
+#include "app/gui/rundir/RunAnnotations.h"
+#include "app/gui/rundir/RunLog.h"
+#include "app/gui/rundir/RunStats.h"
 
 namespace tbench::gui {
 namespace {

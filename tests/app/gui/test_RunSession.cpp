@@ -1,0 +1,150 @@
+// RunSession without a window: a followed directory and an in-process run on the real engine
+// give the same signals in the same order (started, metrics and progress, ended, then the final
+// state), one run directory and id, and the session refuses to forget a run that is going.
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/bridge/ProjectServices.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
+#include "app/gui/run/RunFollower.h"
+#include "app/gui/run/RunSession.h"
+#include "tests/support/WindowTest.h"
+
+using namespace tbench;
+using namespace tbench::gui;
+using bridge::RunState;
+
+namespace {
+
+void writeRunJson(const QString& dir, const QString& state, qint64 step) {
+  QFile file(QDir(dir).filePath("run.json"));
+  QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  file.write(QJsonDocument(QJsonObject{{"format", 1},
+                                       {"state", state},
+                                       {"epoch", step / 10},
+                                       {"global_step", step},
+                                       {"max_epoch", 2},
+                                       {"steps_per_epoch", 10}})
+                 .toJson());
+}
+
+void appendScalar(const QString& dir, qint64 step, double value) {
+  QFile file(QDir(dir).filePath("scalars.jsonl"));
+  QVERIFY(file.open(QIODevice::Append));
+  file.write(QJsonDocument(QJsonObject{{"name", "cost"},
+                                       {"step", step},
+                                       {"epoch", 1 + (step - 1) / 10},
+                                       {"time", 1000.0 + step},
+                                       {"value", value}})
+                 .toJson(QJsonDocument::Compact) +
+             "\n");
+}
+
+}  // namespace
+
+class TestRunSession : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(settingsDir_.isValid());
+    tbench::testing::isolateSettings(settingsDir_);
+    setRunStatusReader(bridge::readRunStatusView);  // as MainWindow installs it
+  }
+
+  void aFollowedRunGoesFromStartedToItsRecordedEnd() {
+    QTemporaryDir dir;
+    writeRunJson(dir.path(), "running", 0);
+    appendScalar(dir.path(), 12, 0.5);
+    RunSession session;
+    QSignalSpy started(&session, &RunSession::started);
+    QSignalSpy metrics(&session, &RunSession::metrics);
+    QSignalSpy progress(&session, &RunSession::progress);
+    QSignalSpy ended(&session, &RunSession::ended);
+    QSignalSpy states(&session, &RunSession::stateChanged);
+    QSignalSpy notes(&session, &RunSession::note);
+    session.follow(dir.path());
+    QCOMPARE(session.kind(), RunSession::Kind::Followed);
+    QVERIFY(session.state() == RunState::Running);
+    QVERIFY(!session.isActive());  // not the window's run: Start stays available
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started.front().at(0).toString(), QDir(dir.path()).absolutePath());
+    QCOMPARE(session.runId(), QFileInfo(dir.path()).fileName());
+    QCOMPARE(metrics.size(), 1);  // read at once
+    QVERIFY(!progress.isEmpty());
+    const auto p = progress.back().front().value<bridge::RunProgress>();
+    QCOMPARE(p.globalStep, qint64(12));  // the newest step read, ahead of run.json's 0
+    QCOMPARE(p.epoch, qint64(2));
+    QCOMPARE(p.stepInEpoch, qint64(2));
+    QVERIFY(ended.isEmpty());
+
+    // The run records its end: ended, then the state, once.
+    writeRunJson(dir.path(), "stopped", 15);
+    session.follower()->poll();
+    QCOMPARE(ended.size(), 1);
+    QVERIFY(ended.front().at(0).value<RunState>() == RunState::Stopped);
+    QVERIFY(session.state() == RunState::Stopped);
+    QVERIFY(states.back().front().value<RunState>() == RunState::Stopped);
+    QVERIFY(!session.follower()->isFollowing());
+    bool said = false;
+    for (const auto& n : notes) said |= n.front().toString().contains("stopped at step 15");
+    QVERIFY(said);
+
+    // Forgetting it: idle, no directory.
+    QVERIFY(session.clear());
+    QVERIFY(session.state() == RunState::Idle);
+    QCOMPARE(session.kind(), RunSession::Kind::None);
+    QVERIFY(session.runDir().isEmpty());
+  }
+
+  void anInProcessRunIsStartedThenStopped() {
+    QTemporaryDir dir;
+    const QString path = tbench::testing::writeProjectFrom(dir, "long.json", [](nlohmann::json& d) {
+      d["max_epoch"] = 1000;  // stopped by the test
+      d["callbacks"] = nlohmann::json::array();
+    });
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    RunSession session;
+    QStringList seen;
+    connect(&session, &RunSession::started, this, [&] { seen << "started"; });
+    connect(&session, &RunSession::ended, this,
+            [&](RunState s, const QString&) { seen << "ended:" + bridge::toString(s); });
+    connect(&session, &RunSession::stateChanged, this,
+            [&](RunState s) { seen << "state:" + bridge::toString(s); });
+    QSignalSpy metrics(&session, &RunSession::metrics);
+    bridge::StartOptions options;
+    options.projectText = QString::fromUtf8(file.readAll());
+    options.projectPath = path;
+    QString error;
+    QVERIFY2(session.start(options, &error), qPrintable(error));
+    QCOMPARE(session.kind(), RunSession::Kind::InProcess);
+    QVERIFY(session.isActive());
+    QVERIFY(!session.clear());  // a run that is going is not forgotten
+    QTRY_VERIFY_WITH_TIMEOUT(!metrics.isEmpty(), 60000);
+    QVERIFY(QFileInfo(session.runDir()).isDir());
+    QVERIFY(session.runDir().startsWith(dir.filePath("runs")));
+    QTRY_VERIFY_WITH_TIMEOUT(std::isfinite(session.learningRate()), 30000);
+    session.stop(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isActive(), 60000);
+    QTRY_VERIFY(session.state() == RunState::Stopped);
+    // One order for every kind of run: started before its end, the end before the final state.
+    const qsizetype s = seen.indexOf("started");
+    const qsizetype e = seen.indexOf("ended:stopped");
+    const qsizetype f = seen.lastIndexOf("state:stopped");
+    QVERIFY2(s >= 0 && e > s && f > e, qPrintable(seen.join(", ")));
+    QVERIFY2(seen.indexOf("state:starting") < s, qPrintable(seen.join(", ")));
+    QVERIFY(readRunDirectory(session.runDir()).status == RunState::Stopped);
+  }
+
+ private:
+  QTemporaryDir settingsDir_;
+};
+
+QTEST_MAIN(TestRunSession)
+#include "test_RunSession.moc"
