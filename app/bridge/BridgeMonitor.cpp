@@ -36,7 +36,7 @@ void BridgeMonitor::processImage(const std::string& name, const ImageData& image
 
 void BridgeMonitor::onBeforeTrain() {
   globalStep_ = context().globalStep();
-  trainStart_ = Clock::now();
+  trainStart_ = now_();
   pausedAtStart_ = context().secondsPaused();
   firstStepDone_ = false;
   recent_.clear();
@@ -50,7 +50,7 @@ void BridgeMonitor::onAfterRun() {
     firstStepDone_ = true;
     publishFirstLearningRate();
   }
-  const auto now = Clock::now();
+  const auto now = now_();
   if (now - lastPublished_ >= kProgressInterval) publishProgress(now);
 }
 
@@ -63,7 +63,7 @@ void BridgeMonitor::publishFirstLearningRate() {
                                    context().epochNum(), wallTime, rate->get()});
 }
 
-void BridgeMonitor::onAfterTrain() { publishProgress(Clock::now()); }
+void BridgeMonitor::onAfterTrain() { publishProgress(now_()); }
 
 double BridgeMonitor::activeSeconds(Clock::time_point now) const {
   const double wall = std::chrono::duration<double>(now - trainStart_).count();

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 
 #include "app/bridge/RunMailbox.h"
@@ -23,7 +24,12 @@ namespace tbench::bridge {
 
 class BridgeMonitor : public TrainingMonitor {
  public:
-  explicit BridgeMonitor(std::shared_ptr<RunMailbox> mailbox) : mailbox_(std::move(mailbox)) {}
+  using Clock = std::chrono::steady_clock;
+  /// `now` reads the clock the rate and ETA are measured on (default steady_clock::now; a test
+  /// passes its own, together with a trainer whose secondsPaused() it controls).
+  explicit BridgeMonitor(std::shared_ptr<RunMailbox> mailbox,
+                         std::function<Clock::time_point()> now = {})
+      : mailbox_(std::move(mailbox)), now_(now ? std::move(now) : [] { return Clock::now(); }) {}
 
   void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
   /// Copies the pixels once into an ImageSample. Throws CheckError for a malformed image
@@ -34,13 +40,12 @@ class BridgeMonitor : public TrainingMonitor {
 
   /// Publishes the progress now (before the loop pauses, so that the window shows the step it
   /// paused at). Engine thread, between steps.
-  void publishNow() { publishProgress(Clock::now()); }
+  void publishNow() { publishProgress(now_()); }
 
   /// The global step after the last finished step; any thread.
   int64_t globalStep() const { return globalStep_.load(std::memory_order_relaxed); }
 
  private:
-  using Clock = std::chrono::steady_clock;
   void onBeforeTrain() override;
   void onAfterRun() override;
   void onAfterTrain() override;
@@ -50,6 +55,7 @@ class BridgeMonitor : public TrainingMonitor {
   void publishFirstLearningRate();
 
   std::shared_ptr<RunMailbox> mailbox_;
+  std::function<Clock::time_point()> now_;
   std::atomic<int64_t> globalStep_{0};
   Clock::time_point lastPublished_{};
   Clock::time_point trainStart_{};

@@ -9,6 +9,7 @@
 
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
+#include "engine/input/DummyConstantInput.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"
 
@@ -62,6 +63,46 @@ class TestBridgeMonitor : public QObject {
     QCOMPARE(progress->learningRate, 0.025);
     QVERIFY(progress->stepsPerSecond > 0);
     QCOMPARE(progress->etaSeconds, 0.0);
+  }
+
+  // Time paused counts in neither the rate nor the ETA: on a clock the test moves (10 ms a step)
+  // and a trainer whose paused time it sets, a 1 s pause after step 20 of 40 leaves the rate at
+  // exactly 100 steps/s and the ETA at the remaining steps at that rate. Counting the pause
+  // would give about 24 steps/s and an ETA four times longer.
+  void aPauseCountsInNeitherTheRateNorTheEta() {
+    struct PausedTrainer : NoOpTrainer {
+      using NoOpTrainer::NoOpTrainer;
+      double paused = 0;
+      double secondsPaused() const override { return paused; }
+    };
+    BridgeMonitor::Clock::time_point clock{};  // the test's clock
+    auto mailbox = std::make_shared<RunMailbox>([] {});
+    auto monitor = std::make_shared<BridgeMonitor>(mailbox, [&] { return clock; });
+    PausedTrainer* self = nullptr;
+    std::optional<RunProgress> afterPause;
+    auto trainer = std::make_unique<PausedTrainer>(
+        std::make_shared<DummyConstantInput>(4), tbench::testing::loopSpecs(), [&](NoOpTrainer& t) {
+          clock += std::chrono::milliseconds(10);
+          if (t.globalStep() == 20) {  // paused between steps 20 and 21
+            clock += std::chrono::seconds(1);  // shorter than the 3 s rate window
+            self->paused += 1.0;
+          }
+          if (t.globalStep() == 35) mailbox->take(&afterPause);  // what the window has now
+        });
+    self = trainer.get();
+    trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{monitor}));
+    trainer->train({20, 1, 2});
+    QVERIFY(afterPause.has_value());
+    QVERIFY2(afterPause->globalStep > 20 && afterPause->globalStep <= 35,
+             qPrintable(QString::number(afterPause->globalStep)));
+    QVERIFY2(qAbs(afterPause->stepsPerSecond - 100.0) < 1e-6,
+             qPrintable(QString::number(afterPause->stepsPerSecond)));
+    QVERIFY(qAbs(afterPause->etaSeconds - (40 - afterPause->globalStep) / 100.0) < 1e-9);
+    std::optional<RunProgress> last;
+    mailbox->take(&last);
+    QVERIFY(last.has_value());
+    QCOMPARE(last->globalStep, qint64{40});
+    QVERIFY(qAbs(last->stepsPerSecond - 100.0) < 1e-6);
   }
 };
 

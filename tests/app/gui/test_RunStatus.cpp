@@ -242,9 +242,7 @@ class TestRunStatus : public QObject {
     QVERIFY(window.openProject(writeProject(dir, "long.json", {})));
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 10, 60000);
-    QTest::qWait(1500);
-    const double before = shownRate(window);
-    QVERIFY2(before > 0, qPrintable(window.runStatusBar()->rateText()));
+    QTRY_VERIFY_WITH_TIMEOUT(shownRate(window) > 0, 30000);
 
     action(window, "actionPause")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.logView()->toPlainText().contains("paused at global step"),
@@ -254,21 +252,17 @@ class TestRunStatus : public QObject {
         QStringLiteral("paused at global step %1").arg(pausedAt)));
     QTRY_COMPARE(window.runStatusBar()->stateText(),
                  QStringLiteral("Paused at step %1").arg(pausedAt));
-    QTest::qWait(3000);
+    QTest::qWait(1000);  // paused: no step in the meantime
     QCOMPARE(window.runs()->globalStep(), pausedAt);
 
     action(window, "actionPause")->trigger();  // resume
     QTRY_VERIFY_WITH_TIMEOUT(window.logView()->toPlainText().contains(
                                  QStringLiteral("resumed at global step %1").arg(pausedAt)),
                              30000);
-    QTest::qWait(700);
-    // A window spanning the 3 s pause would show a fraction of the rate (0.7 s of steps over
-    // 3.7 s); without it the rate stays where it was, give or take the machine's load.
-    const double after = shownRate(window);
-    QVERIFY2(
-        after > 0.4 * before,
-        qPrintable(QStringLiteral("%1 it/s before the pause, %2 after").arg(before).arg(after)));
-    // The ETA is the remaining steps at that rate.
+    // After the resume the bar shows a rate and an ETA again (that the pause counts in neither
+    // is checked exactly, on a clock the test moves: test_BridgeMonitor).
+    QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() > pausedAt, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(shownRate(window) > 0, 30000);
     const QString eta = window.runStatusBar()->etaText();
     QVERIFY2(eta.startsWith("ETA "), qPrintable(eta));
     action(window, "actionStop")->trigger();
