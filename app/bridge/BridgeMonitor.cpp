@@ -1,5 +1,7 @@
 #include "app/bridge/BridgeMonitor.h"
 
+#include <algorithm>
+
 #include "engine/core/Check.h"
 
 namespace tbench::bridge {
@@ -80,8 +82,9 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.globalStep = c.globalStep();
   p.samplesPerStep = c.samplesPerStep();
   if (HyperParam* rate = context().hyperParam("learning_rate")) p.learningRate = rate->get();
-  p.stepInEpoch = p.stepsPerEpoch > 0 ? p.globalStep - (p.epoch - 1) * p.stepsPerEpoch : 0;
-  if (p.stepInEpoch < 0 || p.stepInEpoch > p.stepsPerEpoch) p.stepInEpoch = 0;
+  // The loop's own count (a resumed run continues its epoch mid-way), not one derived here.
+  p.stepInEpoch =
+      std::clamp<int64_t>(c.stepsDoneInEpoch(), 0, std::max<int64_t>(0, p.stepsPerEpoch));
 
   const double active = activeSeconds(now);
   recent_.emplace_back(active, p.globalStep);

@@ -1,6 +1,6 @@
 #pragma once
-// The engine's plugin loader (engine/project/registry/PluginLoader.h, Note [Plugins]) for the window, in
-// Qt types. Qt-only header; implemented with the engine.
+// The engine's plugin loader (engine/project/registry/PluginLoader.h, Note [Plugins]) for the
+// window, in Qt types. Qt-only header; implemented with the engine.
 
 #include <QList>
 #include <QString>

@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <algorithm>
 #include <thread>
@@ -14,11 +15,12 @@
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/predict/ModelExport.h"
-#include "engine/project/ProjectStructure.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/project/ProjectStructure.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/run/RunDirectory.h"
+#include "engine/run/RunScalars.h"
 #include "engine/run/RunStatus.h"
 
 namespace tbench::bridge {
@@ -167,12 +169,41 @@ ProjectServices makeProjectServices() {
   return services;
 }
 
+RunStatsView readRunStatsView(const QString& path) {
+  const StatsFileContents stats = readStatsFile(path.toStdString());
+  RunStatsView view;
+  view.exists = stats.exists;
+  view.error = q(stats.error);
+  view.entries = static_cast<int>(stats.entries);
+  view.points.reserve(static_cast<qsizetype>(stats.points.size()));
+  for (const ScalarRecord& p : stats.points) {
+    view.points.push_back({q(p.name), p.epoch, p.step, p.value});
+  }
+  for (const auto& [name, value] : stats.lastValues) view.lastValues.insert(q(name), value);
+  view.lastEpoch = stats.lastEpoch;
+  view.lastGlobalStep = stats.lastGlobalStep;
+  return view;
+}
+
+std::optional<MetricSample> parseScalarLine(const QByteArray& line) {
+  const std::optional<ScalarRecord> r = tbench::parseScalarLine(line.toStdString());
+  if (!r) return std::nullopt;
+  return MetricSample{q(r->name), r->step, r->epoch, r->time, r->value};
+}
+
+RunDirectoryReaders runDirectoryReaders() {
+  return {readCheckpointIndex, readRunStatusView, readRunStatsView, parseScalarLine};
+}
+
 QString newRunDirectoryPath(const QString& runRoot, const QString& projectName) {
   return q(tbench::newRunDirectoryPath(runRoot.toStdString(), projectName.toStdString()));
 }
 
 RunStatusView readRunStatusView(const QString& runDir) {
   RunStatusView view;
+  if (const auto t = runIdTime(QFileInfo(runDir).fileName().toStdString())) {
+    view.idTime = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(*t));
+  }
   try {
     const std::optional<RunStatusRecord> record = readRunStatus(runDir.toStdString());
     if (!record) return view;

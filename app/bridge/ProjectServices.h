@@ -3,6 +3,7 @@
 // signatures (BridgeTypes.h). Implemented with the engine; nothing here includes it.
 
 #include <QString>
+#include <optional>
 
 #include "app/bridge/BridgeTypes.h"
 #include "app/bridge/RunDirectoryViews.h"
@@ -23,6 +24,15 @@ CheckpointIndexView readCheckpointIndex(const QString& runDir);
 /// The run.json of `runDir` read by the engine (readRunStatus). Never throws: a damaged file
 /// comes back with `error` set, a missing one with `present` false.
 RunStatusView readRunStatusView(const QString& runDir);
+
+/// The stats.json at `path` read by the engine (readStatsFile). Never throws.
+RunStatsView readRunStatsView(const QString& path);
+
+/// One line of scalars.jsonl read by the engine (parseScalarLine); nullopt when it is not one.
+std::optional<MetricSample> parseScalarLine(const QByteArray& line);
+
+/// The four readers above and readCheckpointIndex, for installRunDirectoryReaders.
+RunDirectoryReaders runDirectoryReaders();
 
 /// The directory a new run of `projectName` under `runRoot` gets now (the engine's
 /// newRunDirectoryPath; not created).

@@ -1,15 +1,18 @@
 #pragma once
 // The run directory's files as the engine reads them, for the window (Qt types only): the
-// checkpoint index, run.json, and exporting a checkpoint. The window never parses these
-// formats itself; app/bridge/ProjectServices.h has the engine's readers, which the window
-// installs (setCheckpointIndexReader, setRunStatusReader).
+// checkpoint index, run.json, stats.json, scalars.jsonl lines, and exporting a checkpoint. The
+// window never parses these formats itself; app/bridge/ProjectServices.h has the engine's
+// readers (runDirectoryReaders()), which the window installs once
+// (installRunDirectoryReaders, app/gui/rundir/RunDirectoryInfo.h).
 
 #include <QDateTime>
 #include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QVector>
 #include <functional>
+#include <optional>
 
 #include "app/bridge/BridgeTypes.h"
 
@@ -46,11 +49,46 @@ struct RunStatusView {
   qint64 epoch = -1, globalStep = -1, maxEpoch = -1, stepsPerEpoch = -1;
   QDateTime started, updated, ended;  ///< invalid when absent
   QMap<QString, double> lastScalars;
+  /// The time the directory's name stands for when it is a run id the engine made
+  /// (runIdTime); invalid for another name. Set with or without a run.json.
+  QDateTime idTime;
   /// For a Running record: whether its process still exists (same host, pid alive; another
   /// host is taken at its word), as the engine decides it (RunStatusRecord::processAlive).
   bool writerAlive = true;
 };
 using RunStatusReader = std::function<RunStatusView(const QString& runDir)>;
+
+/// One value of one scalar in a run's stats.json.
+struct ScalarPointView {
+  QString name;      ///< "cost", "validation_error", ...
+  qint64 epoch = 0;  ///< epoch_num of the entry (1-based)
+  qint64 step = 0;   ///< global_step of the entry
+  double value = 0;  ///< NaN / +-inf for the engine's "nan" / "inf" / "-inf"
+};
+
+/// A run's stats.json as the engine reads it (readStatsFile, engine/run/RunScalars.h).
+struct RunStatsView {
+  bool exists = false;               ///< the file is there (an empty `points` may still be valid)
+  QString error;                     ///< why (part of) the file could not be used, naming it
+  int entries = 0;                   ///< objects in the list
+  QVector<ScalarPointView> points;   ///< every scalar of every entry, in file order
+  QMap<QString, double> lastValues;  ///< the last value of each scalar
+  qint64 lastEpoch = -1;             ///< epoch_num of the last entry, -1 when none
+  qint64 lastGlobalStep = -1;        ///< global_step of the last entry, -1 when none
+};
+/// Reads the stats.json at a path. Never throws.
+using RunStatsReader = std::function<RunStatsView(const QString& path)>;
+/// One line of scalars.jsonl as a sample (engine/run/RunScalars.h, parseScalarLine); nullopt
+/// when the line is not a scalar.
+using ScalarLineParser = std::function<std::optional<MetricSample>(const QByteArray& line)>;
+
+/// The engine's readers of a run directory's files, installed once by the window.
+struct RunDirectoryReaders {
+  CheckpointIndexReader checkpointIndex;
+  RunStatusReader runStatus;
+  RunStatsReader stats;
+  ScalarLineParser scalarLine;
+};
 
 /// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns
 /// true and a confirmation in `*message`, or false and the reason (naming the file).

@@ -30,11 +30,11 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
-#include "app/gui/rundir/RunCheckpoints.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/learned/TryItDialog.h"
 #include "app/gui/run/RunSession.h"
+#include "app/gui/rundir/RunCheckpoints.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -133,8 +133,7 @@ void MainWindow::createPanels() {
 
   log_ = new LogView(this);
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", log_, this));
-  setCheckpointIndexReader(bridge::readCheckpointIndex);  // the engine reads the index
-  setRunStatusReader(bridge::readRunStatusView);          // and run.json
+  installRunDirectoryReaders(bridge::runDirectoryReaders());  // the engine reads the run directory
   history_ = new RunHistoryPanel(this);
   connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
   connect(history_, &RunHistoryPanel::exportRequested, this,

@@ -17,11 +17,12 @@
 #include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
-#include "app/gui/rundir/RunStats.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
+#include "app/gui/rundir/RunStats.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -271,12 +272,12 @@ void MainWindow::plotRunSoFar(const QString& runDir) {
   const ScalarSeries series = readScalarSeries(runDir, &error);
   if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
   ui::MetricPoints points;
-  qint64 stepsPerEpoch = 0;
   for (const auto& p : series) {
     points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
-    if (p.epoch > 0) stepsPerEpoch = p.step / p.epoch;
   }
-  if (stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, stepsPerEpoch);
+  // The epoch axis of a past run: its steps per epoch as run.json recorded them.
+  const bridge::RunStatusView status = readRunStatusFile(runDir);
+  if (status.stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, status.stepsPerEpoch);
   plots_->appendPoints(points);
 }
 

@@ -19,12 +19,16 @@ fs::path firstFreeBeside(const fs::path& dir) {
   }
 }
 
+/// The run id: local time to the second (runIdTime reads it back).
+constexpr const char* kRunIdFormat = "%Y%m%d-%H%M%S";
+constexpr size_t kRunIdLength = 15;  // "20250314-101010"
+
 std::string timestamp() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", &tm);
+  std::strftime(buffer, sizeof buffer, kRunIdFormat, &tm);
   return buffer;
 }
 
@@ -34,6 +38,19 @@ std::string newRunDirectoryPath(const std::string& runRoot, const std::string& p
   fs::path dir = fs::path(runRoot) / projectName / timestamp();
   if (fs::exists(dir)) dir = firstFreeBeside(dir);
   return dir.string();
+}
+
+std::optional<std::time_t> runIdTime(const std::string& runId) {
+  if (runId.size() < kRunIdLength) return std::nullopt;
+  if (runId.size() > kRunIdLength && runId[kRunIdLength] != '-') return std::nullopt;
+  const std::string id = runId.substr(0, kRunIdLength);
+  std::tm tm{};
+  const char* end = ::strptime(id.c_str(), kRunIdFormat, &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  tm.tm_isdst = -1;  // local time, whatever the season
+  const std::time_t t = std::mktime(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return t;
 }
 
 std::string prepareRunDirectory(const std::string& requested, const std::string& runRoot,

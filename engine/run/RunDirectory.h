@@ -3,6 +3,8 @@
 // "the run directory"). An existing run directory is never overwritten silently and nothing
 // here prompts.
 
+#include <ctime>
+#include <optional>
 #include <string>
 
 #include "engine/core/Check.h"
@@ -26,6 +28,9 @@ enum class ExistingRunDir {
 /// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS>, with "-1", "-2", ... when that is taken (the one
 /// place the run-id format is written).
 std::string newRunDirectoryPath(const std::string& runRoot, const std::string& projectName);
+/// The local time a run id made by newRunDirectoryPath stands for ("20250314-101010", a "-N"
+/// suffix ignored); nullopt for another name (the format is read where it is written).
+std::optional<std::time_t> runIdTime(const std::string& runId);
 
 /// Creates and returns the directory for a run. With `requested` empty it is
 /// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS> (with a suffix when taken); otherwise

@@ -7,9 +7,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <cmath>
 #include <limits>
 
@@ -76,18 +73,14 @@ void RunFollower::readStream(bridge::MetricSamples& out) {
   int damaged = 0;
   for (const QByteArray& line : whole.split('\n')) {
     if (line.trimmed().isEmpty()) continue;
-    const QJsonObject o = QJsonDocument::fromJson(line).object();
-    const std::optional<double> scalar = scalarValue(o.value("value"));
-    if (o.isEmpty() || !scalar || !o.value("name").isString()) {
+    const std::optional<bridge::MetricSample> sample = parseScalarLine(line);  // the engine's
+    if (!sample) {
       ++damaged;
       continue;
     }
-    const QString name = o.value("name").toString();
-    const qint64 step = o.value("step").toInteger();
     // Points stats.json gave before the stream appeared are not given twice.
-    if (step <= statsSteps_.value(name, -1)) continue;
-    out.append(bridge::MetricSample{name, step, o.value("epoch").toInteger(),
-                                    o.value("time").toDouble(), *scalar});
+    if (sample->step <= statsSteps_.value(sample->name, -1)) continue;
+    out.append(*sample);
   }
   if (damaged > 0 && !reported_.contains("scalars.jsonl")) {
     reported_ << "scalars.jsonl";

@@ -105,11 +105,6 @@ QDateTime modifiedTime(const QString& path) {
   return info.exists() ? info.lastModified() : QDateTime();
 }
 
-// Run ids made by the engine: YYYYmmdd-HHMMSS, perhaps with "-<n>" when the second was taken.
-QDateTime timeOfRunId(const QString& runId) {
-  return QDateTime::fromString(runId.left(15), QStringLiteral("yyyyMMdd-HHmmss"));
-}
-
 // Natural order: digit runs compare as numbers ("run-9" < "run-10").
 int naturalCompare(const QString& a, const QString& b) {
   qsizetype i = 0, j = 0;
@@ -174,6 +169,13 @@ void inferStatus(RunDirectoryInfo& info, const RunLogSummary& log, const Project
 }  // namespace
 
 void setRunStatusReader(bridge::RunStatusReader reader) { runStatusReader() = std::move(reader); }
+
+void installRunDirectoryReaders(const bridge::RunDirectoryReaders& readers) {
+  setCheckpointIndexReader(readers.checkpointIndex);
+  setRunStatusReader(readers.runStatus);
+  setRunStatsReader(readers.stats);
+  setScalarLineParser(readers.scalarLine);
+}
 
 bridge::RunStatusView readRunStatusFile(const QString& runDir) {
   if (runStatusReader()) return runStatusReader()(runDir);
@@ -244,8 +246,9 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
     }
   }
 
+  const bridge::RunStatusView runJson = readRunStatusFile(info.dir);
   info.startTime = log.firstLineTime;
-  if (!info.startTime.isValid()) info.startTime = timeOfRunId(info.runId);
+  if (!info.startTime.isValid()) info.startTime = runJson.idTime;  // the engine reads the id
   if (!info.startTime.isValid()) info.startTime = modifiedTime(runDir.filePath("project.json"));
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).birthTime();
   if (!info.startTime.isValid()) info.startTime = QFileInfo(info.dir).lastModified();
@@ -255,7 +258,6 @@ RunDirectoryInfo readRunDirectory(const QString& dir, const QDateTime& now) {
   info.notes = annotations.notes;
   info.annotationsError = annotations.error;
 
-  const bridge::RunStatusView runJson = readRunStatusFile(info.dir);
   info.runStatusError = runJson.error;
   if (runJson.present && runJson.error.isEmpty()) {
     statusFromRunJson(info, runJson);

@@ -46,6 +46,11 @@ using bridge::RunState;
 /// The engine's status file inside a run directory.
 inline constexpr const char* kRunStatusFileName = "run.json";
 
+/// Installs the engine's readers of a run directory's files (bridge::runDirectoryReaders():
+/// the checkpoint index, run.json, stats.json, scalars.jsonl lines); the window does it once at
+/// start, tests that read run directories without a window too.
+void installRunDirectoryReaders(const bridge::RunDirectoryReaders& readers);
+
 /// Installs the run.json reader (bridge::readRunStatusView: the engine's one parser of that
 /// file) that readRunDirectory and the window's run follower use. Without one, a run.json is
 /// reported as unreadable and a run's status is inferred from its log.

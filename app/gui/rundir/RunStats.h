@@ -1,52 +1,38 @@
 #pragma once
-// Reading a run's stats.json with Qt only (no engine code). The engine's JSONWriter writes
-//
-//   [{"cost": 0.41, "validation_error": 0.12, ..., "epoch_num": 1, "global_step": 32}, ...]
-//
-// one object per flush (every epoch end, and once more after training when anything was put
-// since), rewritten atomically. A non-finite value is written as the string "nan", "inf" or
-// "-inf". Reading is defensive: a missing, truncated or otherwise corrupt file gives an error
-// string and never a crash or an exception.
+// A run's stats.json, as the engine reads it (engine/run/RunScalars.h, through the installed
+// bridge::RunStatsReader): the window never parses the engine's formats itself (one object per
+// epoch, non-finite values as Note [Non-finite scalars] writes them). A missing, truncated or
+// otherwise corrupt file gives an error string, never a crash or an exception.
 
-#include <QJsonValue>
-#include <QMap>
 #include <QString>
 #include <QVector>
 #include <optional>
 
+#include "app/bridge/RunDirectoryViews.h"
+
 namespace tbench::gui {
 
 /// One value of one scalar, as the main window overlays it on a chart.
-struct ScalarPoint {
-  QString name;      ///< "cost", "validation_error", ...
-  qint64 epoch = 0;  ///< epoch_num of the entry (1-based)
-  qint64 step = 0;   ///< global_step of the entry
-  double value = 0;  ///< NaN / +-inf for the engine's "nan" / "inf" / "-inf"
-};
+using ScalarPoint = bridge::ScalarPointView;
 using ScalarSeries = QVector<ScalarPoint>;
-
 /// What stats.json holds, read once.
-struct RunStats {
-  bool exists = false;  ///< the file is there (an empty `points` may still be valid)
-  QString error;        ///< why (part of) the file could not be used; empty when it was fine
-  int entries = 0;      ///< objects in the list
-  ScalarSeries points;  ///< every scalar of every entry, in file order
-  QMap<QString, double> lastValues;  ///< the last value of each scalar
-  qint64 lastEpoch = -1;             ///< epoch_num of the last entry, -1 when none
-  qint64 lastGlobalStep = -1;        ///< global_step of the last entry, -1 when none
-};
+using RunStats = bridge::RunStatsView;
 
 /// The name of the stats file inside a run directory.
 inline constexpr const char* kStatsFileName = "stats.json";
 
-/// Reads a stats.json file. Entries that are not objects, and values that are neither numbers
-/// nor the engine's non-finite strings, are skipped and named in `error`; a file that does not
-/// parse as a JSON list gives no points and an error naming the file and the offset.
-RunStats readStatsFile(const QString& path);
+/// Installs the engine's stats.json reader (bridge::readRunStatsView) and scalars.jsonl line
+/// parser (bridge::parseScalarLine); installRunDirectoryReaders (RunDirectoryInfo.h) calls
+/// these.
+void setRunStatsReader(bridge::RunStatsReader reader);
+void setScalarLineParser(bridge::ScalarLineParser parser);
 
-/// A scalar as the run directory's JSON files hold it: a number, or "nan", "inf", "-inf"
-/// (Note [Non-finite scalars], engine/monitors/ScalarJson.h); nullopt for anything else.
-std::optional<double> scalarValue(const QJsonValue& value);
+/// Reads a stats.json file through the installed reader. Without one, an existing file comes
+/// back with an error saying so.
+RunStats readStatsFile(const QString& path);
+/// One line of scalars.jsonl through the installed parser; nullopt when it is not a scalar (or
+/// no parser is installed).
+std::optional<bridge::MetricSample> parseScalarLine(const QByteArray& line);
 
 /// The full scalar series of the run in `runDir` (its stats.json), in file order. Empty when
 /// the file is missing or unreadable; then `*error` (when given) says why. A missing file is

@@ -20,10 +20,10 @@
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunStatusBar.h"
-#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -84,7 +84,8 @@ class TestFollowRun : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     tbench::testing::isolateSettings(settingsDir_);
-    setRunStatusReader(tbench::bridge::readRunStatusView);  // as MainWindow installs it
+    installRunDirectoryReaders(
+        tbench::bridge::runDirectoryReaders());  // the engine reads the run directory
     qputenv("TOWERBENCH_CLI", kCli.toUtf8());
     // The ranks' log lines are what the window shows: CTest's quiet logging must not reach them.
     qunsetenv("TB_QUIET");

@@ -10,9 +10,9 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
-#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 #include "tests/support/WindowTest.h"
 
 using namespace tbench;
@@ -54,7 +54,8 @@ class TestRunSession : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     tbench::testing::isolateSettings(settingsDir_);
-    setRunStatusReader(bridge::readRunStatusView);  // as MainWindow installs it
+    installRunDirectoryReaders(
+        bridge::runDirectoryReaders());  // the engine reads the run directory
   }
 
   void aFollowedRunGoesFromStartedToItsRecordedEnd() {

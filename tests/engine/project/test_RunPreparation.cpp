@@ -231,6 +231,21 @@ class TestRunPreparation : public QObject {
     QVERIFY(!record.processAlive());
   }
 
+  // The run id's format is written and read in one place (RunDirectory.cpp).
+  void aRunIdReadsBackAsItsTime() {
+    const std::time_t before = std::time(nullptr);
+    const std::string id = fs::path(newRunDirectoryPath("/nowhere", "p")).filename().string();
+    const std::optional<std::time_t> t = runIdTime(id);
+    QVERIFY2(t.has_value(), id.c_str());
+    QVERIFY(*t >= before - 1 && *t <= std::time(nullptr));
+    QCOMPARE(runIdTime("20250314-101010-2"), runIdTime("20250314-101010"));
+    QVERIFY(runIdTime("20250314-101010").has_value());
+    for (const char* other :
+         {"", "run-1", "20250314-1010", "20250314-101010x", "2025031a-101010"}) {
+      QVERIFY2(!runIdTime(other).has_value(), other);
+    }
+  }
+
   void aDamagedRunJsonIsAClearError() {
     QTemporaryDir root;
     writeFileAtomically(root.path().toStdString() + "/run.json", "{\"state\": ");

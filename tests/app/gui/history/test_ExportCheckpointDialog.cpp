@@ -79,8 +79,8 @@ class ExportCheckpointDialogTest : public QObject {
 
  private slots:
   void initTestCase() {
-    setCheckpointIndexReader(tbench::bridge::readCheckpointIndex);
-    setRunStatusReader(tbench::bridge::readRunStatusView);
+    installRunDirectoryReaders(
+        tbench::bridge::runDirectoryReaders());  // the engine reads the run directory
   }
   void init() {
     QVERIFY(out_.isValid());

@@ -22,11 +22,11 @@
 #include <cmath>
 #include <memory>
 
+#include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/history/RunHistoryRows.h"
 #include "app/gui/rundir/RunAnnotations.h"
 #include "app/gui/rundir/RunComparison.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
-#include "app/gui/history/RunHistoryPanel.h"
-#include "app/gui/history/RunHistoryRows.h"
 #include "app/gui/rundir/RunStats.h"
 #include "tests/app/gui/history/RunDirFixture.h"
 
@@ -69,8 +69,8 @@ class RunHistoryTest : public QObject {
 
  private slots:
   void initTestCase() {
-    setCheckpointIndexReader(tbench::bridge::readCheckpointIndex);
-    setRunStatusReader(tbench::bridge::readRunStatusView);
+    installRunDirectoryReaders(
+        tbench::bridge::runDirectoryReaders());  // the engine reads the run directory
   }
   void readsAFinishedRun() {
     QTemporaryDir root;
