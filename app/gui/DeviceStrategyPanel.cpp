@@ -243,15 +243,17 @@ void DeviceStrategyPanel::updateDerived() {
     text = tr("<b>Total batch:</b> %1 = <b>%2 samples per step</b>.")
                .arg(factors)
                .arg(p.samplesPerStep);
-    text += p.manyProcesses
-                ? tr(" Start launches %1 processes on this machine (towerbench-cli launch; the "
-                     "project must be saved, they read its file); on a cluster, start the same "
-                     "project with torchrun or SLURM and follow it with File ▸ Follow Run "
-                     "Directory.")
-                      .arg(p.processes)
-                : tr(" steps_per_epoch counts steps, so an epoch sees %1× the samples it would "
-                     "with one tower.")
-                      .arg(p.towers);
+    if (p.manyProcesses) {
+      text += tr(" Start launches %1 processes on this machine (towerbench-cli launch; the "
+                 "project must be saved, they read its file); on a cluster, start the same "
+                 "project with torchrun or SLURM and follow it with File ▸ Follow Run "
+                 "Directory.")
+                  .arg(p.processes);
+    } else if (p.towers > 1) {
+      text += tr(" steps_per_epoch counts steps, so an epoch sees %1× the samples it would "
+                 "with one tower.")
+                  .arg(p.towers);
+    }
   }
   const bridge::ComponentTypeView* type = strategies_.type(s);
   const bool oneTower =
