@@ -26,6 +26,7 @@ std::string usageText() {
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
+         "  towerbench-cli sweep SWEEP --dry-run\n"
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
@@ -46,6 +47,10 @@ std::string usageText() {
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
          "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
+         "sweep     checks SWEEP (W&B's keys: method grid|random, metric, parameters with\n"
+         "          values or min/max and a distribution, run_cap, seed, early_terminate\n"
+         "          hyperband; docs/ARCHITECTURE.md §6f), builds every trial's project from its\n"
+         "          base project, validates each, and lists the trials with their values\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "types     lists the component types a project may use (models, data sources,\n"
@@ -177,7 +182,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     train.noPluginFolders = out.noPluginFolders;
     return train;
   }
-  if (first != "train" && first != "validate" && first != "eval" && first != "export") {
+  if (first != "train" && first != "validate" && first != "eval" && first != "export" &&
+      first != "sweep") {
     throw UsageError(str("unknown command \"", first, "\""));
   }
   out.command = first;
@@ -219,6 +225,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.overrides.push_back(assignment);
     } else if (train && arg == "--new-run") {
       out.newRun = true;
+    } else if (out.command == "sweep" && arg == "--dry-run") {
+      out.dryRun = true;
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError(str("unknown option ", arg, " for ", out.command));
     } else if (out.project.empty()) {
@@ -228,10 +236,16 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     }
   }
   if (out.project.empty()) {
-    throw UsageError(str(out.command, out.command == "export" ? " needs a CHECKPOINT file"
-                                                              : " needs a PROJECT file"));
+    throw UsageError(str(out.command, out.command == "export"  ? " needs a CHECKPOINT file"
+                                      : out.command == "sweep" ? " needs a SWEEP file"
+                                                               : " needs a PROJECT file"));
   }
   if (out.newRun && out.resume) throw UsageError("--new-run and --resume exclude each other");
+  if (out.command == "sweep" && !out.dryRun) {
+    throw UsageError(
+        "sweep runs with --dry-run only in this version: it checks the sweep and every trial's "
+        "project and lists the trials; the trial queue is not built yet");
+  }
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {

@@ -36,7 +36,9 @@ struct CliArgs {
   std::string out;         ///< export
   std::string kind;        ///< types: only this kind ("callback"); empty: all
   bool markdown = false;   ///< types: the key reference as Markdown
-  /// --plugin FILE, in order: loaded before the command runs (engine/project/registry/PluginLoader.h).
+  bool dryRun = false;     ///< sweep: check the sweep and list its trials, run nothing
+  /// --plugin FILE, in order: loaded before the command runs
+  /// (engine/project/registry/PluginLoader.h).
   std::vector<std::string> plugins;
   /// --no-plugin-folders: only the --plugin files load, not $TOWERBENCH_PLUGIN_PATH's or the
   /// user's plugin folder (reproducible listings: scripts/update-key-reference.sh).

@@ -1,7 +1,7 @@
 #pragma once
 // `towerbench-cli types [KIND] [--markdown]`: the component types a project may use, read from
-// the engine's registry (engine/project/registry/ComponentRegistry.h), so types registered by a test or
-// a plugin are listed like the built-in ones.
+// the engine's registry (engine/project/registry/ComponentRegistry.h), so types registered by a
+// test or a plugin are listed like the built-in ones.
 
 #include <iosfwd>
 

@@ -7,6 +7,7 @@
 #include "app/cli/CliArgs.h"
 #include "app/cli/DevicesCommand.h"
 #include "app/cli/LaunchCommand.h"
+#include "app/cli/SweepCommand.h"
 #include "app/cli/TrainCommand.h"
 #include "app/cli/TypesCommand.h"
 #include "engine/core/Environment.h"
@@ -45,5 +46,6 @@ int main(int argc, char** argv) {
   if (parsed.command == "eval") return tbench::cli::runEval(parsed);
   if (parsed.command == "export") return tbench::cli::runExport(parsed);
   if (parsed.command == "launch") return tbench::cli::runLaunch(parsed, argv[0]);
+  if (parsed.command == "sweep") return tbench::cli::runSweep(parsed, std::cout, std::cerr);
   return tbench::cli::runTrain(parsed, commandLine);
 }

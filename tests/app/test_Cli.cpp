@@ -57,6 +57,38 @@ QString blasLine(const QString& runDir) {
 class TestCli : public QObject {
   Q_OBJECT
  private slots:
+  // towerbench-cli sweep --dry-run: the example sweep's 9 trials listed; a sweep whose key path
+  // the project does not have is refused before anything runs, naming the path.
+  void sweepDryRunListsTheTrialsOrNamesTheProblem() {
+    const QString example =
+        QString(TB_SOURCE_DIR) + "/projects/sweeps/fashion-mnist-mlp-lr-width.json";
+    Result r = runCli({"sweep", example, "--dry-run"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(
+        r.out.contains("grid search, 9 trial(s), metric validation_error (minimize), 5 epoch(s)"),
+        qPrintable(r.out));
+    QVERIFY2(r.out.contains("judged after epoch(s) 1 3"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("[512,256]"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("0.0003"), qPrintable(r.out));
+    QTemporaryDir dir;
+    QFile::copy(project("synthetic-mlp.json"), dir.filePath("base.json"));
+    QFile sweep(dir.filePath("s.json"));
+    QVERIFY(sweep.open(QIODevice::WriteOnly));
+    sweep.write(R"({"project": "base.json", "method": "random", "run_cap": 3, "seed": 1,
+      "metric": {"name": "validation_error"},
+      "parameters": {"optimizer.learnig_rate": {"min": 0.001, "max": 0.1,
+                                                "distribution": "log_uniform_values"}}})");
+    sweep.close();
+    r = runCli({"sweep", dir.filePath("s.json"), "--dry-run"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("all 3 trials: $.optimizer.learnig_rate"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("(from $.parameters.optimizer.learnig_rate)"), qPrintable(r.err));
+    // Without --dry-run the command says what it does not do yet.
+    r = runCli({"sweep", dir.filePath("s.json")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--dry-run"), qPrintable(r.err));
+  }
+
   void validateEveryProject() {
     // Every example, the TorchScript one with the model scripts/setup.sh wrote beside it.
     for (const QString& name : QDir(QString(TB_SOURCE_DIR) + "/projects").entryList({"*.json"})) {

@@ -1,0 +1,64 @@
+#include "engine/sweep/Hyperband.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tbench {
+
+std::vector<int64_t> hyperbandBands(const HyperbandSpec& spec, int64_t maxEpoch) {
+  std::vector<int64_t> bands;
+  double band = static_cast<double>(spec.minIter);
+  while (band <= static_cast<double>(maxEpoch)) {
+    const auto b = static_cast<int64_t>(band);
+    if (bands.empty() || b > bands.back()) bands.push_back(b);
+    band *= spec.eta;
+  }
+  return bands;
+}
+
+HyperbandDecision hyperbandStops(const std::vector<TrialMetrics>& trials, const HyperbandSpec& spec,
+                                 bool maximize) {
+  // In "smaller is better" terms; a non-finite value is the worst there is.
+  const auto score = [&](double v) {
+    if (!std::isfinite(v)) return std::numeric_limits<double>::infinity();
+    return maximize ? -v : v;
+  };
+  int64_t longest = 0;
+  for (const auto& t : trials) longest = std::max<int64_t>(longest, t.values.size());
+  HyperbandDecision d;
+  d.bands = hyperbandBands(spec, longest);
+  for (int64_t band : d.bands) {
+    std::vector<double> reached;
+    for (const auto& t : trials) {
+      if (static_cast<int64_t>(t.values.size()) >= band)
+        reached.push_back(score(t.values[band - 1]));
+    }
+    std::sort(reached.begin(), reached.end());
+    const auto at = static_cast<size_t>(static_cast<double>(reached.size()) / spec.eta);
+    d.thresholds.push_back(reached[std::min(at, reached.size() - 1)]);
+  }
+  for (const auto& t : trials) {
+    if (!t.running) continue;
+    // The latest band the trial has passed.
+    int64_t closest = -1;
+    size_t index = 0;
+    for (size_t i = 0; i < d.bands.size(); ++i) {
+      if (static_cast<int64_t>(t.values.size()) >= d.bands[i]) {
+        closest = d.bands[i];
+        index = i;
+      }
+    }
+    if (closest < 0) continue;
+    if (score(t.values[closest - 1]) > d.thresholds[index]) {
+      d.stop.push_back(t.trial);
+      d.stoppedAt.push_back(closest);
+    }
+  }
+  for (double& threshold : d.thresholds) {
+    if (maximize && std::isfinite(threshold)) threshold = -threshold;
+  }
+  return d;
+}
+
+}  // namespace tbench

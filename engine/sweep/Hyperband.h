@@ -1,0 +1,44 @@
+#pragma once
+// Early termination of a sweep's trials: W&B's "hyperband" stopping (sweeps'
+// hyperband_stopping.py), asynchronous successive halving on the sweep's metric at epoch ends.
+//
+// Bands are min_iter, min_iter·eta, min_iter·eta², ... epochs. For each band, the threshold is
+// the value at position ⌊n / eta⌋ of the sorted values (best first) that the n trials which
+// reached it recorded there. A running trial is stopped when its value at the latest band it
+// has passed is worse than that band's threshold. Trials are judged whenever a value arrives,
+// against the trials seen so far (asynchronous: nobody waits for a rung to fill).
+//
+// Differences from W&B, on purpose: an iteration is an epoch end, and band b looks at the value
+// after epoch b (W&B indexes its log from 0, so its band b reads the (b+1)-th value); a
+// non-finite value (a diverged trial) counts as the worst rather than being dropped, which would
+// shift the trial's later values into earlier bands. max_iter/s are not read (min_iter is).
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/sweep/Sweep.h"
+
+namespace tbench {
+
+/// A trial's metric after each epoch (values[e - 1] after epoch e), and whether it still runs.
+struct TrialMetrics {
+  int64_t trial = 0;
+  std::vector<double> values;
+  bool running = false;
+};
+
+struct HyperbandDecision {
+  std::vector<int64_t> bands;      ///< epochs, ascending, those some trial reached
+  std::vector<double> thresholds;  ///< per band, in the metric's own sign
+  std::vector<int64_t> stop;       ///< running trials to stop now
+  std::vector<int64_t> stoppedAt;  ///< for each of `stop`, the band that stopped it
+};
+
+/// The bands of `spec` up to `maxEpoch` (min_iter · eta^k, as integers, increasing).
+std::vector<int64_t> hyperbandBands(const HyperbandSpec& spec, int64_t maxEpoch);
+
+/// Which running trials to stop (see the file comment). `maximize`: the metric's goal.
+HyperbandDecision hyperbandStops(const std::vector<TrialMetrics>& trials, const HyperbandSpec& spec,
+                                 bool maximize);
+
+}  // namespace tbench

@@ -1,0 +1,214 @@
+// Sweeps (engine/sweep): W&B's sweep keys, grid = the exact product in order, random = the same
+// trials from the same seed, inside each distribution's support; a trial's project is the base
+// with its values applied and is validated before anything runs; a bad key path or range is
+// refused with its path. The hyperband rule stops exactly the trials its thresholds say.
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "engine/project/ProjectFiles.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/sweep/Hyperband.h"
+#include "engine/sweep/Sweep.h"
+
+using namespace tbench;
+using nlohmann::json;
+
+namespace {
+
+json baseProject() {
+  return readProjectJson(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
+}
+
+json sweepDoc(json parameters, const std::string& method = "grid") {
+  return {{"format", 1},
+          {"name", "t"},
+          {"project", "synthetic-mlp.json"},
+          {"method", method},
+          {"metric", {{"name", "validation_error"}, {"goal", "minimize"}}},
+          {"parameters", std::move(parameters)}};
+}
+
+QStringList paths(const std::vector<ProjectIssue>& issues) {
+  QStringList out;
+  for (const auto& i : issues) out << QString::fromStdString(i.path);
+  return out;
+}
+
+}  // namespace
+
+class TestSweep : public QObject {
+  Q_OBJECT
+ private slots:
+  void gridIsTheProductInOrder() {
+    const SweepSpec s = sweepFromJson(
+        sweepDoc({{"optimizer.learning_rate", {{"values", {0.1, 0.01, 0.001}}}},
+                  {"model.hidden", {{"values", {json::array({16}), json::array({32, 16})}}}},
+                  {"data.batch_size", {{"min", 8}, {"max", 9}}}}));  // integer bounds: int_uniform
+    QCOMPARE(s.parameters[0].distribution, std::string("int_uniform"));  // data.batch_size
+    QCOMPARE(gridSize(s), int64_t{12});
+    const json base = baseProject();
+    const std::vector<SweepTrial> trials = sweepTrials(s, base);
+    QCOMPARE(trials.size(), size_t{12});
+    std::set<std::string> distinct;
+    for (const auto& t : trials) distinct.insert(t.values.dump());
+    QCOMPARE(distinct.size(), size_t{12});
+    // Parameters in key order (a JSON object has no other): the first varies slowest.
+    QCOMPARE(trials[0].values["data.batch_size"].get<int64_t>(), int64_t{8});
+    QCOMPARE(trials[0].values["optimizer.learning_rate"].get<double>(), 0.1);
+    QCOMPARE(trials[1].values["optimizer.learning_rate"].get<double>(), 0.01);
+    QCOMPARE(trials[3].values["model.hidden"], json::array({32, 16}));
+    QCOMPARE(trials[6].values["data.batch_size"].get<int64_t>(), int64_t{9});
+    QCOMPARE(trials[11].values["optimizer.learning_rate"].get<double>(), 0.001);
+    // A trial's project is the base with its values applied, nothing else changed.
+    json expected = base;
+    expected["optimizer"]["learning_rate"] = 0.01;
+    expected["model"]["hidden"] = json::array({32, 16});
+    expected["data"]["batch_size"] = 8;
+    QCOMPARE(trials[4].project, expected);
+    // run_cap cuts the product.
+    json capped = sweepDoc({{"optimizer.learning_rate", {{"values", {0.1, 0.01, 0.001}}}}});
+    capped["run_cap"] = 2;
+    QCOMPARE(sweepTrials(sweepFromJson(capped), base).size(), size_t{2});
+  }
+
+  void randomIsReproducibleAndInsideEachDistribution() {
+    json doc = sweepDoc(
+        {{"optimizer.learning_rate",
+          {{"min", 1e-4}, {"max", 1e-1}, {"distribution", "log_uniform_values"}}},
+         {"data.batch_size", {{"min", 16}, {"max", 128}, {"q", 16}, {"distribution", "q_uniform"}}},
+         {"seed", {{"min", 1}, {"max", 5}}},
+         {"model.hidden", {{"values", {json::array({8}), json::array({16})}}}}},
+        "random");
+    doc["run_cap"] = 40;
+    doc["seed"] = 7;
+    const SweepSpec s = sweepFromJson(doc);
+    const json base = baseProject();
+    std::vector<SweepTrial> a;
+    try {
+      a = sweepTrials(s, base);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    const auto b = sweepTrials(s, base);
+    QCOMPARE(a.size(), size_t{40});
+    std::set<int64_t> seeds;
+    double smallest = 1, largest = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      QCOMPARE(a[i].values, b[i].values);  // the same seed, the same trials
+      const double lr = a[i].values["optimizer.learning_rate"].get<double>();
+      QVERIFY(lr >= 1e-4 && lr <= 1e-1);
+      smallest = std::min(smallest, lr);
+      largest = std::max(largest, lr);
+      const json batch = a[i].values["data.batch_size"];
+      QVERIFY2(batch.is_number_integer(), batch.dump().c_str());  // an integer q gives integers
+      QVERIFY(batch.get<int64_t>() % 16 == 0 && batch.get<int64_t>() >= 16 &&
+              batch.get<int64_t>() <= 128);
+      seeds.insert(a[i].values["seed"].get<int64_t>());
+    }
+    // Log-uniform: about as many draws in each decade; 40 draws reach both ends' decades.
+    QVERIFY2(smallest < 1e-3 && largest > 1e-2,
+             qPrintable(QString("%1 .. %2").arg(smallest).arg(largest)));
+    QCOMPARE(seeds, (std::set<int64_t>{1, 2, 3, 4, 5}));  // int_uniform reaches both bounds
+    doc["seed"] = 8;
+    QVERIFY(sweepTrials(sweepFromJson(doc), base)[0].values != a[0].values);
+  }
+
+  void everyProblemOfTheSweepIsNamedByItsPath() {
+    json doc = sweepDoc(
+        {{"optimizer.learning_rate", {{"min", 0.1}, {"max", 0.01}}},
+         {"model.hidden", {{"values", json::array()}}},
+         {"data.batch_size", {{"min", 0}, {"max", 4}, {"distribution", "log_uniform_values"}}},
+         {"seed", {{"values", {1}}, {"distrib", "x"}}}});
+    doc["early_terminate"] = {{"type", "hyperband"}, {"max_iter", 27}, {"eta", 1}};
+    doc["colour"] = "red";
+    doc.erase("metric");
+    const QStringList found = paths(validateSweepJson(doc));
+    for (const char* expected :
+         {"$.parameters.optimizer.learning_rate.min", "$.parameters.model.hidden.values",
+          "$.parameters.data.batch_size.min", "$.parameters.seed.distrib",
+          "$.early_terminate.max_iter", "$.early_terminate.min_iter", "$.early_terminate.eta",
+          "$.colour", "$.metric.name", "$.parameters.optimizer.learning_rate"}) {
+      QVERIFY2(found.contains(expected),
+               qPrintable(expected + QString(" not in ") + found.join(", ")));
+    }
+    try {
+      sweepFromJson(doc, "my-sweep.json");
+      QFAIL("expected a SweepError");
+    } catch (const SweepError& e) {
+      QVERIFY(std::string(e.what()).find("my-sweep.json: invalid sweep") == 0);
+    }
+    // Random search needs run_cap; grid cannot enumerate a continuous range.
+    json random = sweepDoc({{"optimizer.learning_rate", {{"min", 0.01}, {"max", 0.1}}}}, "random");
+    QVERIFY(paths(validateSweepJson(random)).contains("$.run_cap"));
+  }
+
+  void trialsAreValidatedThroughTheRegistryBeforeAnyRuns() {
+    const json base = baseProject();
+    // A key the project does not have, and a value the registry refuses.
+    const SweepSpec s = sweepFromJson(sweepDoc({{"optimizer.learning_rat", {{"values", {0.1}}}},
+                                                {"data.batch_size", {{"values", {32, 0}}}}}));
+    try {
+      sweepTrials(s, base);
+      QFAIL("expected a SweepError");
+    } catch (const SweepError& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("$.optimizer.learning_rat") != std::string::npos, e.what());
+      QVERIFY2(what.find("(from $.parameters.optimizer.learning_rat)") != std::string::npos,
+               e.what());
+      // batch_size 0 fails in the second trial only, and says so.
+      QVERIFY2(what.find("trial 1: $.data.batch_size") != std::string::npos, e.what());
+      QVERIFY2(what.find("all 2 trials: $.optimizer.learning_rat") != std::string::npos, e.what());
+    }
+    // A path through a value that is not an object.
+    const SweepSpec through = sweepFromJson(sweepDoc({{"seed.x", {{"value", 1}}}}));
+    QVERIFY_THROWS_EXCEPTION(SweepError, sweepTrials(through, base));
+  }
+
+  void aSweepFileReadsItsProjectBesideIt() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("s.json").toStdString();
+    std::ofstream(path) << sweepDoc({{"seed", {{"values", {1, 2}}}}}).dump();
+    const SweepSpec s = loadSweepFile(path);
+    QCOMPARE(s.projectPath(), dir.filePath("synthetic-mlp.json").toStdString());
+    std::ofstream(path) << "{\"format\": 1,";
+    QVERIFY_THROWS_EXCEPTION(SweepError, loadSweepFile(path));
+    QVERIFY_THROWS_EXCEPTION(InputError, loadSweepFile(dir.filePath("none.json").toStdString()));
+  }
+
+  // Bands 1, 3, 9 (min_iter 1, eta 3). The trials' errors are constructed so that the thresholds
+  // are known: at band 1 the values 0.5 0.4 0.3 0.2 0.1 0.6 sorted are 0.1 .. 0.6 and the
+  // threshold is the value at position floor(6 / 3) = 2: 0.3.
+  void hyperbandStopsExactlyWhatItsRuleSays() {
+    const HyperbandSpec spec{1, 3.0};
+    QCOMPARE(hyperbandBands(spec, 10), (std::vector<int64_t>{1, 3, 9}));
+    QCOMPARE(hyperbandBands({2, 2.0}, 10), (std::vector<int64_t>{2, 4, 8}));
+    std::vector<TrialMetrics> trials = {
+        {0, {0.5}, true}, {1, {0.4}, true},  {2, {0.3}, true},
+        {3, {0.2}, true}, {4, {0.1}, false}, {5, {0.6}, true},
+    };
+    HyperbandDecision d = hyperbandStops(trials, spec, /*maximize=*/false);
+    QCOMPARE(d.bands, (std::vector<int64_t>{1}));
+    QCOMPARE(d.thresholds.front(), 0.3);
+    QCOMPARE(d.stop, (std::vector<int64_t>{0, 1, 5}));  // worse than 0.3; trial 4 has ended
+    QCOMPARE(d.stoppedAt, (std::vector<int64_t>{1, 1, 1}));
+    // Maximizing the same numbers: 0.6 0.5 0.4 | 0.3 0.2 (0.1 finished): threshold 0.4.
+    d = hyperbandStops(trials, spec, /*maximize=*/true);
+    QCOMPARE(d.thresholds.front(), 0.4);
+    QCOMPARE(d.stop, (std::vector<int64_t>{2, 3}));
+    // A trial is judged at the latest band it passed (3 here, where it is the worst of two),
+    // and a diverged value is the worst there is.
+    trials = {{0, {0.5, 0.5, 0.1}, true}, {1, {0.4, 0.3, 0.2}, true}, {2, {NAN}, true}};
+    d = hyperbandStops(trials, spec, false);
+    QCOMPARE(d.bands, (std::vector<int64_t>{1, 3}));
+    QCOMPARE(d.thresholds[1], 0.1);  // position floor(2 / 3) = 0 of {0.1, 0.2}
+    QCOMPARE(d.stop, (std::vector<int64_t>{1, 2}));
+    // One trial alone is never stopped.
+    QVERIFY(hyperbandStops({{0, {9.0}, true}}, spec, false).stop.empty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "test_Sweep.moc"
