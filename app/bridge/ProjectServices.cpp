@@ -48,7 +48,7 @@ bool parse(const QString& text, nlohmann::json* doc, ProjectIssueViews* issues) 
   try {
     *doc = nlohmann::json::parse(text.toStdString());
     return true;
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or a number out of range
     if (issues) issues->append({QStringLiteral("$"), q(str("not valid JSON: ", e.what()))});
     return false;
   }

@@ -26,7 +26,7 @@ std::string usageText() {
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
-         "  towerbench-cli sweep SWEEP --dry-run\n"
+         "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--dry-run]\n"
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
@@ -49,8 +49,11 @@ std::string usageText() {
          "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
          "sweep     checks SWEEP (W&B's keys: method grid|random, metric, parameters with\n"
          "          values or min/max and a distribution, run_cap, seed, early_terminate\n"
-         "          hyperband; docs/ARCHITECTURE.md §6f), builds every trial's project from its\n"
-         "          base project, validates each, and lists the trials with their values\n"
+         "          hyperband; docs/ARCHITECTURE.md §6f), validates every trial's project, then\n"
+         "          runs the trials as `train` processes, N at a time (default: one per GPU of a\n"
+         "          CUDA project, else 1), stops those hyperband prunes, and prints them ranked.\n"
+         "          Its state is DIR/sweep-state.json (default <run_root>/sweeps/<name>): the\n"
+         "          same command again goes on with it. --dry-run lists the trials only\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "types     lists the component types a project may use (models, data sources,\n"
@@ -227,6 +230,10 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.newRun = true;
     } else if (out.command == "sweep" && arg == "--dry-run") {
       out.dryRun = true;
+    } else if (out.command == "sweep" && arg == "--slots") {
+      out.sweepSlots = static_cast<int>(parseCount(arg, value()));
+    } else if (out.command == "sweep" && arg == "--sweep-dir") {
+      out.sweepDir = value();
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError(str("unknown option ", arg, " for ", out.command));
     } else if (out.project.empty()) {
@@ -241,11 +248,6 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
                                                                : " needs a PROJECT file"));
   }
   if (out.newRun && out.resume) throw UsageError("--new-run and --resume exclude each other");
-  if (out.command == "sweep" && !out.dryRun) {
-    throw UsageError(
-        "sweep runs with --dry-run only in this version: it checks the sweep and every trial's "
-        "project and lists the trials; the trial queue is not built yet");
-  }
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {

@@ -1,6 +1,7 @@
 #pragma once
-// towerbench-cli sweep SWEEP --dry-run: the sweep checked whole (its keys, then every trial's
-// project through the registry) and its trials listed with their values.
+// towerbench-cli sweep SWEEP: the sweep checked whole (its keys, then every trial's
+// project through the registry) and its trials listed with their values; then, without
+// --dry-run, run by the queue (engine/sweep/SweepQueue.h) and printed ranked by the metric.
 
 #include <iosfwd>
 
@@ -8,7 +9,8 @@
 
 namespace tbench::cli {
 
-/// 0 with the trials on `out`; 2 with every problem on `err`.
+/// 0 with the trials on `out` (run: when any trial finished or was pruned; 1 when none did);
+/// 2 with every problem on `err`.
 int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tbench::cli

@@ -186,7 +186,7 @@ int runValidate(const CliArgs& args) {
               << validation << "\n"
               << "  " << project.maxEpoch << " epochs x " << steps << " steps of batch "
               << project.data.batchSize << " x " << batchesPerStep
-              << " batch(es) a step = " << project.data.batchSize * batchesPerStep
+              << " batch(es) a step = " << samplesPerStepOf(project, model.get())
               << " samples per step" << (project.trainer.type == "distributed" ? " per rank" : "")
               << ", strategy " << project.trainer.type << "\n";
     return 0;

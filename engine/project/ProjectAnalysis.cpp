@@ -114,6 +114,10 @@ int64_t batchesPerStepOf(const Project& project, const ModelDescBase* model) {
   return towers;
 }
 
+int64_t samplesPerStepOf(const Project& project, const ModelDescBase* model) {
+  return project.data.batchSize * batchesPerStepOf(project, model);
+}
+
 int64_t stepsPerEpochOf(const Project& project, std::optional<int64_t> samples) {
   if (project.stepsPerEpoch > 0) return project.stepsPerEpoch;
   const int64_t count = samples ? *samples : countWithoutReading(project.data.train);
@@ -135,8 +139,10 @@ ProjectAnalysis analyzeProject(const nlohmann::json& doc) {
     if (a.manyProcesses && trainer.has("local_processes")) {
       a.processes = std::max<int64_t>(1, trainer.integer("local_processes"));
     }
-    a.samplesPerStep = project.data.batchSize * a.batchesPerStep * a.processes;
+    a.samplesPerStep = samplesPerStepOf(project) * a.processes;
     a.stepsPerEpoch = stepsPerEpochOf(project);
+    // Each rank of a many-process strategy reads its shard of the batches (ShardedData).
+    if (a.manyProcesses && project.stepsPerEpoch <= 0) a.stepsPerEpoch /= a.processes;
     a.startingEpoch = project.startingEpoch;
     a.maxEpoch = project.maxEpoch;
     const Settings optimizer = project.optimizer.resolved();
@@ -157,7 +163,7 @@ ProjectAnalysis analyzeProjectText(const std::string& text) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or a number out of range
     ProjectAnalysis a;
     a.issues.push_back({"$", std::string("not valid JSON: ") + e.what()});
     return a;

@@ -47,8 +47,9 @@ struct ProjectAnalysis {
   int64_t processes = 1;
   bool manyProcesses = false;
   int64_t samplesPerStep = 0;  ///< batchSize × batchesPerStep × processes
-  /// stepsPerEpochOf: steps_per_epoch, or one pass over the training data; 0 when the source
-  /// cannot count its samples without reading them.
+  /// stepsPerEpochOf: steps_per_epoch, or one pass over the training data (each process's
+  /// shard of it for a strategy of many processes); 0 when the source cannot count its samples
+  /// without reading them.
   int64_t stepsPerEpoch = 0;
   int64_t startingEpoch = 1;
   int64_t maxEpoch = 1;
@@ -69,6 +70,9 @@ ProjectAnalysis analyzeProjectText(const std::string& text);
 /// model built (`model`), its own GAN schedule decides; else the model type's "d_steps" setting
 /// where its type has the trait "trainer": "gan".
 int64_t batchesPerStepOf(const Project& project, const ModelDescBase* model = nullptr);
+
+/// Samples one step of one process takes: data.batch_size × batchesPerStepOf.
+int64_t samplesPerStepOf(const Project& project, const ModelDescBase* model = nullptr);
 
 /// Steps in an epoch: steps_per_epoch when set, else one pass of `samples` training samples
 /// (the count of the source without reading it when not given) in batches of batch_size,

@@ -48,6 +48,9 @@ StatsFileContents readStatsFile(const std::string& path) {
     stats.error =
         path + ": not valid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")";
     return stats;
+  } catch (const nlohmann::json::exception& e) {  // a number out of range, ...
+    stats.error = path + ": not valid JSON (" + e.what() + ")";
+    return stats;
   }
   if (!doc.is_array()) {
     stats.error = path + ": expected a JSON list of stats";

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/CheckpointIndex.h"
@@ -59,10 +60,19 @@ std::optional<RunState> runStateFromString(const std::string& text) {
   return std::nullopt;
 }
 
+bool processRunning(int64_t pid) {
+  if (pid <= 0) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0) return errno == EPERM;  // EPERM: another user's
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t close = line.rfind(')');  // "pid (name) S ...": the state follows the name
+  return !(close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z');
+}
+
 bool RunStatusRecord::processAlive() const {
   if (host != thisHost()) return true;
-  if (pid <= 0) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  return processRunning(pid);
 }
 
 std::string RunStatusRecord::toJson() const {

@@ -58,6 +58,11 @@ struct RunStatusRecord {
   std::string toJson() const;
 };
 
+/// Whether process `pid` of this host still runs: it exists and is not a zombie (a process
+/// whose parent died may be re-parented to one that never reaps it). The one process check of
+/// run.json's readers and the sweep queue.
+bool processRunning(int64_t pid);
+
 /// The run.json of `runDir`; nullopt when there is none. Throws InputError naming the file
 /// when it is not a valid run.json.
 std::optional<RunStatusRecord> readRunStatus(const std::string& runDir);

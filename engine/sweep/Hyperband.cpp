@@ -50,13 +50,15 @@ HyperbandDecision hyperbandStops(const std::vector<TrialMetrics>& trials, const 
       }
     }
     if (closest < 0) continue;
-    if (score(t.values[closest - 1]) > d.thresholds[index]) {
+    // A diverged value is the worst there is: stopped even where the threshold is one too.
+    const double value = t.values[static_cast<size_t>(closest - 1)];
+    if (!std::isfinite(value) || score(value) > d.thresholds[index]) {
       d.stop.push_back(t.trial);
       d.stoppedAt.push_back(closest);
     }
   }
   for (double& threshold : d.thresholds) {
-    if (maximize && std::isfinite(threshold)) threshold = -threshold;
+    if (maximize) threshold = -threshold;  // back in the metric's own sign (+inf -> -inf)
   }
   return d;
 }

@@ -37,6 +37,9 @@ const std::vector<std::string> kDistributions = {"constant",
                                                  "log_normal",
                                                  "q_log_normal"};
 
+/// The most trials a grid may enumerate.
+constexpr int64_t kMaxGridTrials = 100000;
+
 bool known(const std::string& distribution) {
   for (const auto& d : kDistributions) {
     if (d == distribution) return true;
@@ -86,6 +89,13 @@ void checkParameter(const std::string& name, const json& p, const std::string& m
       problem(at(path, key), "unknown key (value, values, min, max, mu, sigma, q, distribution)");
     }
   }
+  for (const char* key : {"min", "max", "mu", "sigma", "q"}) {
+    if (p.contains(key) && !p[key].is_number()) problem(at(path, key), "must be a number");
+  }
+  if (p.contains("distribution") && !p["distribution"].is_string()) {
+    problem(at(path, "distribution"), "must be a distribution's name");
+    return;
+  }
   const std::string d = distributionOf(p);
   if (d.empty()) {
     problem(path, "give value, values, or min and max");
@@ -98,11 +108,7 @@ void checkParameter(const std::string& name, const json& p, const std::string& m
     return;
   }
   const auto number = [&](const char* key) -> std::optional<double> {
-    if (!p.contains(key)) return std::nullopt;
-    if (!p[key].is_number()) {
-      problem(at(path, key), "must be a number");
-      return std::nullopt;
-    }
+    if (!p.contains(key) || !p[key].is_number()) return std::nullopt;  // reported above
     return p[key].get<double>();
   };
   if (d == "constant" && !p.contains("value")) problem(path, "constant needs \"value\"");
@@ -234,6 +240,11 @@ std::vector<ProjectIssue> validateSweepJson(const json& doc) {
   for (const auto& [key, value] : doc.items()) {
     if (!kSweepKeys.count(key)) issues.push_back({"$." + key, "unknown key"});
   }
+  for (const char* key : {"name", "description"}) {
+    if (doc.contains(key) && !doc[key].is_string()) {
+      issues.push_back({std::string("$.") + key, "must be a string"});
+    }
+  }
   if (doc.contains("format") && doc["format"] != 1) {
     issues.push_back({"$.format", "must be 1"});
   }
@@ -264,6 +275,26 @@ std::vector<ProjectIssue> validateSweepJson(const json& doc) {
   } else {
     for (const auto& [name, p] : doc["parameters"].items()) checkParameter(name, p, method, issues);
   }
+  if (method == "grid" && doc.contains("parameters") && doc["parameters"].is_object()) {
+    // The product, counted without enumerating it (an int_uniform range may be huge).
+    double combinations = 1;
+    for (const auto& [name, p] : doc["parameters"].items()) {
+      if (!p.is_object()) continue;
+      const std::string d = distributionOf(p);
+      if (d == "categorical" && p.contains("values") && p["values"].is_array()) {
+        combinations *= static_cast<double>(std::max<size_t>(1, p["values"].size()));
+      } else if (d == "int_uniform" && p.value("min", json()).is_number_integer() &&
+                 p.value("max", json()).is_number_integer()) {
+        combinations *= std::max(1.0, p["max"].get<double>() - p["min"].get<double>() + 1);
+      }
+    }
+    if (combinations > static_cast<double>(kMaxGridTrials)) {
+      issues.push_back({"$.parameters", "grid search of " + std::to_string(combinations) +
+                                            " combinations: at most " +
+                                            std::to_string(kMaxGridTrials) +
+                                            " (use method \"random\" with run_cap)"});
+    }
+  }
   if (doc.contains("run_cap") &&
       (!doc["run_cap"].is_number_integer() || doc["run_cap"].get<int64_t>() < 1)) {
     issues.push_back({"$.run_cap", "must be an integer >= 1"});
@@ -272,8 +303,8 @@ std::vector<ProjectIssue> validateSweepJson(const json& doc) {
     issues.push_back({"$.run_cap", "random search needs run_cap (the number of trials)"});
   }
   if (doc.contains("seed") &&
-      (!doc["seed"].is_number_integer() || (!doc["seed"].is_number_unsigned() &&
-                                            doc["seed"].get<int64_t>() < 0))) {
+      (!doc["seed"].is_number_integer() ||
+       (!doc["seed"].is_number_unsigned() && doc["seed"].get<int64_t>() < 0))) {
     issues.push_back({"$.seed", "must be an integer >= 0"});
   }
   if (doc.contains("early_terminate")) {
@@ -301,9 +332,25 @@ std::vector<ProjectIssue> validateSweepJson(const json& doc) {
   return issues;
 }
 
+namespace {
+SweepSpec sweepOf(const json& doc, const std::string& source);
+}  // namespace
+
 SweepSpec sweepFromJson(const json& doc, const std::string& source) {
   std::vector<ProjectIssue> issues = validateSweepJson(doc);
   if (!issues.empty()) throw SweepError(source, std::move(issues));
+  try {
+    return sweepOf(doc, source);
+  } catch (const nlohmann::json::exception& e) {
+    // validateSweepJson checks every key read below; this is a bug, said with the file's name.
+    throw SweepError(source, {{"$", e.what()}});
+  }
+}
+
+namespace {
+
+/// The sweep of a validated `doc`.
+SweepSpec sweepOf(const json& doc, const std::string& source) {
   SweepSpec s;
   s.name = doc.value("name", std::string());
   s.project = doc["project"].get<std::string>();
@@ -337,6 +384,8 @@ SweepSpec sweepFromJson(const json& doc, const std::string& source) {
   }
   return s;
 }
+
+}  // namespace
 
 SweepSpec loadSweepFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -418,7 +467,11 @@ std::vector<SweepTrial> sweepTrials(const SweepSpec& sweep, const json& baseProj
         std::string text = issue.toString();
         for (const auto& p : sweep.parameters) {
           const std::string keyPath = "$." + p.path;
-          if (issue.path.rfind(keyPath, 0) == 0) text += " (from $.parameters." + p.path + ")";
+          const bool within =
+              issue.path.rfind(keyPath, 0) == 0 &&
+              (issue.path.size() == keyPath.size() || issue.path[keyPath.size()] == '.' ||
+               issue.path[keyPath.size()] == '[');
+          if (within) text += " (from $.parameters." + p.path + ")";
         }
         add(text, t.index);
       }

@@ -83,10 +83,11 @@ class TestCli : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("all 3 trials: $.optimizer.learnig_rate"), qPrintable(r.err));
     QVERIFY2(r.err.contains("(from $.parameters.optimizer.learnig_rate)"), qPrintable(r.err));
-    // Without --dry-run the command says what it does not do yet.
-    r = runCli({"sweep", dir.filePath("s.json")});
+    // Without --dry-run too: nothing runs, no sweep directory is made.
+    r = runCli({"sweep", dir.filePath("s.json"), "--sweep-dir", dir.filePath("sd")});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("--dry-run"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("$.optimizer.learnig_rate"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(dir.filePath("sd")));
   }
 
   void validateEveryProject() {

@@ -33,7 +33,9 @@ LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
     exitCode_ = status == QProcess::NormalExit ? code : 128 + (code > 0 ? code : 9);
     for (RankState& r : ranks_) {
       if (!bridge::hasEnded(r.state)) {
-        r.state = exitCode_ == 0 ? bridge::RunState::Finished : bridge::RunState::Failed;
+        r.state = exitCode_ == 0 ? bridge::RunState::Finished
+                  : stopping_    ? bridge::RunState::Stopped
+                                 : bridge::RunState::Failed;
       }
     }
     emit ranksChanged();
@@ -93,6 +95,10 @@ bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QS
   if (resume) arguments << "--resume";
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, arguments.join(' '))});
   process_.start(cli, arguments);
+  if (exitCode_ != -1) {  // failed to start, reported at once (fork or pipe failed)
+    if (error) *error = tr("cannot start %1: %2").arg(cli, process_.errorString());
+    return false;
+  }
   emit ranksChanged();
   return true;
 }

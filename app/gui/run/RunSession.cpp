@@ -57,7 +57,12 @@ RunSession::RunSession(QObject* parent)
   connect(follower_, &RunFollower::ended, this, &RunSession::onFollowedEnded);
 }
 
-RunSession::~RunSession() = default;
+RunSession::~RunSession() {
+  // The controller stops a run still going as it is destroyed; its last state changes must not
+  // reach a window that is being destroyed too.
+  QObject::disconnect(&controller_, nullptr, this, nullptr);
+  blockSignals(true);
+}
 
 bool RunSession::isActive() const { return controller_.isActive() || launched_->isActive(); }
 
@@ -122,7 +127,8 @@ bool RunSession::launch(const QString& cli, const QString& projectFile, const QS
   return true;
 }
 
-void RunSession::follow(const QString& runDir) {
+bool RunSession::follow(const QString& runDir) {
+  if (isActive()) return false;
   follower_->stop();
   begin(Kind::Followed, QDir(runDir).absolutePath());
   setState(RunState::Running);
@@ -131,6 +137,7 @@ void RunSession::follow(const QString& runDir) {
                "status bar with its run.json")
                 .arg(QDir::toNativeSeparators(runDir_)));
   follower_->follow(runDir_);
+  return true;
 }
 
 void RunSession::stop(bool finalCheckpoint) {

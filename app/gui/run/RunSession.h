@@ -45,8 +45,9 @@ class RunSession : public QObject {
   /// latest checkpoint). False with `*error` when launch cannot start.
   bool launch(const QString& cli, const QString& projectFile, const QString& runDir, int processes,
               bool resume, QString* error);
-  /// Follows `runDir`, a run directory written by another process.
-  void follow(const QString& runDir);
+  /// Follows `runDir`, a run directory written by another process; refused (false) while a
+  /// run of this window's is active.
+  bool follow(const QString& runDir);
   /// Stops an in-process run at its next step (`finalCheckpoint`: saving one when the project
   /// has no saver) or the launched ranks (each stops at the same step and saves). A followed run
   /// is not this window's to stop.

@@ -111,6 +111,10 @@ class TestRunPreparation : public QObject {
     QVERIFY(d.manyProcesses);
     QCOMPARE(d.processes, int64_t(3));
     QCOMPARE(d.samplesPerStep, int64_t(24));
+    QCOMPARE(d.stepsPerEpoch, int64_t(2));  // each rank's shard: 8 batches / 3 ranks
+    // A number JSON can write but a double cannot hold is an issue, not an exception.
+    const ProjectAnalysis huge = analyzeProjectText("{\"format\": 1, \"seed\": 1e999}");
+    QVERIFY(!huge.valid());
     // The starting rate is the schedule's when it sets one at the start, else the optimizer's.
     nlohmann::json scheduled = mlp;
     scheduled["optimizer"] = {{"type", "sgd"}, {"learning_rate", 0.1}};

@@ -140,6 +140,17 @@ class TestSweep : public QObject {
     } catch (const SweepError& e) {
       QVERIFY(std::string(e.what()).find("my-sweep.json: invalid sweep") == 0);
     }
+    // Keys of the wrong type are problems too, never exceptions; a grid too large is refused
+    // without enumerating it.
+    json typed = sweepDoc({{"seed", {{"min", 0}, {"max", 1000000000}}},
+                           {"data.batch_size", {{"values", {8}}, {"mu", "x"}}}});
+    typed["name"] = 5;
+    const QStringList typedPaths = paths(validateSweepJson(typed));
+    for (const char* expected : {"$.name", "$.parameters.data.batch_size.mu", "$.parameters"}) {
+      QVERIFY2(typedPaths.contains(expected),
+               qPrintable(expected + QString(" not in ") + typedPaths.join(", ")));
+    }
+    QVERIFY_THROWS_EXCEPTION(SweepError, sweepFromJson(typed));
     // Random search needs run_cap; grid cannot enumerate a continuous range.
     json random = sweepDoc({{"optimizer.learning_rate", {{"min", 0.01}, {"max", 0.1}}}}, "random");
     QVERIFY(paths(validateSweepJson(random)).contains("$.run_cap"));
@@ -204,6 +215,9 @@ class TestSweep : public QObject {
     d = hyperbandStops(trials, spec, false);
     QCOMPARE(d.bands, (std::vector<int64_t>{1, 3}));
     QCOMPARE(d.thresholds[1], 0.1);  // position floor(2 / 3) = 0 of {0.1, 0.2}
+    QCOMPARE(d.stop, (std::vector<int64_t>{1, 2}));
+    // Diverged trials are stopped even when they are the threshold themselves.
+    d = hyperbandStops({{0, {0.1}, true}, {1, {NAN}, true}, {2, {NAN}, true}}, spec, false);
     QCOMPARE(d.stop, (std::vector<int64_t>{1, 2}));
     // One trial alone is never stopped.
     QVERIFY(hyperbandStops({{0, {9.0}, true}}, spec, false).stop.empty());

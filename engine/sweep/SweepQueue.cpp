@@ -1,0 +1,390 @@
+#include "engine/sweep/SweepQueue.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "engine/core/AtomicFile.h"
+#include "engine/core/Check.h"
+#include "engine/project/ProjectFiles.h"
+#include "engine/project/ProjectJson.h"
+#include "engine/run/RunDirectory.h"
+#include "engine/run/RunScalars.h"
+#include "engine/run/RunStatus.h"
+#include "engine/sweep/Hyperband.h"
+
+extern char** environ;
+
+namespace tbench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+const std::vector<std::pair<TrialState, const char*>> kStates = {
+    {TrialState::Pending, "pending"},   {TrialState::Running, "running"},
+    {TrialState::Finished, "finished"}, {TrialState::Failed, "failed"},
+    {TrialState::Pruned, "pruned"},     {TrialState::Cancelled, "cancelled"}};
+
+std::optional<TrialState> trialStateFrom(const std::string& text) {
+  for (const auto& [state, name] : kStates) {
+    if (text == name) return state;
+  }
+  return std::nullopt;
+}
+
+std::string valuesText(const json& values) {
+  std::string text;
+  for (const auto& [path, value] : values.items()) {
+    text += (text.empty() ? "" : ", ") + path + "=" + value.dump();
+  }
+  return text;
+}
+
+std::string twoDigits(int64_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
+
+}  // namespace
+
+const char* toString(TrialState state) {
+  for (const auto& [s, name] : kStates) {
+    if (s == state) return name;
+  }
+  return "pending";
+}
+
+json SweepState::toJson() const {
+  json trialsJson = json::array();
+  for (const TrialRecord& t : trials) {
+    trialsJson.push_back({{"index", t.index},
+                          {"values", t.values},
+                          {"state", toString(t.state)},
+                          {"run_dir", t.runDir},
+                          {"pid", t.pid},
+                          {"host", t.host},
+                          {"slot", t.slot},
+                          {"started", t.started},
+                          {"ended", t.ended},
+                          {"metric", t.metric},
+                          {"pruned_at", t.prunedAt},
+                          {"detail", t.detail},
+                          {"stop_requested", t.stopRequested}});
+  }
+  return {{"format", 1}, {"sweep_file", sweepFile}, {"sweep_id", sweepId}, {"trials", trialsJson}};
+}
+
+SweepState SweepState::fromJson(const json& doc) {
+  SweepState s;
+  s.sweepFile = doc.at("sweep_file").get<std::string>();
+  s.sweepId = doc.at("sweep_id").get<std::string>();
+  for (const json& t : doc.at("trials")) {
+    TrialRecord r;
+    r.index = t.at("index").get<int64_t>();
+    r.values = t.at("values");
+    const auto state = trialStateFrom(t.at("state").get<std::string>());
+    if (!state)
+      throw InputError("unknown trial state \"" + t.at("state").get<std::string>() + "\"");
+    r.state = *state;
+    r.runDir = t.value("run_dir", "");
+    r.pid = t.value("pid", int64_t{0});
+    r.host = t.value("host", "");
+    r.slot = t.value("slot", -1);
+    r.started = t.value("started", 0.0);
+    r.ended = t.value("ended", 0.0);
+    for (const json& v : t.value("metric", json::array())) {
+      r.metric.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+    }
+    r.prunedAt = t.value("pruned_at", int64_t{0});
+    r.detail = t.value("detail", "");
+    r.stopRequested = t.value("stop_requested", false);
+    s.trials.push_back(std::move(r));
+  }
+  return s;
+}
+
+std::optional<SweepState> readSweepState(const std::string& sweepDir) {
+  const std::string path = (fs::path(sweepDir) / SweepState::kFileName).string();
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    return SweepState::fromJson(json::parse(readFile(path)));
+  } catch (const std::exception& e) {
+    throw InputError(path + ": not a valid sweep state (" + e.what() + ")");
+  }
+}
+
+SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
+    : options_(std::move(options)) {
+  sweep_ = loadSweepFile(sweepFile);
+  base_ = readProjectJson(sweep_.projectPath());
+  trials_ = sweepTrials(sweep_, base_);  // every trial valid, or nothing runs
+  const Project base = projectFromJson(base_, sweep_.projectPath());
+  maxEpoch_ = base.maxEpoch;
+  for (const std::string& device : base.devices()) {
+    if (device.rfind("cuda", 0) == 0) cuda_ = true;
+  }
+  options_.slotCount = std::max(1, options_.slotCount);
+  fs::create_directories(options_.sweepDir);
+  if (std::optional<SweepState> existing = readSweepState(options_.sweepDir)) {
+    // A sweep started before (by this command or a window that closed): go on with it.
+    if (existing->trials.size() != trials_.size()) {
+      throw InputError(options_.sweepDir + ": its sweep has " +
+                       std::to_string(existing->trials.size()) + " trials, " + sweepFile +
+                       " gives " + std::to_string(trials_.size()) +
+                       ": not the same sweep (use another --sweep-dir)");
+    }
+    state_ = std::move(*existing);
+  } else {
+    state_.sweepFile = sweepFile;
+    state_.sweepId = fs::path(options_.sweepDir).filename().string();
+    const std::string root = (fs::path(base.runRoot) / base.name).string();
+    for (const SweepTrial& t : trials_) {
+      TrialRecord r;
+      r.index = t.index;
+      r.values = t.values;
+      r.runDir = (fs::path(root) / (state_.sweepId + "-t" + twoDigits(t.index))).string();
+      state_.trials.push_back(std::move(r));
+    }
+  }
+  save();
+}
+
+void SweepQueue::say(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+void SweepQueue::save() const {
+  writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(),
+                      state_.toJson().dump(2) + "\n");
+}
+
+void SweepQueue::start(TrialRecord& trial, int slot) {
+  std::vector<std::string> args = {options_.cli, "train", sweep_.projectPath(), "--run-dir",
+                                   trial.runDir};
+  for (const auto& [path, value] : trial.values.items()) {
+    args.push_back("--set");
+    args.push_back(path + "=" + value.dump());
+  }
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) != 0) env.emplace_back(*e);
+  }
+  if (cuda_) {
+    env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(slot));  // one GPU per slot
+  } else {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = std::max(1u, cores / static_cast<unsigned>(options_.slotCount));
+    args.push_back("--set");
+    args.push_back("num_threads=" + std::to_string(threads));
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const std::string out =
+      (fs::path(options_.sweepDir) / ("trial-" + twoDigits(trial.index) + ".out")).string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group: a Ctrl-C meant for the queue reaches the queue alone, and the trial
+  // outlives a queue that was killed.
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int error =
+      posix_spawn(&pid, options_.cli.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  trial.started = now();
+  if (error != 0) {
+    trial.state = TrialState::Failed;
+    trial.ended = trial.started;
+    trial.detail = "cannot start " + options_.cli + ": " + std::strerror(error);
+    say("trial " + std::to_string(trial.index) + " failed: " + trial.detail);
+    return;
+  }
+  trial.state = TrialState::Running;
+  trial.pid = pid;
+  trial.host = host();
+  trial.slot = slot;
+  say("trial " + std::to_string(trial.index) + " started (" + valuesText(trial.values) + ") in " +
+      trial.runDir);
+}
+
+void SweepQueue::reap() {
+  for (TrialRecord& t : state_.trials) {
+    if (t.state != TrialState::Running) continue;
+    int status = 0;
+    bool ended = false;
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    if (t.host == host()) {
+      const pid_t r = waitpid(static_cast<pid_t>(t.pid), &status, WNOHANG);
+      if (r == static_cast<pid_t>(t.pid)) {
+        ended = true;
+        if (WIFEXITED(status)) exitCode = WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) signal = WTERMSIG(status);
+      } else if (r < 0 && errno == ECHILD) {
+        // Not our child: a trial adopted from an earlier queue.
+        ended = !processRunning(t.pid);
+      }
+    }
+    if (!ended) continue;
+    t.ended = now();
+    t.slot = -1;
+    readMetric(t);  // its last epochs, written after the last poll
+    // How it ended: its exit status when it was ours, else what its run.json recorded.
+    std::optional<RunStatusRecord> record;
+    try {
+      record = readRunStatus(t.runDir);
+    } catch (const std::exception&) {
+    }
+    const bool stoppedCleanly = exitCode ? (*exitCode == 0 || *exitCode == 130)
+                                         : (record && (record->state == RunState::Finished ||
+                                                       record->state == RunState::Stopped));
+    if (t.stopRequested && stoppedCleanly) {
+      t.state = t.prunedAt > 0 ? TrialState::Pruned : TrialState::Cancelled;
+    } else if (exitCode && *exitCode == 0) {
+      t.state = TrialState::Finished;
+    } else if (!exitCode && !signal && record && record->state == RunState::Finished) {
+      t.state = TrialState::Finished;
+    } else {
+      t.state = TrialState::Failed;
+      t.detail = signal     ? "killed by signal " + std::to_string(*signal)
+                 : exitCode ? "exit status " + std::to_string(*exitCode)
+                            : (record && record->state == RunState::Failed
+                                   ? record->error
+                                   : std::string("its process is gone without recording an end"));
+      t.detail += " (" + t.runDir + "/log.log, " + options_.sweepDir + "/trial-" +
+                  twoDigits(t.index) + ".out)";
+    }
+    say("trial " + std::to_string(t.index) + " " + toString(t.state) +
+        (t.state == TrialState::Failed ? ": " + t.detail : ""));
+  }
+}
+
+void SweepQueue::readMetric(TrialRecord& t) const {
+  const StatsFileContents stats =
+      readStatsFile((fs::path(t.runDir) / StatsFileContents::kFileName).string());
+  // One value per epoch: the last the file gives for it (stats.json may flush an epoch twice).
+  std::map<int64_t, double> byEpoch;
+  for (const ScalarRecord& p : stats.points) {
+    if (p.name == sweep_.metric.name && p.epoch > 0) byEpoch[p.epoch] = p.value;
+  }
+  std::vector<double> metric;
+  for (const auto& [epoch, value] : byEpoch) {
+    if (epoch != static_cast<int64_t>(metric.size()) + 1) break;  // epochs 1, 2, ... only
+    metric.push_back(value);
+  }
+  t.metric = std::move(metric);
+}
+
+void SweepQueue::readMetrics() {
+  for (TrialRecord& t : state_.trials) {
+    if (t.state == TrialState::Running) readMetric(t);
+  }
+}
+
+void SweepQueue::prune() {
+  if (!sweep_.earlyTerminate) return;
+  std::vector<TrialMetrics> metrics;
+  for (const TrialRecord& t : state_.trials) {
+    if (t.metric.empty()) continue;
+    metrics.push_back({t.index, t.metric, t.state == TrialState::Running && !t.stopRequested});
+  }
+  const HyperbandDecision d =
+      hyperbandStops(metrics, *sweep_.earlyTerminate, sweep_.metric.maximize);
+  for (size_t i = 0; i < d.stop.size(); ++i) {
+    TrialRecord& t = state_.trials[static_cast<size_t>(d.stop[i])];
+    t.stopRequested = true;
+    t.prunedAt = d.stoppedAt[i];
+    ::kill(static_cast<pid_t>(t.pid), SIGTERM);  // stops at the next step boundary and saves
+    const size_t band = static_cast<size_t>(std::find(d.bands.begin(), d.bands.end(), t.prunedAt) -
+                                            d.bands.begin());
+    std::ostringstream line;
+    line << "trial " << t.index << " pruned after epoch " << t.prunedAt << ": "
+         << sweep_.metric.name << " " << t.metric[static_cast<size_t>(t.prunedAt - 1)]
+         << ", the band's threshold " << d.thresholds[band];
+    say(line.str());
+  }
+}
+
+SweepState SweepQueue::run() {
+  bool announcedStop = false;
+  for (;;) {
+    reap();
+    readMetrics();
+    if (!stopRequested_) prune();
+    if (stopRequested_) {
+      if (!announcedStop) say("cancelling the sweep");
+      announcedStop = true;
+      for (TrialRecord& t : state_.trials) {
+        if (t.state == TrialState::Pending) t.state = TrialState::Cancelled;
+        if (t.state == TrialState::Running && !t.stopRequested) {
+          t.stopRequested = true;
+          if (t.host == host()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+        }
+      }
+    } else {
+      std::vector<bool> used(static_cast<size_t>(options_.slotCount), false);
+      for (const TrialRecord& t : state_.trials) {
+        if (t.state == TrialState::Running && t.slot >= 0 && t.slot < options_.slotCount) {
+          used[static_cast<size_t>(t.slot)] = true;
+        }
+      }
+      for (TrialRecord& t : state_.trials) {
+        if (t.state != TrialState::Pending) continue;
+        const auto free = std::find(used.begin(), used.end(), false);
+        if (free == used.end()) break;
+        *free = true;
+        start(t, static_cast<int>(free - used.begin()));
+      }
+    }
+    save();
+    const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
+      return t.state == TrialState::Running || t.state == TrialState::Pending;
+    });
+    if (!busy) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(options_.pollMs));
+  }
+  save();
+  return state_;
+}
+
+}  // namespace tbench

@@ -1,0 +1,112 @@
+#pragma once
+// The sweep's queue (Note [The sweep queue]): runs a sweep's trials as `towerbench-cli train`
+// processes on device slots, stops the ones hyperband says to, and keeps the state of every
+// trial in the sweep's directory.
+//
+// Note [The sweep queue]
+// - A trial is `towerbench-cli train BASE --set path=value ... --run-dir DIR`: the base
+//   project's own file with the trial's values applied by the CLI's --set (so its relative data
+//   paths still mean the base project's folder), in an ordinary run directory
+//   <run_root>/<name>/<sweep id>-t<NN> beside the project's other runs (Run History, overlays,
+//   export and resume work on trials unchanged). A crashing trial takes nothing else down and
+//   its memory (a GPU's too) is freed when its process ends.
+// - Slots: at most `slotCount` trials at once. On the CPU each trial gets cores / slots intra-op
+//   threads (--set num_threads); a project whose devices are CUDA gets one GPU per slot
+//   (CUDA_VISIBLE_DEVICES, slot k = GPU k).
+// - sweep-state.json in the sweep's directory holds every trial's state (pending, running,
+//   finished, failed, pruned, cancelled), process, run directory, metric per epoch and times;
+//   it is rewritten atomically on every change. The trials do not die with the queue (their own
+//   process groups): a queue started again on the same directory adopts the trials still
+//   running, records those that ended meanwhile from their run.json (a trial whose process is
+//   gone and whose run.json still says running failed), and goes on with the pending ones.
+// - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
+//   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
+//   boundary and saves) and is recorded as pruned with the band that stopped it.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/sweep/Sweep.h"
+
+namespace tbench {
+
+enum class TrialState { Pending, Running, Finished, Failed, Pruned, Cancelled };
+/// "pending", "running", "finished", "failed", "pruned", "cancelled".
+const char* toString(TrialState state);
+
+struct TrialRecord {
+  int64_t index = 0;
+  nlohmann::json values = nlohmann::json::object();
+  TrialState state = TrialState::Pending;
+  std::string runDir;
+  int64_t pid = 0;
+  std::string host;
+  int slot = -1;       ///< while running
+  double started = 0;  ///< seconds since the Unix epoch (0: not yet)
+  double ended = 0;
+  std::vector<double> metric;  ///< the sweep's metric after each epoch
+  int64_t prunedAt = 0;        ///< the band (epoch) that stopped a pruned trial
+  std::string detail;          ///< why it failed, or how it ended
+  bool stopRequested = false;  ///< SIGTERM sent (pruning or cancelling)
+};
+
+struct SweepState {
+  static constexpr const char* kFileName = "sweep-state.json";
+  std::string sweepFile;
+  std::string sweepId;
+  std::vector<TrialRecord> trials;
+  nlohmann::json toJson() const;
+  static SweepState fromJson(const nlohmann::json& doc);
+};
+
+/// The state in `sweepDir`; nullopt when there is none. Throws InputError naming the file when
+/// it is damaged.
+std::optional<SweepState> readSweepState(const std::string& sweepDir);
+
+class SweepQueue {
+ public:
+  struct Options {
+    std::string cli;       ///< the towerbench-cli to run trials with
+    std::string sweepDir;  ///< where sweep-state.json and the trials' output go
+    int slotCount = 1;
+    int pollMs = 200;
+    std::function<void(const std::string&)> log;  ///< progress lines (may be empty)
+  };
+
+  /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
+  /// not validate, before anything runs.
+  SweepQueue(const std::string& sweepFile, Options options);
+
+  /// Runs every trial to its end (or until stop()). Returns the final state.
+  SweepState run();
+  /// Cancels: running trials get SIGTERM and end cancelled, pending ones are cancelled. Any
+  /// thread.
+  void stop() { stopRequested_ = true; }
+  /// Slots that the queue uses for CUDA projects (0: the CPU's cores are shared).
+  const SweepSpec& sweep() const { return sweep_; }
+
+ private:
+  void start(TrialRecord& trial, int slot);
+  void reap();
+  /// Reads the sweep's metric of `trial` from its stats.json.
+  void readMetric(TrialRecord& trial) const;
+  void readMetrics();
+  void prune();
+  void save() const;
+  void say(const std::string& line) const;
+
+  SweepSpec sweep_;
+  std::vector<SweepTrial> trials_;
+  nlohmann::json base_;
+  Options options_;
+  SweepState state_;
+  bool cuda_ = false;
+  int64_t maxEpoch_ = 1;
+  std::atomic<bool> stopRequested_{false};
+};
+
+}  // namespace tbench

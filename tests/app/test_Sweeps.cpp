@@ -1,0 +1,212 @@
+// The sweep queue (engine/sweep/SweepQueue.h) with real `towerbench-cli train` trials of the
+// synthetic project: 8 trials on 2 slots all finish and never more than 2 run at once; a trial
+// killed with SIGKILL fails and the others go on; hyperband prunes the trial its rule says;
+// cancelling stops the running trial cleanly; a queue killed mid-sweep and started again adopts
+// the trial that kept running and finishes the sweep.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <signal.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/AtomicFile.h"
+#include "engine/sweep/SweepQueue.h"
+
+using namespace tbench;
+using nlohmann::json;
+
+namespace {
+
+/// The synthetic project with its runs under `dir`, written as base.json; and a sweep of it.
+std::string writeSweep(const QTemporaryDir& dir, const json& parameters, int64_t maxEpoch,
+                       const json& extra = json::object()) {
+  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
+  json base = json::parse(in);
+  base["run_root"] = dir.filePath("runs").toStdString();
+  base["max_epoch"] = maxEpoch;
+  base["callbacks"] = {{{"type", "inference"}}};  // validation_error every epoch, no saver
+  base["monitors"] = {{"tensorboard", false}};
+  std::ofstream(dir.filePath("base.json").toStdString()) << base.dump(2);
+  json sweep = {{"format", 1},
+                {"name", "s"},
+                {"project", "base.json"},
+                {"method", "grid"},
+                {"metric", {{"name", "validation_error"}, {"goal", "minimize"}}},
+                {"parameters", parameters}};
+  sweep.update(extra);
+  const std::string path = dir.filePath("sweep.json").toStdString();
+  std::ofstream(path) << sweep.dump(2);
+  return path;
+}
+
+SweepQueue::Options options(const QTemporaryDir& dir, int slotCount) {
+  SweepQueue::Options o;
+  o.cli = TB_CLI_PATH;
+  o.sweepDir = dir.filePath("sweep-dir").toStdString();
+  o.slotCount = slotCount;
+  o.pollMs = 50;
+  return o;
+}
+
+/// The trial's state as the state file on disk has it now.
+std::optional<TrialRecord> onDisk(const std::string& sweepDir, int64_t index) {
+  try {
+    const auto state = readSweepState(sweepDir);
+    if (!state || index >= static_cast<int64_t>(state->trials.size())) return std::nullopt;
+    return state->trials[static_cast<size_t>(index)];
+  } catch (const std::exception&) {
+    return std::nullopt;  // being replaced: read again
+  }
+}
+
+}  // namespace
+
+class TestSweeps : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("TB_QUIET", "1"); }
+
+  void eightTrialsOnTwoSlotsAllFinish() {
+    QTemporaryDir dir;
+    const std::string sweep =
+        writeSweep(dir,
+                   {{"optimizer.learning_rate",
+                     {{"values", {0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08}}}}},
+                   1);
+    SweepQueue queue(sweep, options(dir, 2));
+    const SweepState state = queue.run();
+    QCOMPARE(state.trials.size(), size_t{8});
+    for (const TrialRecord& t : state.trials) {
+      QVERIFY2(t.state == TrialState::Finished,
+               qPrintable(QString("trial %1 %2 %3")
+                              .arg(t.index)
+                              .arg(toString(t.state))
+                              .arg(QString::fromStdString(t.detail))));
+      QCOMPARE(t.metric.size(), size_t{1});
+      // An ordinary run directory, whose frozen project has the trial's value.
+      std::ifstream in(t.runDir + "/project.json");
+      const json ran = json::parse(in);
+      QCOMPARE(ran["optimizer"]["learning_rate"], t.values["optimizer.learning_rate"]);
+      QCOMPARE(ran["num_threads"].get<int>(), std::max(1, QThread::idealThreadCount() / 2));
+    }
+    // Never more than 2 at once: at every start, count the trials running then.
+    for (const TrialRecord& a : state.trials) {
+      int running = 0;
+      for (const TrialRecord& b : state.trials) {
+        if (b.started <= a.started && a.started < b.ended) ++running;
+      }
+      QVERIFY2(running <= 2, qPrintable(QString::number(running)));
+    }
+    // The state on disk is the state returned.
+    const auto saved = readSweepState(dir.filePath("sweep-dir").toStdString());
+    QVERIFY(saved.has_value());
+    QCOMPARE(saved->toJson(), state.toJson());
+  }
+
+  void aKilledTrialFailsAndTheOthersGoOn() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {400, 1, 1}}}}}, 1);
+    SweepQueue queue(sweep, options(dir, 1));
+    SweepState state;
+    std::thread worker([&] { state = queue.run(); });
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto t = onDisk(sweepDir, 0);
+          return t && t->state == TrialState::Running && t->pid > 0;
+        }(),
+        60000);
+    ::kill(static_cast<pid_t>(onDisk(sweepDir, 0)->pid), SIGKILL);
+    worker.join();
+    QVERIFY(state.trials[0].state == TrialState::Failed);
+    QVERIFY2(state.trials[0].detail.find("killed by signal 9") != std::string::npos,
+             state.trials[0].detail.c_str());
+    QVERIFY(state.trials[1].state == TrialState::Finished);
+    QVERIFY(state.trials[2].state == TrialState::Finished);
+  }
+
+  void hyperbandPrunesTheTrialItsRuleSays() {
+    QTemporaryDir dir;
+    // One slot: the good trial runs first; the one that cannot learn (lr 1e-7) is judged
+    // against it at the first band it reaches and stopped there.
+    const std::string sweep =
+        writeSweep(dir, {{"optimizer.learning_rate", {{"values", {0.05, 1e-7}}}}}, 40,
+                   {{"early_terminate", {{"type", "hyperband"}, {"min_iter", 1}, {"eta", 3}}}});
+    SweepQueue queue(sweep, options(dir, 1));
+    const SweepState state = queue.run();
+    const TrialRecord& good = state.trials[0];
+    const TrialRecord& bad = state.trials[1];
+    QVERIFY(good.state == TrialState::Finished);
+    QCOMPARE(good.metric.size(), size_t{40});
+    QVERIFY2(bad.state == TrialState::Pruned, toString(bad.state));
+    QVERIFY(bad.prunedAt == 1 || bad.prunedAt == 3 || bad.prunedAt == 9 || bad.prunedAt == 27);
+    QVERIFY(bad.metric.size() < 40);
+    QVERIFY(bad.metric[static_cast<size_t>(bad.prunedAt - 1)] >
+            good.metric[static_cast<size_t>(bad.prunedAt - 1)]);
+  }
+
+  void cancellingStopsTheRunningTrialAndThePendingOnes() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"seed", {{"values", {1, 2, 3}}}}}, 400);
+    SweepQueue queue(sweep, options(dir, 1));
+    SweepState state;
+    std::thread worker([&] { state = queue.run(); });
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto t = onDisk(sweepDir, 0);
+          return t && !t->metric.empty();  // it trains
+        }(),
+        60000);
+    queue.stop();
+    worker.join();
+    QVERIFY2(state.trials[0].state == TrialState::Cancelled, toString(state.trials[0].state));
+    QVERIFY(state.trials[0].metric.size() < 400);
+    QVERIFY(state.trials[1].state == TrialState::Cancelled);
+    QVERIFY(state.trials[2].state == TrialState::Cancelled);
+  }
+
+  // The queue dies (SIGKILL, like a window killed); its trial runs on in its own process group.
+  // The same command again adopts it, records its end from its run.json, and runs the rest.
+  void aQueueStartedAgainAdoptsTheTrialThatKeptRunning() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {60, 1}}}}}, 1);
+    const QString sweepDir = dir.filePath("sweep-dir");
+    const QStringList args = {"sweep", QString::fromStdString(sweep), "--slots", "1", "--sweep-dir",
+                              sweepDir};
+    QProcess first;
+    first.start(TB_CLI_PATH, args);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto t = onDisk(sweepDir.toStdString(), 0);
+          return t && t->state == TrialState::Running && !t->metric.empty();
+        }(),
+        60000);
+    const int64_t pid = onDisk(sweepDir.toStdString(), 0)->pid;
+    first.kill();  // SIGKILL: no chance to cancel anything
+    QVERIFY(first.waitForFinished(10000));
+    QCOMPARE(::kill(static_cast<pid_t>(pid), 0), 0);  // the trial lives on
+
+    QProcess again;
+    again.start(TB_CLI_PATH, args);
+    QVERIFY(again.waitForFinished(120000));
+    const QString out = QString::fromUtf8(again.readAllStandardOutput());
+    QVERIFY2(again.exitCode() == 0, qPrintable(out + again.readAllStandardError()));
+    const auto state = readSweepState(sweepDir.toStdString());
+    QVERIFY(state.has_value());
+    QVERIFY2(state->trials[0].state == TrialState::Finished, toString(state->trials[0].state));
+    QCOMPARE(state->trials[0].pid, pid);  // adopted, not started again
+    QCOMPARE(state->trials[0].metric.size(), size_t{60});
+    QVERIFY(state->trials[1].state == TrialState::Finished);
+    QVERIFY2(out.contains("best: trial"), qPrintable(out));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSweeps)
+#include "test_Sweeps.moc"
