@@ -22,6 +22,7 @@
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunScalars.h"
 #include "engine/run/RunStatus.h"
+#include "engine/sweep/SweepQueue.h"
 
 namespace tbench::bridge {
 namespace {
@@ -189,6 +190,35 @@ std::optional<MetricSample> parseScalarLine(const QByteArray& line) {
   const std::optional<ScalarRecord> r = tbench::parseScalarLine(line.toStdString());
   if (!r) return std::nullopt;
   return MetricSample{q(r->name), r->step, r->epoch, r->time, r->value};
+}
+
+SweepStateView readSweepStateView(const QString& sweepDir) {
+  SweepStateView view;
+  try {
+    const std::optional<SweepState> state = readSweepState(sweepDir.toStdString());
+    if (!state) return view;
+    view.present = true;
+    view.sweepFile = q(state->sweepFile);
+    view.sweepId = q(state->sweepId);
+    view.metric = q(state->metric);
+    view.maximize = state->maximize;
+    for (const auto& p : state->parameters) view.parameters << q(p);
+    for (const TrialRecord& t : state->trials) {
+      SweepTrialView trial;
+      trial.index = t.index;
+      trial.state = q(toString(t.state));
+      trial.values = toQt(t.values).toObject();
+      trial.runDir = q(t.runDir);
+      for (double v : t.metric) trial.metric << v;
+      trial.prunedAt = t.prunedAt;
+      trial.detail = q(t.detail);
+      view.trials << trial;
+    }
+  } catch (const std::exception& e) {
+    view.present = true;
+    view.error = q(e.what());
+  }
+  return view;
 }
 
 RunDirectoryReaders runDirectoryReaders() {

@@ -31,6 +31,9 @@ RunStatsView readRunStatsView(const QString& path);
 /// One line of scalars.jsonl read by the engine (parseScalarLine); nullopt when it is not one.
 std::optional<MetricSample> parseScalarLine(const QByteArray& line);
 
+/// The sweep-state.json of `sweepDir` read by the engine (readSweepState). Never throws.
+SweepStateView readSweepStateView(const QString& sweepDir);
+
 /// The four readers above and readCheckpointIndex, for installRunDirectoryReaders.
 RunDirectoryReaders runDirectoryReaders();
 

@@ -6,6 +6,7 @@
 // (installRunDirectoryReaders, app/gui/rundir/RunDirectoryInfo.h).
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -81,6 +82,28 @@ using RunStatsReader = std::function<RunStatsView(const QString& path)>;
 /// One line of scalars.jsonl as a sample (engine/run/RunScalars.h, parseScalarLine); nullopt
 /// when the line is not a scalar.
 using ScalarLineParser = std::function<std::optional<MetricSample>(const QByteArray& line)>;
+
+/// One trial of a sweep as its queue recorded it (engine/sweep/SweepQueue.h).
+struct SweepTrialView {
+  qint64 index = 0;
+  QString state;       ///< "pending", "running", "finished", "failed", "pruned", "cancelled"
+  QJsonObject values;  ///< parameter path -> value
+  QString runDir;
+  QVector<double> metric;  ///< the sweep's metric after each epoch
+  qint64 prunedAt = 0;     ///< the band (epoch) that stopped a pruned trial
+  QString detail;          ///< why it failed
+};
+
+/// A sweep's sweep-state.json, read by the engine (readSweepState).
+struct SweepStateView {
+  bool present = false;  ///< the directory has a sweep-state.json
+  QString error;         ///< present but unreadable: the engine's message, naming the file
+  QString sweepFile, sweepId, metric;
+  bool maximize = false;
+  QStringList parameters;  ///< parameter paths, in the sweep's order
+  QList<SweepTrialView> trials;
+};
+using SweepStateReader = std::function<SweepStateView(const QString& sweepDir)>;
 
 /// The engine's readers of a run directory's files, installed once by the window.
 struct RunDirectoryReaders {

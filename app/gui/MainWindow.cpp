@@ -33,8 +33,10 @@
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/learned/TryItDialog.h"
+#include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunCheckpoints.h"
+#include "app/gui/sweep/SweepPanel.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 
@@ -144,6 +146,17 @@ void MainWindow::createPanels() {
   auto* historyDock = dock(tr("Run History"), "historyDock", history_, this);
   addDockWidget(Qt::BottomDockWidgetArea, historyDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), historyDock);
+  // Sweeps: a sweep's trials, run by towerbench-cli sweep, beside Run History.
+  sweeps_ = new SweepPanel(bridge::readSweepStateView, this);
+  connect(sweeps_, &SweepPanel::logLines, log_, &LogView::appendLines);
+  connect(sweeps_, &SweepPanel::openTrialAsProject, this, &MainWindow::cloneRun);
+  connect(sweeps_, &SweepPanel::finished, this, [this](int code) {
+    log_->appendNote(tr("sweep ended with status %1: %2").arg(code).arg(sweeps_->sweepDir()));
+    history_->refresh();
+  });
+  auto* sweepDock = dock(tr("Sweeps"), "sweepDock", sweeps_, this);
+  addDockWidget(Qt::BottomDockWidgetArea, sweepDock);
+  tabifyDockWidget(historyDock, sweepDock);
   findChild<QDockWidget*>("logDock")->raise();
 
   // The images a run puts: a tab beside the project, raised when a run's first image arrives
@@ -252,6 +265,13 @@ void MainWindow::createMenus() {
       file->addAction(tr("&Follow Run Directory…"), this, [this] { followRunDirectory(); });
   follow->setObjectName("actionFollowRunDirectory");
   follow->setToolTip(tr("Plot a run started elsewhere (torchrun, SLURM, the CLI) as it trains"));
+  QAction* openSweep = file->addAction(tr("Open S&weep…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Sweep"), runRootPath());
+    if (dir.isEmpty()) return;
+    sweeps_->showSweep(dir);
+    raiseDock("sweepDock");
+  });
+  openSweep->setObjectName("actionOpenSweep");
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -263,6 +283,13 @@ void MainWindow::createMenus() {
   run->addSeparator();
   tryItAction_ = run->addAction(tr("&Try It…"), this, [this] { tryIt(); });
   tryItAction_->setObjectName("actionTryIt");
+  QAction* runSweep = run->addAction(tr("Run S&weep…"), this, [this] {
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Run Sweep"), QString(), tr("Sweeps (*.json)"));
+    if (!file.isEmpty()) runSweepFile(file);
+  });
+  runSweep->setObjectName("actionRunSweep");
+  runSweep->setToolTip(tr("Run a sweep file's trials (towerbench-cli sweep) and compare them"));
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
@@ -424,6 +451,33 @@ void MainWindow::projectAnalyzed() {
   if (history_->runRoot() != runRootPath() || history_->projectName() != projectName()) {
     history_->setRunRoot(runRootPath(), projectName());
   }
+}
+
+void MainWindow::raiseDock(const char* name) {
+  if (auto* d = findChild<QDockWidget*>(name)) {
+    d->show();
+    d->raise();
+    // A table and a chart side by side need more than the log's height.
+    if (QLatin1String(name) == QLatin1String("sweepDock")) {
+      resizeDocks({d}, {int(height() * 0.45)}, Qt::Vertical);
+    }
+  }
+}
+
+bool MainWindow::runSweepFile(const QString& sweepFile, const QString& sweepDir) {
+  // Its state beside the sweep file unless told: running the same file again goes on with it.
+  const QFileInfo info(sweepFile);
+  const QString dir = !sweepDir.isEmpty()
+                          ? sweepDir
+                          : info.absoluteDir().filePath("sweeps/" + info.completeBaseName());
+  const QString cli = LaunchedRun::defaultCli();
+  QString error = LaunchedRun::cliProblem(cli);
+  if (error.isEmpty() && sweeps_->runSweep(cli, info.absoluteFilePath(), dir, &error)) {
+    raiseDock("sweepDock");
+    return true;
+  }
+  showMessage(QMessageBox::Warning, tr("Run Sweep"), error);
+  return false;
 }
 
 void MainWindow::previewData() {

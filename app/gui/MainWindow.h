@@ -54,6 +54,7 @@ class ConfusionPanel;
 class LaunchedRun;
 class RunFollower;
 class RunSession;
+class SweepPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -109,6 +110,11 @@ class MainWindow : public QMainWindow {
   bool anyRunActive() const;
   /// The run id (run directory name) of the current or last live run.
   QString liveRunId() const;
+  /// The Sweeps tab: a sweep's trials, their table and parallel coordinates.
+  SweepPanel* sweepPanel() const { return sweeps_; }
+  /// Runs `sweepFile` (towerbench-cli sweep) into `sweepDir` (default: sweeps/<name> beside
+  /// the file) and shows it in the Sweeps tab (Run ▸ Run Sweep…). False after telling the user.
+  bool runSweepFile(const QString& sweepFile, const QString& sweepDir = QString());
 
   /// Resources of the embedded project templates.
   static QStringList templates();
@@ -143,6 +149,7 @@ class MainWindow : public QMainWindow {
   void showPlugins();
   void logPlugins();
   QString runRootPath() const;
+  void raiseDock(const char* name);
   QString projectName() const;
 
   // MainWindowRun.cpp: the run (RunSession) on the panels.
@@ -184,6 +191,7 @@ class MainWindow : public QMainWindow {
   RunHistoryPanel* history_ = nullptr;
   RunStatusBar* status_ = nullptr;
   ConfusionPanel* confusion_ = nullptr;
+  SweepPanel* sweeps_ = nullptr;
 
   QAction* newAction_ = nullptr;
   QAction* openAction_ = nullptr;

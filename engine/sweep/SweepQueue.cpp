@@ -91,13 +91,22 @@ json SweepState::toJson() const {
                           {"detail", t.detail},
                           {"stop_requested", t.stopRequested}});
   }
-  return {{"format", 1}, {"sweep_file", sweepFile}, {"sweep_id", sweepId}, {"trials", trialsJson}};
+  return {{"format", 1},
+          {"sweep_file", sweepFile},
+          {"sweep_id", sweepId},
+          {"metric", {{"name", metric}, {"goal", maximize ? "maximize" : "minimize"}}},
+          {"parameters", parameters},
+          {"trials", trialsJson}};
 }
 
 SweepState SweepState::fromJson(const json& doc) {
   SweepState s;
   s.sweepFile = doc.at("sweep_file").get<std::string>();
   s.sweepId = doc.at("sweep_id").get<std::string>();
+  const json metric = doc.value("metric", json::object());
+  s.metric = metric.value("name", "");
+  s.maximize = metric.value("goal", "minimize") == "maximize";
+  s.parameters = doc.value("parameters", std::vector<std::string>());
   for (const json& t : doc.at("trials")) {
     TrialRecord r;
     r.index = t.at("index").get<int64_t>();
@@ -156,6 +165,9 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     state_ = std::move(*existing);
   } else {
     state_.sweepFile = sweepFile;
+    state_.metric = sweep_.metric.name;
+    state_.maximize = sweep_.metric.maximize;
+    for (const auto& p : sweep_.parameters) state_.parameters.push_back(p.path);
     state_.sweepId = fs::path(options_.sweepDir).filename().string();
     const std::string root = (fs::path(base.runRoot) / base.name).string();
     for (const SweepTrial& t : trials_) {

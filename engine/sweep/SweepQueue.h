@@ -58,6 +58,9 @@ struct SweepState {
   static constexpr const char* kFileName = "sweep-state.json";
   std::string sweepFile;
   std::string sweepId;
+  std::string metric;  ///< the sweep's metric, so that the file is whole
+  bool maximize = false;
+  std::vector<std::string> parameters;  ///< the parameter paths, in the sweep's order
   std::vector<TrialRecord> trials;
   nlohmann::json toJson() const;
   static SweepState fromJson(const nlohmann::json& doc);

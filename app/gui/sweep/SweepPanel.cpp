@@ -1,0 +1,340 @@
+#include "app/gui/sweep/SweepPanel.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "widgets/Palette.h"
+
+namespace tbench::gui {
+namespace {
+
+/// A cell that sorts by its number (and shows `text`).
+QTableWidgetItem* numberItem(double value, const QString& text) {
+  auto* item = new QTableWidgetItem;
+  item->setData(Qt::DisplayRole, std::isfinite(value) ? QVariant(value) : QVariant(text));
+  if (!text.isEmpty() && std::isfinite(value)) item->setData(Qt::ToolTipRole, text);
+  item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+  return item;
+}
+
+QTableWidgetItem* textItem(const QString& text) {
+  auto* item = new QTableWidgetItem(text);
+  item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+  return item;
+}
+
+QString valueText(const QJsonValue& v) {
+  if (v.isDouble()) return QString::number(v.toDouble(), 'g', 6);
+  if (v.isString()) return v.toString();
+  return QString::fromUtf8(
+      QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1));
+}
+
+double lastMetric(const bridge::SweepTrialView& t) {
+  return t.metric.isEmpty() ? std::nan("") : t.metric.back();
+}
+
+}  // namespace
+
+SweepPanel::SweepPanel(bridge::SweepStateReader reader, QWidget* parent)
+    : QWidget(parent), reader_(std::move(reader)) {
+  setObjectName("sweepPanel");
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  summary_ = new QLabel(tr("No sweep: Run ▸ Run Sweep… runs a sweep file (towerbench-cli "
+                           "sweep), File ▸ Open Sweep… shows one started elsewhere."),
+                        this);
+  summary_->setObjectName("sweep.summary");
+  summary_->setWordWrap(true);
+  openBest_ = new QPushButton(tr("Open Best as Project"), this);
+  openBest_->setObjectName("sweep.openBest");
+  openBest_->setEnabled(false);
+  stop_ = new QPushButton(tr("Stop Sweep"), this);
+  stop_->setObjectName("sweep.stop");
+  stop_->setEnabled(false);
+  top->addWidget(summary_, 1);
+  top->addWidget(openBest_);
+  top->addWidget(stop_);
+  layout->addLayout(top);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  table_ = new QTableWidget(this);
+  table_->setObjectName("sweep.table");
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->verticalHeader()->hide();
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName("sweep.coordinates");
+  plot_->setMinimumSize(320, 200);
+  split->addWidget(table_);
+  split->addWidget(plot_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  connect(openBest_, &QPushButton::clicked, this, [this] {
+    const int best = bestTrial();
+    if (best >= 0) emit openTrialAsProject(state_.trials.at(best).runDir);
+  });
+  connect(stop_, &QPushButton::clicked, this, &SweepPanel::stop);
+  connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+    const int index = table_->item(row, 0)->data(Qt::DisplayRole).toInt();
+    for (const auto& t : state_.trials) {
+      if (t.index == index) emit openTrialAsProject(t.runDir);
+    }
+  });
+  timer_.setInterval(kPollMs);
+  connect(&timer_, &QTimer::timeout, this, &SweepPanel::refresh);
+  process_.setProcessChannelMode(QProcess::MergedChannels);
+  connect(&process_, &QProcess::readyReadStandardOutput, this, &SweepPanel::readOutput);
+  connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+    readOutput();
+    stop_->setEnabled(false);
+    refresh();
+    timer_.stop();
+    emit finished(status == QProcess::NormalExit ? code : 128 + 9);
+  });
+}
+
+SweepPanel::~SweepPanel() {
+  // The queue goes with the window; its trials do not (their own processes): running the same
+  // sweep again adopts them.
+  process_.blockSignals(true);
+}
+
+void SweepPanel::showSweep(const QString& sweepDir) {
+  sweepDir_ = QDir(sweepDir).absolutePath();
+  refresh();
+  timer_.start();
+}
+
+bool SweepPanel::runSweep(const QString& cli, const QString& sweepFile, const QString& sweepDir,
+                          QString* error) {
+  if (isRunning()) {
+    if (error) *error = tr("a sweep is running in this panel");
+    return false;
+  }
+  const QStringList args = {"sweep", sweepFile, "--sweep-dir", sweepDir};
+  emit logLines({QStringLiteral("$ %1 %2").arg(cli, args.join(' '))});
+  process_.start(cli, args);
+  if (!process_.waitForStarted(10000)) {
+    if (error) *error = tr("cannot start %1: %2").arg(cli, process_.errorString());
+    return false;
+  }
+  stop_->setEnabled(true);
+  showSweep(sweepDir);
+  return true;
+}
+
+void SweepPanel::stop() {
+  if (isRunning()) process_.terminate();  // the queue cancels its trials, each at a step
+}
+
+void SweepPanel::readOutput() {
+  partial_ += process_.readAllStandardOutput();
+  const qsizetype end = partial_.lastIndexOf('\n');
+  if (end < 0) return;
+  const QStringList lines = QString::fromUtf8(partial_.left(end)).split('\n');
+  partial_ = partial_.mid(end + 1);
+  emit logLines(lines);
+}
+
+int SweepPanel::bestTrial() const {
+  int best = -1;
+  for (int i = 0; i < state_.trials.size(); ++i) {
+    const double v = lastMetric(state_.trials[i]);
+    if (!std::isfinite(v)) continue;
+    const double b = best < 0 ? 0 : lastMetric(state_.trials[best]);
+    if (best < 0 || (state_.maximize ? v > b : v < b)) best = i;
+  }
+  return best;
+}
+
+void SweepPanel::refresh() {
+  if (sweepDir_.isEmpty() || !reader_) return;
+  state_ = reader_(sweepDir_);
+  if (!state_.present) {
+    summary_->setText(tr("%1: no sweep-state.json yet").arg(QDir::toNativeSeparators(sweepDir_)));
+    return;
+  }
+  if (!state_.error.isEmpty()) {
+    summary_->setText(state_.error);
+    return;
+  }
+  std::map<QString, int> counts;
+  for (const auto& t : state_.trials) ++counts[t.state];
+  QStringList parts;
+  for (const auto& [state, n] : counts) parts << QStringLiteral("%1 %2").arg(n).arg(state);
+  const int best = bestTrial();
+  summary_->setText(
+      tr("<b>%1</b> (%2): %3 trials, %4. %5")
+          .arg(state_.sweepId.toHtmlEscaped(), QDir::toNativeSeparators(sweepDir_).toHtmlEscaped())
+          .arg(state_.trials.size())
+          .arg(parts.join(", "))
+          .arg(best < 0 ? QString()
+                        : tr("Best: trial %1, %2 %3.")
+                              .arg(state_.trials[best].index)
+                              .arg(state_.metric)
+                              .arg(lastMetric(state_.trials[best]), 0, 'g', 4)));
+  openBest_->setEnabled(best >= 0);
+  fillTable();
+  drawCoordinates();
+  const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
+    return t.state == QLatin1String("pending") || t.state == QLatin1String("running");
+  });
+  if (!busy && !isRunning()) timer_.stop();
+}
+
+void SweepPanel::fillTable() {
+  table_->setSortingEnabled(false);
+  QStringList header = {tr("trial"), tr("state"), state_.metric, tr("epochs")};
+  header << state_.parameters;
+  table_->setColumnCount(header.size());
+  table_->setHorizontalHeaderLabels(header);
+  table_->setRowCount(state_.trials.size());
+  for (int row = 0; row < state_.trials.size(); ++row) {
+    const auto& t = state_.trials[row];
+    table_->setItem(row, 0, numberItem(static_cast<double>(t.index), {}));
+    QString state = t.state;
+    if (t.state == QLatin1String("pruned")) state += tr(" at epoch %1").arg(t.prunedAt);
+    auto* stateItem = textItem(state);
+    if (!t.detail.isEmpty()) stateItem->setToolTip(t.detail);
+    if (t.state == QLatin1String("failed")) stateItem->setForeground(ui::Palette::error());
+    if (t.state == QLatin1String("running")) stateItem->setForeground(ui::Palette::active());
+    table_->setItem(row, 1, stateItem);
+    const double metric = lastMetric(t);
+    table_->setItem(row, 2, numberItem(metric, std::isfinite(metric) ? QString() : "-"));
+    table_->setItem(row, 3, numberItem(static_cast<double>(t.metric.size()), {}));
+    for (int p = 0; p < state_.parameters.size(); ++p) {
+      const QJsonValue v = t.values.value(state_.parameters[p]);
+      table_->setItem(
+          row, 4 + p,
+          v.isDouble() ? numberItem(v.toDouble(), valueText(v)) : textItem(valueText(v)));
+    }
+  }
+  table_->setSortingEnabled(true);
+  table_->resizeColumnsToContents();
+}
+
+void SweepPanel::drawCoordinates() {
+  plot_->clearPlottables();
+  plot_->clearItems();
+  const int axes = static_cast<int>(state_.parameters.size()) + 1;  // + the metric
+  // Each axis maps its values to [0, 1]: numbers by their range (log when they span more than
+  // a decade and are positive), anything else by its rank among the distinct values.
+  std::vector<std::function<double(const QJsonValue&)>> scale;
+  std::vector<QString> lowText, highText;
+  const auto axisValues = [&](int a) {
+    std::vector<QJsonValue> out;
+    for (const auto& t : state_.trials) {
+      if (a < axes - 1) {
+        out.push_back(t.values.value(state_.parameters[a]));
+      } else if (!t.metric.isEmpty() && std::isfinite(t.metric.back())) {
+        out.push_back(t.metric.back());
+      }
+    }
+    return out;
+  };
+  for (int a = 0; a < axes; ++a) {
+    const std::vector<QJsonValue> values = axisValues(a);
+    const bool numbers = !values.empty() && std::all_of(values.begin(), values.end(),
+                                                        [](const auto& v) { return v.isDouble(); });
+    if (numbers) {
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (const auto& v : values) {
+        lo = std::min(lo, v.toDouble());
+        hi = std::max(hi, v.toDouble());
+      }
+      const bool log = lo > 0 && hi / lo >= 10;  // a decade or more: learning rates
+      const double l = log ? std::log10(lo) : lo, h = log ? std::log10(hi) : hi;
+      scale.push_back([=](const QJsonValue& v) {
+        const double x = log ? std::log10(v.toDouble()) : v.toDouble();
+        return h > l ? (x - l) / (h - l) : 0.5;
+      });
+      lowText.push_back(QString::number(lo, 'g', 3));
+      highText.push_back(QString::number(hi, 'g', 3));
+    } else {
+      QStringList distinct;
+      for (const auto& v : values) {
+        if (!distinct.contains(valueText(v))) distinct << valueText(v);
+      }
+      distinct.sort();
+      scale.push_back([=](const QJsonValue& v) {
+        const auto i = distinct.indexOf(valueText(v));
+        return distinct.size() > 1 ? double(i) / double(distinct.size() - 1) : 0.5;
+      });
+      lowText.push_back(distinct.value(0));
+      highText.push_back(distinct.isEmpty() ? QString() : distinct.back());
+    }
+  }
+  // The metric's colour: best green to worst red.
+  double best = HUGE_VAL, worst = -HUGE_VAL;
+  for (const auto& t : state_.trials) {
+    const double m = lastMetric(t);
+    if (!std::isfinite(m)) continue;
+    best = std::min(best, m);
+    worst = std::max(worst, m);
+  }
+  if (state_.maximize) std::swap(best, worst);
+  for (const auto& t : state_.trials) {
+    auto* curve = new QCPCurve(plot_->xAxis, plot_->yAxis);
+    QVector<double> x, y;
+    for (int a = 0; a < axes - 1; ++a) {
+      x << a;
+      y << scale[a](t.values.value(state_.parameters[a]));
+    }
+    const double m = lastMetric(t);
+    if (std::isfinite(m)) {
+      x << axes - 1;
+      y << scale[axes - 1](QJsonValue(m));
+    }
+    curve->setData(x, y);
+    QColor colour = palette().color(QPalette::Disabled, QPalette::Text);
+    if (std::isfinite(m) && best != worst) {
+      const double f = std::clamp((m - best) / (worst - best), 0.0, 1.0);  // 0 best, 1 worst
+      colour = QColor::fromHsvF((1.0 - f) / 3.0, 0.85, 0.8);               // green .. red
+    } else if (std::isfinite(m)) {
+      colour = QColor::fromHsvF(1.0 / 3.0, 0.85, 0.8);
+    }
+    QPen pen(colour, 2);
+    if (t.state == QLatin1String("pruned")) pen.setStyle(Qt::DashLine);
+    curve->setPen(pen);
+    curve->setName(tr("trial %1").arg(t.index));
+  }
+  // One vertical axis per parameter and the metric, labelled below, with their ranges.
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int a = 0; a < axes; ++a) {
+    // The key's last segment ("learning_rate"); the table's columns have the whole path.
+    ticker->addTick(a, (a < axes - 1 ? state_.parameters[a] : state_.metric).section('.', -1));
+    auto* line = new QCPItemLine(plot_);
+    line->start->setCoords(a, 0);
+    line->end->setCoords(a, 1);
+    line->setPen(QPen(palette().color(QPalette::Mid), 1));
+    for (const bool high : {false, true}) {
+      auto* label = new QCPItemText(plot_);
+      label->position->setCoords(a, high ? 1.04 : -0.04);
+      label->setText(high ? highText[a] : lowText[a]);
+      label->setColor(palette().color(QPalette::Text));
+    }
+  }
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setRange(-0.4, axes - 0.6);
+  plot_->yAxis->setRange(-0.1, 1.1);
+  plot_->yAxis->setVisible(false);
+  plot_->xAxis->grid()->setVisible(false);
+  plot_->replot();
+}
+
+}  // namespace tbench::gui
