@@ -26,7 +26,8 @@ std::string usageText() {
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
-         "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--dry-run]\n"
+         "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
+         "                             [--dry-run]\n"
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
@@ -53,7 +54,8 @@ std::string usageText() {
          "          runs the trials as `train` processes, N at a time (default: one per GPU of a\n"
          "          CUDA project, else 1), stops those hyperband prunes, and prints them ranked.\n"
          "          Its state is DIR/sweep-state.json (default <run_root>/sweeps/<name>): the\n"
-         "          same command again goes on with it. --dry-run lists the trials only\n"
+         "          same command again goes on with it; --retry-failed resumes its failed trials\n"
+         "          from their checkpoints. --dry-run lists the trials only\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "types     lists the component types a project may use (models, data sources,\n"
@@ -234,6 +236,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.sweepSlots = static_cast<int>(parseCount(arg, value()));
     } else if (out.command == "sweep" && arg == "--sweep-dir") {
       out.sweepDir = value();
+    } else if (out.command == "sweep" && arg == "--retry-failed") {
+      out.retryFailed = true;
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError(str("unknown option ", arg, " for ", out.command));
     } else if (out.project.empty()) {

@@ -31,14 +31,15 @@ struct CliArgs {
   std::vector<std::string> overrides;  ///< "path=value", applied in order
   bool newRun = false;
   bool resume = false;
-  std::string checkpoint;  ///< eval
-  std::string format;      ///< export: "pt" or "safetensors"
-  std::string out;         ///< export
-  std::string kind;        ///< types: only this kind ("callback"); empty: all
-  bool markdown = false;   ///< types: the key reference as Markdown
-  bool dryRun = false;     ///< sweep: check the sweep and list its trials, run nothing
-  int sweepSlots = 0;      ///< sweep: trials at once (0: one per GPU, else 1)
-  std::string sweepDir;    ///< sweep: its state and the trials' output (empty: the default)
+  std::string checkpoint;    ///< eval
+  std::string format;        ///< export: "pt" or "safetensors"
+  std::string out;           ///< export
+  std::string kind;          ///< types: only this kind ("callback"); empty: all
+  bool markdown = false;     ///< types: the key reference as Markdown
+  bool dryRun = false;       ///< sweep: check the sweep and list its trials, run nothing
+  int sweepSlots = 0;        ///< sweep: trials at once (0: one per GPU, else 1)
+  std::string sweepDir;      ///< sweep: its state and the trials' output (empty: the default)
+  bool retryFailed = false;  ///< sweep: resume failed trials from their checkpoints
   /// --plugin FILE, in order: loaded before the command runs
   /// (engine/project/registry/PluginLoader.h).
   std::vector<std::string> plugins;

@@ -79,6 +79,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   for (const Device& d : availableDevices()) gpus += d.isCuda() ? 1 : 0;
   options.slotCount = args.sweepSlots > 0 ? args.sweepSlots : (cuda ? std::max(1, gpus) : 1);
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
+  options.retryFailed = args.retryFailed;
   SweepQueue queue(args.project, options);
   out << "sweep: " << options.sweepDir << ", " << options.slotCount << " slot(s)"
       << (cuda ? " (one GPU each)" : "") << std::endl;

@@ -89,7 +89,8 @@ json SweepState::toJson() const {
                           {"metric", t.metric},
                           {"pruned_at", t.prunedAt},
                           {"detail", t.detail},
-                          {"stop_requested", t.stopRequested}});
+                          {"stop_requested", t.stopRequested},
+                          {"resume", t.resume}});
   }
   return {{"format", 1},
           {"sweep_file", sweepFile},
@@ -127,6 +128,7 @@ SweepState SweepState::fromJson(const json& doc) {
     r.prunedAt = t.value("pruned_at", int64_t{0});
     r.detail = t.value("detail", "");
     r.stopRequested = t.value("stop_requested", false);
+    r.resume = t.value("resume", false);
     s.trials.push_back(std::move(r));
   }
   return s;
@@ -163,6 +165,7 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
                        ": not the same sweep (use another --sweep-dir)");
     }
     state_ = std::move(*existing);
+    if (options_.retryFailed) retryFailed();
   } else {
     state_.sweepFile = sweepFile;
     state_.metric = sweep_.metric.name;
@@ -193,6 +196,7 @@ void SweepQueue::save() const {
 void SweepQueue::start(TrialRecord& trial, int slot) {
   std::vector<std::string> args = {options_.cli, "train", sweep_.projectPath(), "--run-dir",
                                    trial.runDir};
+  if (trial.resume) args.push_back("--resume");
   for (const auto& [path, value] : trial.values.items()) {
     args.push_back("--set");
     args.push_back(path + "=" + value.dump());
@@ -257,6 +261,30 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   trial.slot = slot;
   say("trial " + std::to_string(trial.index) + " started (" + valuesText(trial.values) + ") in " +
       trial.runDir);
+}
+
+void SweepQueue::retryFailed() {
+  for (TrialRecord& t : state_.trials) {
+    if (t.state != TrialState::Failed) continue;
+    bool checkpoint = false;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(t.runDir, error)) {
+      const std::string name = entry.path().filename().string();
+      checkpoint |= name.rfind("model-", 0) == 0 && entry.path().extension() == ".pt";
+    }
+    if (!checkpoint) {
+      say("trial " + std::to_string(t.index) + " stays failed: " + t.runDir +
+          " has no checkpoint to resume from");
+      continue;
+    }
+    t.state = TrialState::Pending;
+    t.resume = true;
+    t.stopRequested = false;
+    t.prunedAt = 0;
+    t.detail.clear();
+    t.ended = 0;
+    say("trial " + std::to_string(t.index) + " will resume from its latest checkpoint");
+  }
 }
 
 void SweepQueue::reap() {

@@ -52,6 +52,7 @@ struct TrialRecord {
   int64_t prunedAt = 0;        ///< the band (epoch) that stopped a pruned trial
   std::string detail;          ///< why it failed, or how it ended
   bool stopRequested = false;  ///< SIGTERM sent (pruning or cancelling)
+  bool resume = false;         ///< start it with --resume (a failed trial retried)
 };
 
 struct SweepState {
@@ -78,6 +79,9 @@ class SweepQueue {
     int slotCount = 1;
     int pollMs = 200;
     std::function<void(const std::string&)> log;  ///< progress lines (may be empty)
+    /// Failed trials of an existing sweep that saved a checkpoint run again, resumed from it
+    /// (train --resume in their run directory); those without one stay failed, saying so.
+    bool retryFailed = false;
   };
 
   /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
@@ -94,6 +98,7 @@ class SweepQueue {
 
  private:
   void start(TrialRecord& trial, int slot);
+  void retryFailed();
   void reap();
   /// Reads the sweep's metric of `trial` from its stats.json.
   void readMetric(TrialRecord& trial) const;

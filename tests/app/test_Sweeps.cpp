@@ -3,6 +3,7 @@
 // killed with SIGKILL fails and the others go on; hyperband prunes the trial its rule says;
 // cancelling stops the running trial cleanly; a queue killed mid-sweep and started again adopts
 // the trial that kept running and finishes the sweep.
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -170,6 +171,44 @@ class TestSweeps : public QObject {
     QVERIFY(state.trials[0].metric.size() < 400);
     QVERIFY(state.trials[1].state == TrialState::Cancelled);
     QVERIFY(state.trials[2].state == TrialState::Cancelled);
+  }
+
+  // A trial killed after its first checkpoint fails; --retry-failed (retryFailed) resumes it
+  // from that checkpoint in its own run directory, and it ends with all its epochs.
+  void aFailedTrialResumesFromItsCheckpoint() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {40}}}}}, 1);
+    {  // the base project saves a checkpoint every epoch
+      std::ifstream in(dir.filePath("base.json").toStdString());
+      json base = json::parse(in);
+      base["callbacks"].push_back({{"type", "model_saver"}});
+      std::ofstream(dir.filePath("base.json").toStdString()) << base.dump(2);
+    }
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    {
+      SweepQueue queue(sweep, options(dir, 1));
+      SweepState state;
+      std::thread worker([&] { state = queue.run(); });
+      QTRY_VERIFY_WITH_TIMEOUT(
+          [&] {
+            const auto t = onDisk(sweepDir, 0);
+            return t && t->state == TrialState::Running && t->metric.size() >= 2;
+          }(),
+          60000);
+      ::kill(static_cast<pid_t>(onDisk(sweepDir, 0)->pid), SIGKILL);
+      worker.join();
+      QVERIFY(state.trials[0].state == TrialState::Failed);
+      QVERIFY(state.trials[0].metric.size() < 40);
+    }
+    SweepQueue::Options again = options(dir, 1);
+    again.retryFailed = true;
+    SweepQueue queue(sweep, again);
+    const SweepState state = queue.run();
+    const TrialRecord& t = state.trials[0];
+    QVERIFY2(t.state == TrialState::Finished, (std::string(toString(t.state)) + t.detail).c_str());
+    QVERIFY(t.resume);
+    QCOMPARE(t.metric.size(), size_t{40});  // the epochs before the kill and after the resume
+    QVERIFY(QFile::exists(QString::fromStdString(t.runDir) + "/log.log"));
   }
 
   // The queue dies (SIGKILL, like a window killed); its trial runs on in its own process group.
