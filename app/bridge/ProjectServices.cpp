@@ -3,15 +3,18 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/comm/NcclCommunicator.h"
+#include "engine/core/AtomicFile.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/predict/ModelExport.h"
@@ -202,6 +205,8 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
     view.sweepId = q(state->sweepId);
     view.metric = q(state->metric);
     view.maximize = state->maximize;
+    view.paused =
+        QFileInfo::exists(QDir(sweepDir).filePath(QString::fromLatin1(SweepState::kPauseFileName)));
     for (const auto& p : state->parameters) view.parameters << q(p);
     for (const TrialRecord& t : state->trials) {
       SweepTrialView trial;
@@ -219,6 +224,23 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
     view.error = q(e.what());
   }
   return view;
+}
+
+bool setSweepPaused(const QString& sweepDir, bool paused, QString* error) {
+  const std::string path =
+      (std::filesystem::path(sweepDir.toStdString()) / SweepState::kPauseFileName).string();
+  try {
+    if (paused) {
+      std::filesystem::create_directories(sweepDir.toStdString());
+      writeFileAtomically(path, "paused from the window: no trial starts while this file exists\n");
+    } else {
+      std::filesystem::remove(path);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = q(e.what());
+    return false;
+  }
 }
 
 RunDirectoryReaders runDirectoryReaders() {

@@ -34,6 +34,9 @@ std::optional<MetricSample> parseScalarLine(const QByteArray& line);
 /// The sweep-state.json of `sweepDir` read by the engine (readSweepState). Never throws.
 SweepStateView readSweepStateView(const QString& sweepDir);
 
+/// Pauses or resumes the sweep in `sweepDir` (its queue starts no trial while paused).
+bool setSweepPaused(const QString& sweepDir, bool paused, QString* error);
+
 /// The four readers above and readCheckpointIndex, for installRunDirectoryReaders.
 RunDirectoryReaders runDirectoryReaders();
 

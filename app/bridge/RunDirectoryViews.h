@@ -100,10 +100,13 @@ struct SweepStateView {
   QString error;         ///< present but unreadable: the engine's message, naming the file
   QString sweepFile, sweepId, metric;
   bool maximize = false;
+  bool paused = false;     ///< no trial starts (the sweep directory's pause file exists)
   QStringList parameters;  ///< parameter paths, in the sweep's order
   QList<SweepTrialView> trials;
 };
 using SweepStateReader = std::function<SweepStateView(const QString& sweepDir)>;
+/// Pauses (no trial starts) or resumes the sweep in a directory; false with `*error`.
+using SweepPauser = std::function<bool(const QString& sweepDir, bool paused, QString* error)>;
 
 /// The engine's readers of a run directory's files, installed once by the window.
 struct RunDirectoryReaders {

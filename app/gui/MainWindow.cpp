@@ -147,7 +147,7 @@ void MainWindow::createPanels() {
   addDockWidget(Qt::BottomDockWidgetArea, historyDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), historyDock);
   // Sweeps: a sweep's trials, run by towerbench-cli sweep, beside Run History.
-  sweeps_ = new SweepPanel(bridge::readSweepStateView, this);
+  sweeps_ = new SweepPanel(bridge::readSweepStateView, bridge::setSweepPaused, this);
   connect(sweeps_, &SweepPanel::logLines, log_, &LogView::appendLines);
   connect(sweeps_, &SweepPanel::openTrialAsProject, this, &MainWindow::cloneRun);
   connect(sweeps_, &SweepPanel::finished, this, [this](int code) {

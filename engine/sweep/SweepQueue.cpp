@@ -387,6 +387,7 @@ void SweepQueue::prune() {
 
 SweepState SweepQueue::run() {
   bool announcedStop = false;
+  bool paused = false;
   for (;;) {
     reap();
     readMetrics();
@@ -401,7 +402,12 @@ SweepState SweepQueue::run() {
           if (t.host == host()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
         }
       }
+    } else if (fs::exists(fs::path(options_.sweepDir) / SweepState::kPauseFileName)) {
+      if (!paused) say("paused: no trial starts while " + options_.sweepDir + "/pause exists");
+      paused = true;
     } else {
+      if (paused) say("resumed");
+      paused = false;
       std::vector<bool> used(static_cast<size_t>(options_.slotCount), false);
       for (const TrialRecord& t : state_.trials) {
         if (t.state == TrialState::Running && t.slot >= 0 && t.slot < options_.slotCount) {

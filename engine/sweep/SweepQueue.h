@@ -19,6 +19,8 @@
 //   process groups): a queue started again on the same directory adopts the trials still
 //   running, records those that ended meanwhile from their run.json (a trial whose process is
 //   gone and whose run.json still says running failed), and goes on with the pending ones.
+// - Pausing: while the file `pause` exists in the sweep's directory (the window's Pause Sweep,
+//   or `touch DIR/pause`), no trial starts; the running ones go on. Removing it resumes.
 // - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
 //   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
 //   boundary and saves) and is recorded as pruned with the band that stopped it.
@@ -57,6 +59,7 @@ struct TrialRecord {
 
 struct SweepState {
   static constexpr const char* kFileName = "sweep-state.json";
+  static constexpr const char* kPauseFileName = "pause";
   std::string sweepFile;
   std::string sweepId;
   std::string metric;  ///< the sweep's metric, so that the file is whole

@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -171,6 +172,30 @@ class TestSweeps : public QObject {
     QVERIFY(state.trials[0].metric.size() < 400);
     QVERIFY(state.trials[1].state == TrialState::Cancelled);
     QVERIFY(state.trials[2].state == TrialState::Cancelled);
+  }
+
+  // While DIR/pause exists no trial starts; removing it lets the sweep go on.
+  void aPausedSweepStartsNothingUntilResumed() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"seed", {{"values", {1, 2}}}}}, 1);
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    std::filesystem::create_directories(sweepDir);
+    const std::string pause = sweepDir + "/" + SweepState::kPauseFileName;
+    writeFileAtomically(pause, "");
+    std::atomic<bool> saidPaused{false};
+    SweepQueue::Options o = options(dir, 1);
+    o.log = [&](const std::string& line) {
+      if (line.rfind("paused", 0) == 0) saidPaused = true;
+    };
+    SweepQueue queue(sweep, o);
+    SweepState state;
+    std::thread worker([&] { state = queue.run(); });
+    QTRY_VERIFY_WITH_TIMEOUT(saidPaused.load(), 30000);
+    for (int64_t i : {0, 1}) QVERIFY(onDisk(sweepDir, i)->state == TrialState::Pending);
+    std::filesystem::remove(pause);
+    worker.join();
+    QVERIFY(state.trials[0].state == TrialState::Finished);
+    QVERIFY(state.trials[1].state == TrialState::Finished);
   }
 
   // A trial killed after its first checkpoint fails; --retry-failed (retryFailed) resumes it

@@ -49,8 +49,8 @@ double lastMetric(const bridge::SweepTrialView& t) {
 
 }  // namespace
 
-SweepPanel::SweepPanel(bridge::SweepStateReader reader, QWidget* parent)
-    : QWidget(parent), reader_(std::move(reader)) {
+SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser pauser, QWidget* parent)
+    : QWidget(parent), reader_(std::move(reader)), pauser_(std::move(pauser)) {
   setObjectName("sweepPanel");
   auto* layout = new QVBoxLayout(this);
   auto* top = new QHBoxLayout;
@@ -65,8 +65,14 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, QWidget* parent)
   stop_ = new QPushButton(tr("Stop Sweep"), this);
   stop_->setObjectName("sweep.stop");
   stop_->setEnabled(false);
+  pause_ = new QPushButton(tr("Pause Sweep"), this);
+  pause_->setObjectName("sweep.pause");
+  pause_->setCheckable(true);
+  pause_->setEnabled(false);
+  pause_->setToolTip(tr("No trial starts while this is down; the running ones go on"));
   top->addWidget(summary_, 1);
   top->addWidget(openBest_);
+  top->addWidget(pause_);
   top->addWidget(stop_);
   layout->addLayout(top);
 
@@ -89,6 +95,12 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, QWidget* parent)
     if (best >= 0) emit openTrialAsProject(state_.trials.at(best).runDir);
   });
   connect(stop_, &QPushButton::clicked, this, &SweepPanel::stop);
+  connect(pause_, &QPushButton::toggled, this, [this](bool down) {
+    if (sweepDir_.isEmpty() || !pauser_ || down == state_.paused) return;
+    QString error;
+    if (!pauser_(sweepDir_, down, &error)) emit logLines({tr("cannot pause: %1").arg(error)});
+    refresh();
+  });
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const int index = table_->item(row, 0)->data(Qt::DisplayRole).toInt();
     for (const auto& t : state_.trials) {
@@ -182,18 +194,21 @@ void SweepPanel::refresh() {
       tr("<b>%1</b> (%2): %3 trials, %4. %5")
           .arg(state_.sweepId.toHtmlEscaped(), QDir::toNativeSeparators(sweepDir_).toHtmlEscaped())
           .arg(state_.trials.size())
-          .arg(parts.join(", "))
+          .arg(parts.join(", ") + (state_.paused ? tr(" (paused)") : QString()))
           .arg(best < 0 ? QString()
                         : tr("Best: trial %1, %2 %3.")
                               .arg(state_.trials[best].index)
                               .arg(state_.metric)
                               .arg(lastMetric(state_.trials[best]), 0, 'g', 4)));
   openBest_->setEnabled(best >= 0);
+  const QSignalBlocker quiet(pause_);
+  pause_->setChecked(state_.paused);
   fillTable();
   drawCoordinates();
   const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
     return t.state == QLatin1String("pending") || t.state == QLatin1String("running");
   });
+  pause_->setEnabled(busy);
   if (!busy && !isRunning()) timer_.stop();
 }
 

@@ -11,7 +11,8 @@
 //     worst red; grey without one), pruned trials dashed;
 //   - "Open Best as Project" (and a double-clicked row): the trial's project as a new project.
 // Object names: "sweep.table", "sweep.coordinates", "sweep.summary", "sweep.openBest",
-// "sweep.stop". GUI thread only.
+// "sweep.stop", "sweep.pause" (checkable: no trial starts while it is down; the running ones
+// go on). GUI thread only.
 
 #include <QProcess>
 #include <QTimer>
@@ -32,7 +33,9 @@ class SweepPanel : public QWidget {
  public:
   static constexpr int kPollMs = 1000;
 
-  explicit SweepPanel(bridge::SweepStateReader reader, QWidget* parent = nullptr);
+  /// `reader` reads a sweep directory's state; `pauser` pauses and resumes its queue.
+  SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser pauser,
+             QWidget* parent = nullptr);
   ~SweepPanel() override;
 
   /// Shows the sweep in `sweepDir` and follows it while its queue runs.
@@ -65,6 +68,7 @@ class SweepPanel : public QWidget {
   void readOutput();
 
   bridge::SweepStateReader reader_;
+  bridge::SweepPauser pauser_;
   bridge::SweepStateView state_;
   QString sweepDir_;
   QProcess process_;
@@ -75,6 +79,7 @@ class SweepPanel : public QWidget {
   QCustomPlot* plot_;
   QPushButton* openBest_;
   QPushButton* stop_;
+  QPushButton* pause_;
 };
 
 }  // namespace tbench::gui

@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
+#include "app/bridge/ProjectServices.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/sweep/SweepPanel.h"
@@ -49,9 +50,16 @@ class TestSweepPanel : public QObject {
     MainWindow window;
     window.setAsker([](auto&&...) { return QMessageBox::Discard; });
     window.show();
+    // Paused before it starts: the panel shows it, no trial starts; Pause Sweep up resumes.
+    QString error;
+    QVERIFY2(bridge::setSweepPaused(dir.filePath("sd"), true, &error), qPrintable(error));
     QVERIFY(window.runSweepFile(dir.filePath("sweep.json"), dir.filePath("sd")));
     SweepPanel* panel = window.sweepPanel();
     QVERIFY(window.findChild<QDockWidget*>("sweepDock")->isVisible());
+    auto* pause = panel->findChild<QPushButton*>("sweep.pause");
+    QTRY_VERIFY_WITH_TIMEOUT(panel->state().trials.size() == 4 && pause->isChecked(), 60000);
+    for (const auto& t : panel->state().trials) QCOMPARE(t.state, QString("pending"));
+    pause->click();
     QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
     panel->refresh();
     QCOMPARE(panel->state().trials.size(), 4);
