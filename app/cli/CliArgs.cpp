@@ -53,7 +53,7 @@ std::string usageText() {
          "          hyperband; docs/ARCHITECTURE.md §6f), validates every trial's project, then\n"
          "          runs the trials as `train` processes, N at a time (default: one per GPU of a\n"
          "          CUDA project, else 1), stops those hyperband prunes, and prints them ranked.\n"
-         "          Its state is DIR/sweep-state.json (default <run_root>/sweeps/<name>): the\n"
+         "          Its state is DIR/sweep-state.json (default sweeps/<name> beside SWEEP): the\n"
          "          same command again goes on with it; --retry-failed resumes its failed trials\n"
          "          from their checkpoints. --dry-run lists the trials only\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"

@@ -24,10 +24,18 @@ namespace tbench::cli {
 namespace {
 
 std::atomic<SweepQueue*> running{nullptr};
+std::atomic<bool> interrupted{false};
 
 void onSignal(int) {
+  interrupted = true;
   if (SweepQueue* q = running.load()) q->stop();
 }
+
+/// `running` points at the queue while it exists, whatever way run() leaves.
+struct RunningQueue {
+  explicit RunningQueue(SweepQueue& q) { running = &q; }
+  ~RunningQueue() { running = nullptr; }
+};
 
 std::string selfPath() {
   std::error_code error;
@@ -66,13 +74,11 @@ std::string valueText(const nlohmann::json& v) {
 int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, std::ostream& out) {
   SweepQueue::Options options;
   options.cli = selfPath();
-  options.sweepDir =
-      !args.sweepDir.empty()
-          ? args.sweepDir
-          : (std::filesystem::path(base.runRoot) / "sweeps" /
-             (sweep.name.empty() ? std::filesystem::path(args.project).stem().string()
-                                 : sweep.name))
-                .string();
+  // The window's default too: sweeps/<file name> beside the sweep file.
+  const std::filesystem::path file = std::filesystem::absolute(args.project);
+  options.sweepDir = !args.sweepDir.empty()
+                         ? args.sweepDir
+                         : (file.parent_path() / "sweeps" / file.stem()).string();
   bool cuda = false;
   for (const std::string& d : base.devices()) cuda |= d.rfind("cuda", 0) == 0;
   int gpus = 0;
@@ -83,20 +89,21 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   SweepQueue queue(args.project, options);
   out << "sweep: " << options.sweepDir << ", " << options.slotCount << " slot(s)"
       << (cuda ? " (one GPU each)" : "") << std::endl;
-  running = &queue;
+  const RunningQueue guard(queue);
   struct sigaction action {};
   action.sa_handler = onSignal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   const SweepState state = queue.run();
-  running = nullptr;
 
   // Ranked by the metric's last value (the trial's result), trials without one last.
   std::vector<const TrialRecord*> order;
   for (const auto& t : state.trials) order.push_back(&t);
   const auto key = [&](const TrialRecord* t) {
-    if (t->metric.empty() || !std::isfinite(t->metric.back())) return HUGE_VAL;
+    // Only trials that ran to their end or to their band compete for best.
+    const bool ranked = t->state == TrialState::Finished || t->state == TrialState::Pruned;
+    if (!ranked || t->metric.empty() || !std::isfinite(t->metric.back())) return HUGE_VAL;
     return sweep.metric.maximize ? -t->metric.back() : t->metric.back();
   };
   std::stable_sort(order.begin(), order.end(),
@@ -123,6 +130,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   const bool anyFinished = std::any_of(state.trials.begin(), state.trials.end(), [](const auto& t) {
     return t.state == TrialState::Finished || t.state == TrialState::Pruned;
   });
+  if (interrupted) return 130;  // cancelled (the CLI's status for a stop by a signal)
   return anyFinished ? 0 : 1;
 }
 

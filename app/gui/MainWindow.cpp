@@ -465,7 +465,8 @@ void MainWindow::raiseDock(const char* name) {
 }
 
 bool MainWindow::runSweepFile(const QString& sweepFile, const QString& sweepDir) {
-  // Its state beside the sweep file unless told: running the same file again goes on with it.
+  // Its state beside the sweep file unless told (towerbench-cli sweep's default too): running
+  // the same file again, here or with the CLI, goes on with it.
   const QFileInfo info(sweepFile);
   const QString dir = !sweepDir.isEmpty()
                           ? sweepDir

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -150,28 +151,62 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
   base_ = readProjectJson(sweep_.projectPath());
   trials_ = sweepTrials(sweep_, base_);  // every trial valid, or nothing runs
   const Project base = projectFromJson(base_, sweep_.projectPath());
-  maxEpoch_ = base.maxEpoch;
-  for (const std::string& device : base.devices()) {
-    if (device.rfind("cuda", 0) == 0) cuda_ = true;
+  for (const SweepTrial& t : trials_) {
+    maxEpochs_.push_back(projectFromJson(t.project, sweep_.projectPath()).maxEpoch);
   }
+  int cudaTowers = 0;
+  for (const std::string& device : base.devices()) {
+    if (device.rfind("cuda", 0) == 0) ++cudaTowers;
+  }
+  cuda_ = cudaTowers > 0;
   options_.slotCount = std::max(1, options_.slotCount);
+  if (cuda_) {
+    // One GPU per slot: slot k gets the k-th GPU this process may use (an inherited
+    // CUDA_VISIBLE_DEVICES list, else 0, 1, ...) and its one tower becomes cuda:0. A project
+    // of several CUDA towers gets every GPU, one trial at a time.
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+      std::stringstream list(visible);
+      for (std::string id; std::getline(list, id, ',');) {
+        if (!id.empty()) gpus_.push_back(id);
+      }
+    } else {
+      for (int i = 0; i < options_.slotCount; ++i) gpus_.push_back(std::to_string(i));
+    }
+    if (cudaTowers > 1 || gpus_.empty()) {
+      gpus_.clear();
+      options_.slotCount = 1;
+    } else {
+      options_.slotCount = std::min<int>(options_.slotCount, static_cast<int>(gpus_.size()));
+    }
+  }
   fs::create_directories(options_.sweepDir);
   if (std::optional<SweepState> existing = readSweepState(options_.sweepDir)) {
-    // A sweep started before (by this command or a window that closed): go on with it.
-    if (existing->trials.size() != trials_.size()) {
-      throw InputError(options_.sweepDir + ": its sweep has " +
-                       std::to_string(existing->trials.size()) + " trials, " + sweepFile +
-                       " gives " + std::to_string(trials_.size()) +
-                       ": not the same sweep (use another --sweep-dir)");
+    // A sweep started before (by this command or a window that closed): go on with it, if it
+    // is the same sweep.
+    bool same = existing->trials.size() == trials_.size();
+    for (size_t i = 0; same && i < trials_.size(); ++i) {
+      same = existing->trials[i].values == trials_[i].values;
+    }
+    if (!same) {
+      throw InputError(options_.sweepDir + " holds another sweep than " + sweepFile +
+                       " (its trials' values differ): give another --sweep-dir");
     }
     state_ = std::move(*existing);
+    for (TrialRecord& t : state_.trials) {
+      // Cancelled before it started: it runs now (a cancelled sweep goes on when run again).
+      if (t.state == TrialState::Cancelled && t.started == 0) t.state = TrialState::Pending;
+    }
     if (options_.retryFailed) retryFailed();
   } else {
     state_.sweepFile = sweepFile;
     state_.metric = sweep_.metric.name;
     state_.maximize = sweep_.metric.maximize;
     for (const auto& p : sweep_.parameters) state_.parameters.push_back(p.path);
-    state_.sweepId = fs::path(options_.sweepDir).filename().string();
+    // The directory's name and the time: two sweeps never share a trial's run directory.
+    fs::path dir = fs::path(options_.sweepDir).lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();
+    const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
+    state_.sweepId = dir.filename().string() + "-" + stamp;
     const std::string root = (fs::path(base.runRoot) / base.name).string();
     for (const SweepTrial& t : trials_) {
       TrialRecord r;
@@ -189,29 +224,38 @@ void SweepQueue::say(const std::string& line) const {
 }
 
 void SweepQueue::save() const {
-  writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(),
-                      state_.toJson().dump(2) + "\n");
+  try {
+    writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(),
+                        state_.toJson().dump(2) + "\n");
+  } catch (const std::exception& e) {
+    // A full disk must not end the queue (its trials would run on unwatched): said, and
+    // written again at the next poll.
+    say(std::string("cannot write the sweep's state: ") + e.what());
+  }
 }
 
 void SweepQueue::start(TrialRecord& trial, int slot) {
   std::vector<std::string> args = {options_.cli, "train", sweep_.projectPath(), "--run-dir",
                                    trial.runDir};
   if (trial.resume) args.push_back("--resume");
-  for (const auto& [path, value] : trial.values.items()) {
-    args.push_back("--set");
-    args.push_back(path + "=" + value.dump());
-  }
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) != 0) env.emplace_back(*e);
+    if (gpus_.empty() || std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) != 0) env.emplace_back(*e);
   }
-  if (cuda_) {
-    env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(slot));  // one GPU per slot
-  } else {
+  // The queue's settings first: a swept key of the same name (num_threads) comes later and wins.
+  if (!gpus_.empty()) {
+    env.push_back("CUDA_VISIBLE_DEVICES=" + gpus_[static_cast<size_t>(slot) % gpus_.size()]);
+    args.push_back("--set");
+    args.push_back("trainer.devices=[\"cuda:0\"]");  // the slot's GPU, seen as cuda:0
+  } else if (!cuda_) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = std::max(1u, cores / static_cast<unsigned>(options_.slotCount));
     args.push_back("--set");
     args.push_back("num_threads=" + std::to_string(threads));
+  }
+  for (const auto& [path, value] : trial.values.items()) {
+    args.push_back("--set");
+    args.push_back(path + "=" + value.dump());
   }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -290,47 +334,60 @@ void SweepQueue::retryFailed() {
 void SweepQueue::reap() {
   for (TrialRecord& t : state_.trials) {
     if (t.state != TrialState::Running) continue;
-    int status = 0;
-    bool ended = false;
+    const bool here = t.host == host();
     std::optional<int> exitCode;
     std::optional<int> signal;
-    if (t.host == host()) {
+    bool ended = false;
+    bool ours = false;
+    if (here) {
+      int status = 0;
       const pid_t r = waitpid(static_cast<pid_t>(t.pid), &status, WNOHANG);
+      if (r == 0) continue;  // our child, still running
       if (r == static_cast<pid_t>(t.pid)) {
-        ended = true;
+        ended = ours = true;
         if (WIFEXITED(status)) exitCode = WEXITSTATUS(status);
         if (WIFSIGNALED(status)) signal = WTERMSIG(status);
-      } else if (r < 0 && errno == ECHILD) {
-        // Not our child: a trial adopted from an earlier queue.
-        ended = !processRunning(t.pid);
       }
+    }
+    // Not our child (a trial adopted from an earlier queue, or one on another host): its
+    // run.json says when it ended; on this host a process that is gone ended too (a pid reused
+    // by another program does not keep a trial whose run.json recorded its end).
+    std::optional<RunStatusRecord> record;
+    if (!ours) {
+      try {
+        record = readRunStatus(t.runDir);
+      } catch (const std::exception&) {
+      }
+      ended = (record && record->state != RunState::Running) || (here && !processRunning(t.pid));
     }
     if (!ended) continue;
     t.ended = now();
     t.slot = -1;
     readMetric(t);  // its last epochs, written after the last poll
-    // How it ended: its exit status when it was ours, else what its run.json recorded.
-    std::optional<RunStatusRecord> record;
-    try {
-      record = readRunStatus(t.runDir);
-    } catch (const std::exception&) {
+    const bool complete =
+        static_cast<int64_t>(t.metric.size()) >= maxEpochs_[static_cast<size_t>(t.index)];
+    bool clean = false;  // ended at a step boundary (finished, or stopped when told)
+    bool finished = false;
+    if (ours) {
+      finished = exitCode && *exitCode == 0;
+      // 130: the CLI stopped at a step after SIGTERM; killed by SIGTERM: told to stop before
+      // its loop began (still loading), which loses nothing.
+      clean = finished || (exitCode && *exitCode == 130) || (signal && *signal == SIGTERM);
+    } else {
+      finished = record && record->state == RunState::Finished;
+      clean = record && (record->state == RunState::Finished || record->state == RunState::Stopped);
     }
-    const bool stoppedCleanly = exitCode ? (*exitCode == 0 || *exitCode == 130)
-                                         : (record && (record->state == RunState::Finished ||
-                                                       record->state == RunState::Stopped));
-    if (t.stopRequested && stoppedCleanly) {
+    if (finished && (!t.stopRequested || complete)) {
+      t.state = TrialState::Finished;  // done, even if a stop came while it saved its last epoch
+    } else if (t.stopRequested && clean) {
       t.state = t.prunedAt > 0 ? TrialState::Pruned : TrialState::Cancelled;
-    } else if (exitCode && *exitCode == 0) {
-      t.state = TrialState::Finished;
-    } else if (!exitCode && !signal && record && record->state == RunState::Finished) {
-      t.state = TrialState::Finished;
     } else {
       t.state = TrialState::Failed;
       t.detail = signal     ? "killed by signal " + std::to_string(*signal)
                  : exitCode ? "exit status " + std::to_string(*exitCode)
-                            : (record && record->state == RunState::Failed
-                                   ? record->error
-                                   : std::string("its process is gone without recording an end"));
+                 : record && record->state == RunState::Failed
+                     ? record->error
+                     : std::string("its process is gone without recording an end");
       t.detail += " (" + t.runDir + "/log.log, " + options_.sweepDir + "/trial-" +
                   twoDigits(t.index) + ".out)";
     }
@@ -342,6 +399,7 @@ void SweepQueue::reap() {
 void SweepQueue::readMetric(TrialRecord& t) const {
   const StatsFileContents stats =
       readStatsFile((fs::path(t.runDir) / StatsFileContents::kFileName).string());
+  if (!stats.error.empty() && stats.points.empty()) return;  // being replaced: keep what we had
   // One value per epoch: the last the file gives for it (stats.json may flush an epoch twice).
   std::map<int64_t, double> byEpoch;
   for (const ScalarRecord& p : stats.points) {
@@ -366,7 +424,11 @@ void SweepQueue::prune() {
   std::vector<TrialMetrics> metrics;
   for (const TrialRecord& t : state_.trials) {
     if (t.metric.empty()) continue;
-    metrics.push_back({t.index, t.metric, t.state == TrialState::Running && !t.stopRequested});
+    // A trial that has written its last epoch is done, not pruned (it may still be saving).
+    const bool complete =
+        static_cast<int64_t>(t.metric.size()) >= maxEpochs_[static_cast<size_t>(t.index)];
+    metrics.push_back(
+        {t.index, t.metric, t.state == TrialState::Running && !t.stopRequested && !complete});
   }
   const HyperbandDecision d =
       hyperbandStops(metrics, *sweep_.earlyTerminate, sweep_.metric.maximize);
@@ -374,7 +436,9 @@ void SweepQueue::prune() {
     TrialRecord& t = state_.trials[static_cast<size_t>(d.stop[i])];
     t.stopRequested = true;
     t.prunedAt = d.stoppedAt[i];
-    ::kill(static_cast<pid_t>(t.pid), SIGTERM);  // stops at the next step boundary and saves
+    if (t.host == host()) {
+      ::kill(static_cast<pid_t>(t.pid), SIGTERM);  // stops at the next step boundary and saves
+    }
     const size_t band = static_cast<size_t>(std::find(d.bands.begin(), d.bands.end(), t.prunedAt) -
                                             d.bands.begin());
     std::ostringstream line;
@@ -402,7 +466,8 @@ SweepState SweepQueue::run() {
           if (t.host == host()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
         }
       }
-    } else if (fs::exists(fs::path(options_.sweepDir) / SweepState::kPauseFileName)) {
+    } else if (std::error_code e;
+               fs::exists(fs::path(options_.sweepDir) / SweepState::kPauseFileName, e)) {
       if (!paused) say("paused: no trial starts while " + options_.sweepDir + "/pause exists");
       paused = true;
     } else {

@@ -116,7 +116,8 @@ class SweepQueue {
   Options options_;
   SweepState state_;
   bool cuda_ = false;
-  int64_t maxEpoch_ = 1;
+  std::vector<std::string> gpus_;   ///< the GPU of each slot (CUDA_VISIBLE_DEVICES ids)
+  std::vector<int64_t> maxEpochs_;  ///< per trial (max_epoch may be a parameter)
   std::atomic<bool> stopRequested_{false};
 };
 

@@ -155,7 +155,7 @@ class TestSweeps : public QObject {
 
   void cancellingStopsTheRunningTrialAndThePendingOnes() {
     QTemporaryDir dir;
-    const std::string sweep = writeSweep(dir, {{"seed", {{"values", {1, 2, 3}}}}}, 400);
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {400, 2, 3}}}}}, 1);
     SweepQueue queue(sweep, options(dir, 1));
     SweepState state;
     std::thread worker([&] { state = queue.run(); });
@@ -172,6 +172,15 @@ class TestSweeps : public QObject {
     QVERIFY(state.trials[0].metric.size() < 400);
     QVERIFY(state.trials[1].state == TrialState::Cancelled);
     QVERIFY(state.trials[2].state == TrialState::Cancelled);
+    // Run again, the trials cancelled before they started run; the one stopped stays so.
+    SweepQueue again(sweep, options(dir, 1));
+    const SweepState after = again.run();
+    QVERIFY(after.trials[0].state == TrialState::Cancelled);
+    QVERIFY(after.trials[1].state == TrialState::Finished);
+    QVERIFY(after.trials[2].state == TrialState::Finished);
+    // Another sweep (other values) is not run into the same directory.
+    const std::string other = writeSweep(dir, {{"max_epoch", {{"values", {400, 2, 4}}}}}, 1);
+    QVERIFY_THROWS_EXCEPTION(InputError, SweepQueue(other, options(dir, 1)));
   }
 
   // While DIR/pause exists no trial starts; removing it lets the sweep go on.

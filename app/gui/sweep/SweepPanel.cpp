@@ -21,13 +21,29 @@
 namespace tbench::gui {
 namespace {
 
-/// A cell that sorts by its number (and shows `text`).
+/// A cell that sorts by its number (a missing one after every number), showing `text` when
+/// there is no number.
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(double value, const QString& text) : value_(value) {
+    setData(Qt::DisplayRole, std::isfinite(value) ? QVariant(value) : QVariant(text));
+    if (!text.isEmpty() && std::isfinite(value)) setData(Qt::ToolTipRole, text);
+    setFlags(flags() & ~Qt::ItemIsEditable);
+  }
+  bool operator<(const QTableWidgetItem& other) const override {
+    const auto* o = dynamic_cast<const NumberItem*>(&other);
+    if (o == nullptr) return QTableWidgetItem::operator<(other);
+    const double a = std::isfinite(value_) ? value_ : HUGE_VAL;
+    const double b = std::isfinite(o->value_) ? o->value_ : HUGE_VAL;
+    return a < b;
+  }
+
+ private:
+  double value_;
+};
+
 QTableWidgetItem* numberItem(double value, const QString& text) {
-  auto* item = new QTableWidgetItem;
-  item->setData(Qt::DisplayRole, std::isfinite(value) ? QVariant(value) : QVariant(text));
-  if (!text.isEmpty() && std::isfinite(value)) item->setData(Qt::ToolTipRole, text);
-  item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-  return item;
+  return new NumberItem(value, text);
 }
 
 QTableWidgetItem* textItem(const QString& text) {
@@ -127,6 +143,10 @@ SweepPanel::~SweepPanel() {
 }
 
 void SweepPanel::showSweep(const QString& sweepDir) {
+  if (isRunning() && QDir(sweepDir).absolutePath() != sweepDir_) {
+    emit logLines({tr("a sweep is running in the Sweeps tab: stop it before showing another")});
+    return;
+  }
   sweepDir_ = QDir(sweepDir).absolutePath();
   refresh();
   timer_.start();
@@ -140,6 +160,8 @@ bool SweepPanel::runSweep(const QString& cli, const QString& sweepFile, const QS
   }
   const QStringList args = {"sweep", sweepFile, "--sweep-dir", sweepDir};
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, args.join(' '))});
+  partial_.clear();
+  sweepDir_ = QDir(sweepDir).absolutePath();  // the one this panel follows from now on
   process_.start(cli, args);
   if (!process_.waitForStarted(10000)) {
     if (error) *error = tr("cannot start %1: %2").arg(cli, process_.errorString());
@@ -166,6 +188,9 @@ void SweepPanel::readOutput() {
 int SweepPanel::bestTrial() const {
   int best = -1;
   for (int i = 0; i < state_.trials.size(); ++i) {
+    // Only trials that ran to their end or to their band compete.
+    const QString& s = state_.trials[i].state;
+    if (s != QLatin1String("finished") && s != QLatin1String("pruned")) continue;
     const double v = lastMetric(state_.trials[i]);
     if (!std::isfinite(v)) continue;
     const double b = best < 0 ? 0 : lastMetric(state_.trials[best]);
@@ -240,6 +265,10 @@ void SweepPanel::fillTable() {
     }
   }
   table_->setSortingEnabled(true);
+  if (!sortedOnce_) {  // by trial at first; then as the user sorts
+    table_->sortByColumn(0, Qt::AscendingOrder);
+    sortedOnce_ = true;
+  }
   table_->resizeColumnsToContents();
 }
 

@@ -73,6 +73,7 @@ class SweepPanel : public QWidget {
   QString sweepDir_;
   QProcess process_;
   QByteArray partial_;
+  bool sortedOnce_ = false;
   QTimer timer_;
   QLabel* summary_;
   QTableWidget* table_;
