@@ -459,11 +459,45 @@ PY
       row "StagingInput (queue_input, staging $staging)" FAILED "$(tail -2 "$work/staging-$staging.log" | tr '\n' ' ')"
     fi
   done
+  # ---- the sweep queue (issue 27): a CUDA project's trials each get one GPU (the slot's entry
+  # of CUDA_VISIBLE_DEVICES) seen as cuda:0; two trials, one slot, hyperband on.
+  make_project "$synthetic" "$work/sweep-base.json" "trainer.devices=[\"$device\"]" \
+    "max_epoch=3" "run_root=\"$work/runs\""
+  py "$work/sweep.json" <<'PY'
+import json, sys
+json.dump({"project": "sweep-base.json", "method": "grid",
+           "metric": {"name": "validation_error"},
+           "parameters": {"optimizer.learning_rate": {"values": [0.05, 0.02]}},
+           "early_terminate": {"type": "hyperband", "min_iter": 1, "eta": 3}},
+          open(sys.argv[1], "w"))
+PY
+  rm -rf "$work/sweeps"
+  if "$cli" sweep "$work/sweep.json" --sweep-dir "$work/sweeps/s" --slots 1 >"$work/sweep.log" 2>&1; then
+    detail=$(py "$work/sweeps/s/sweep-state.json" <<'PY'
+import json, sys
+state = json.load(open(sys.argv[1]))
+ok, parts = True, []
+for t in state["trials"]:
+    devices = json.load(open(t["run_dir"] + "/project.json"))["trainer"]["devices"]
+    ok &= t["state"] in ("finished", "pruned") and devices == ["cuda:0"]
+    parts.append(f"trial {t['index']} {t['state']} on {devices[0]}, {len(t['metric'])} epochs")
+print("; ".join(parts))
+sys.exit(0 if ok else 1)
+PY
+)
+    checked=$?
+    verdict=ran
+    [ $checked -eq 0 ] || verdict=FAILED
+    row "sweep queue (one GPU per slot)" "$verdict" "$detail"
+  else
+    row "sweep queue (one GPU per slot)" FAILED "$(tail -3 "$work/sweep.log" | tr '\n' ' ' | cut -c1-300)"
+  fi
 else
   row "NcclCommunicator" skipped "no GPU (--device $device)"
   row "gpu_tracker (NVML)" skipped "no GPU (--device $device)"
   row "resume on the GPU" skipped "no GPU (--device $device): tests/engine/train/test_Resume on the CPU"
   row "StagingInput side stream" skipped "no GPU: CPU towers take the host batch (tests/engine/input/test_StagingInput)"
+  row "sweep queue (one GPU per slot)" skipped "no GPU: the queue on the CPU is tests/app/test_Sweeps"
 fi
 
 # ---- mixed precision on the Fashion-MNIST ConvNet (the synthetic MLP without the data)
