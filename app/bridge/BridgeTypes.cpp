@@ -1,4 +1,5 @@
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 namespace tbench::bridge {
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "engine/core/Check.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"

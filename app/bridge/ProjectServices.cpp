@@ -1,4 +1,5 @@
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <torch/cuda.h>
 #include <torch/version.h>

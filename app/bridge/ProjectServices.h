@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::bridge {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 class QLabel;
 class QScrollArea;

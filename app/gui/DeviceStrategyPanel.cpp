@@ -1,3 +1,4 @@
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "widgets/Palette.h"
 

@@ -19,6 +19,7 @@
 #include <QWidget>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 class QCheckBox;
 class QComboBox;

@@ -22,6 +22,7 @@
 
 #include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/bridge/TryIt.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
@@ -199,123 +200,6 @@ void MainWindow::createPanels() {
 
   status_ = new RunStatusBar(this);
   setStatusBar(status_);
-}
-
-void MainWindow::createActions() {
-  auto make = [this](const QString& text, const QString& name, const QKeySequence& key, auto slot) {
-    auto* action = new QAction(text, this);
-    action->setObjectName(name);
-    if (!key.isEmpty()) action->setShortcut(key);
-    connect(action, &QAction::triggered, this, slot);
-    return action;
-  };
-  newAction_ = make(tr("&New"), "actionNew", QKeySequence::New, [this] {
-    const QStringList all = templates();
-    if (!all.isEmpty()) newFromTemplate(all.front());
-  });
-  openAction_ = make(tr("&Open…"), "actionOpen", QKeySequence::Open, [this] { open(); });
-  saveAction_ = make(tr("&Save"), "actionSave", QKeySequence::Save, [this] { save(); });
-  saveAsAction_ = make(tr("Save &As…"), "actionSaveAs", QKeySequence::SaveAs, [this] { saveAs(); });
-  exportAction_ = make(tr("&Export Checkpoint…"), "actionExportCheckpoint",
-                       QKeySequence(tr("Ctrl+E")), [this] { exportCheckpoint(); });
-  quitAction_ = make(tr("&Quit"), "actionQuit", QKeySequence::Quit, [this] { close(); });
-  previewAction_ = make(tr("Preview &Data…"), "actionPreviewData", QKeySequence(tr("Ctrl+D")),
-                        [this] { previewData(); });
-  startAction_ =
-      make(tr("&Start"), "actionStart", QKeySequence(Qt::Key_F5), [this] { startRun(); });
-  startAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
-  stopAction_ =
-      make(tr("S&top"), "actionStop", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { stopRun(); });
-  stopAction_->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
-  pauseAction_ = new QAction(tr("&Pause"), this);
-  pauseAction_->setObjectName("actionPause");
-  pauseAction_->setCheckable(true);
-  pauseAction_->setShortcut(QKeySequence(Qt::Key_F6));
-  pauseAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
-  connect(pauseAction_, &QAction::triggered, runs(), &bridge::RunController::setPaused);
-  saveNowAction_ = make(tr("Save &Checkpoint Now"), "actionSaveCheckpointNow",
-                        QKeySequence(Qt::Key_F7), [this] { runs()->saveCheckpointNow(); });
-  saveNowAction_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-  learningRateAction_ = make(tr("Set &Learning Rate…"), "actionSetLearningRate",
-                             QKeySequence(Qt::Key_F8), [this] { askLearningRate(); });
-  pluginsAction_ =
-      make(tr("&Plugins…"), "actionPlugins", QKeySequence(), [this] { showPlugins(); });
-  aboutAction_ = make(tr("&About Towerbench"), "actionAbout", QKeySequence(), [this] { about(); });
-}
-
-void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(newAction_);
-  templateMenu_ = file->addMenu(tr("New from &Template"));
-  templateMenu_->setObjectName("templateMenu");
-  for (const QString& resource : templates()) {
-    QAction* a = templateMenu_->addAction(QFileInfo(resource).completeBaseName());
-    a->setObjectName("template:" + QFileInfo(resource).fileName());
-    connect(a, &QAction::triggered, this, [this, resource] { newFromTemplate(resource); });
-  }
-  file->addAction(openAction_);
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
-  recentMenu_->setObjectName("recentMenu");
-  file->addSeparator();
-  file->addAction(saveAction_);
-  file->addAction(saveAsAction_);
-  file->addSeparator();
-  file->addAction(exportAction_);
-  QAction* follow =
-      file->addAction(tr("&Follow Run Directory…"), this, [this] { followRunDirectory(); });
-  follow->setObjectName("actionFollowRunDirectory");
-  follow->setToolTip(tr("Plot a run started elsewhere (torchrun, SLURM, the CLI) as it trains"));
-  QAction* openSweep = file->addAction(tr("Open S&weep…"), this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Sweep"), runRootPath());
-    if (dir.isEmpty()) return;
-    sweeps_->showSweep(dir);
-    raiseDock("sweepDock");
-  });
-  openSweep->setObjectName("actionOpenSweep");
-  file->addSeparator();
-  file->addAction(quitAction_);
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(previewAction_);
-  run->addSeparator();
-  for (QAction* a : {startAction_, stopAction_, pauseAction_, saveNowAction_, learningRateAction_})
-    run->addAction(a);
-  run->addSeparator();
-  tryItAction_ = run->addAction(tr("&Try It…"), this, [this] { tryIt(); });
-  tryItAction_->setObjectName("actionTryIt");
-  QAction* runSweep = run->addAction(tr("Run S&weep…"), this, [this] {
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Run Sweep"), QString(), tr("Sweeps (*.json)"));
-    if (!file.isEmpty()) runSweepFile(file);
-  });
-  runSweep->setObjectName("actionRunSweep");
-  runSweep->setToolTip(tr("Run a sweep file's trials (towerbench-cli sweep) and compare them"));
-
-  viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
-  for (QToolBar* t : findChildren<QToolBar*>()) viewMenu_->addAction(t->toggleViewAction());
-  viewMenu_->addSeparator();
-  QAction* fit = viewMenu_->addAction(tr("&Fit Plots"), plots_, &ui::LivePlotWidget::fitAll);
-  fit->setObjectName("actionFitPlots");
-  fit->setShortcut(QKeySequence(tr("Ctrl+0")));
-  // Comparing runs wants the table and the charts at once: Run History gets 40% of the height
-  // and the side panels give up width (the user's sizes come back with the layout they saved).
-  QAction* compare = viewMenu_->addAction(tr("&Compare Runs"), this, [this] {
-    auto* historyDock = findChild<QDockWidget*>("historyDock");
-    historyDock->show();
-    historyDock->raise();
-    resizeDocks({historyDock}, {int(height() * 0.4)}, Qt::Vertical);
-    resizeDocks({findChild<QDockWidget*>("projectDock")}, {int(width() * 0.22)}, Qt::Horizontal);
-  });
-  compare->setObjectName("actionCompareRuns");
-  compare->setShortcut(QKeySequence(tr("Ctrl+Shift+H")));
-
-  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(pluginsAction_);
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(aboutAction_);
-  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 bool MainWindow::openProject(const QString& path) {

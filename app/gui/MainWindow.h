@@ -32,6 +32,7 @@
 #include <functional>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunController.h"
 
 class QAction;
@@ -126,7 +127,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  // MainWindow.cpp: panels, menus, files, settings.
+  // MainWindow.cpp: panels, files, settings; MainWindowMenus.cpp: actions and menus.
   void createPanels();
   void createActions();
   void createMenus();

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunControls.h"

@@ -10,6 +10,7 @@
 #include <QLocale>
 #include <cmath>
 
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"

@@ -8,6 +8,7 @@
 
 #include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PluginsDialog.h"
 

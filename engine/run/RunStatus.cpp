@@ -27,12 +27,6 @@ std::string utcNow() {
   return text;
 }
 
-std::string thisHost() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
-
 std::string pathIn(const std::string& runDir) {
   return (std::filesystem::path(runDir) / RunStatusRecord::kFileName).string();
 }
@@ -58,6 +52,12 @@ std::optional<RunState> runStateFromString(const std::string& text) {
     if (text == toString(s)) return s;
   }
   return std::nullopt;
+}
+
+std::string thisHost() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
 bool processRunning(int64_t pid) {

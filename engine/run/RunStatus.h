@@ -58,6 +58,9 @@ struct RunStatusRecord {
   std::string toJson() const;
 };
 
+/// This machine's name as run.json records it (its `host`; "localhost" when unknown).
+std::string thisHost();
+
 /// Whether process `pid` of this host still runs: it exists and is not a zombie (a process
 /// whose parent died may be re-parented to one that never reaps it). The one process check of
 /// run.json's readers and the sweep queue.

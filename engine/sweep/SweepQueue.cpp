@@ -38,12 +38,6 @@ double now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 const std::vector<std::pair<TrialState, const char*>> kStates = {
     {TrialState::Pending, "pending"},   {TrialState::Running, "running"},
     {TrialState::Finished, "finished"}, {TrialState::Failed, "failed"},
@@ -223,10 +217,12 @@ void SweepQueue::say(const std::string& line) const {
   if (options_.log) options_.log(line);
 }
 
-void SweepQueue::save() const {
+void SweepQueue::save() {
+  const std::string text = state_.toJson().dump(2) + "\n";
+  if (text == saved_) return;  // polls that changed nothing write nothing
   try {
-    writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(),
-                        state_.toJson().dump(2) + "\n");
+    writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(), text);
+    saved_ = text;
   } catch (const std::exception& e) {
     // A full disk must not end the queue (its trials would run on unwatched): said, and
     // written again at the next poll.
@@ -301,7 +297,7 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   }
   trial.state = TrialState::Running;
   trial.pid = pid;
-  trial.host = host();
+  trial.host = thisHost();
   trial.slot = slot;
   say("trial " + std::to_string(trial.index) + " started (" + valuesText(trial.values) + ") in " +
       trial.runDir);
@@ -334,7 +330,7 @@ void SweepQueue::retryFailed() {
 void SweepQueue::reap() {
   for (TrialRecord& t : state_.trials) {
     if (t.state != TrialState::Running) continue;
-    const bool here = t.host == host();
+    const bool here = t.host == thisHost();
     std::optional<int> exitCode;
     std::optional<int> signal;
     bool ended = false;
@@ -436,7 +432,7 @@ void SweepQueue::prune() {
     TrialRecord& t = state_.trials[static_cast<size_t>(d.stop[i])];
     t.stopRequested = true;
     t.prunedAt = d.stoppedAt[i];
-    if (t.host == host()) {
+    if (t.host == thisHost()) {
       ::kill(static_cast<pid_t>(t.pid), SIGTERM);  // stops at the next step boundary and saves
     }
     const size_t band = static_cast<size_t>(std::find(d.bands.begin(), d.bands.end(), t.prunedAt) -
@@ -463,7 +459,7 @@ SweepState SweepQueue::run() {
         if (t.state == TrialState::Pending) t.state = TrialState::Cancelled;
         if (t.state == TrialState::Running && !t.stopRequested) {
           t.stopRequested = true;
-          if (t.host == host()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+          if (t.host == thisHost()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
         }
       }
     } else if (std::error_code e;

@@ -107,7 +107,8 @@ class SweepQueue {
   void readMetric(TrialRecord& trial) const;
   void readMetrics();
   void prune();
-  void save() const;
+  /// Writes sweep-state.json when the state changed since the last write.
+  void save();
   void say(const std::string& line) const;
 
   SweepSpec sweep_;
@@ -115,6 +116,7 @@ class SweepQueue {
   nlohmann::json base_;
   Options options_;
   SweepState state_;
+  std::string saved_;  // the text last written
   bool cuda_ = false;
   std::vector<std::string> gpus_;   ///< the GPU of each slot (CUDA_VISIBLE_DEVICES ids)
   std::vector<int64_t> maxEpochs_;  ///< per trial (max_epoch may be a parameter)

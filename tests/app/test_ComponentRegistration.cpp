@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/cli/TypesCommand.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "engine/project/registry/ComponentFactories.h"

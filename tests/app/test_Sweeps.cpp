@@ -67,6 +67,12 @@ std::optional<TrialRecord> onDisk(const std::string& sweepDir, int64_t index) {
   }
 }
 
+/// Trial 0 runs, with a process and at least `epochs` epochs of the metric on disk.
+bool firstTrialRuns(const std::string& sweepDir, size_t epochs) {
+  const auto t = onDisk(sweepDir, 0);
+  return t && t->state == TrialState::Running && t->pid > 0 && t->metric.size() >= epochs;
+}
+
 }  // namespace
 
 class TestSweeps : public QObject {
@@ -118,12 +124,7 @@ class TestSweeps : public QObject {
     SweepState state;
     std::thread worker([&] { state = queue.run(); });
     const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          const auto t = onDisk(sweepDir, 0);
-          return t && t->state == TrialState::Running && t->pid > 0;
-        }(),
-        60000);
+    QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir, 0), 60000);
     ::kill(static_cast<pid_t>(onDisk(sweepDir, 0)->pid), SIGKILL);
     worker.join();
     QVERIFY(state.trials[0].state == TrialState::Failed);
@@ -160,12 +161,7 @@ class TestSweeps : public QObject {
     SweepState state;
     std::thread worker([&] { state = queue.run(); });
     const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          const auto t = onDisk(sweepDir, 0);
-          return t && !t->metric.empty();  // it trains
-        }(),
-        60000);
+    QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir, 1), 60000);
     queue.stop();
     worker.join();
     QVERIFY2(state.trials[0].state == TrialState::Cancelled, toString(state.trials[0].state));
@@ -223,12 +219,7 @@ class TestSweeps : public QObject {
       SweepQueue queue(sweep, options(dir, 1));
       SweepState state;
       std::thread worker([&] { state = queue.run(); });
-      QTRY_VERIFY_WITH_TIMEOUT(
-          [&] {
-            const auto t = onDisk(sweepDir, 0);
-            return t && t->state == TrialState::Running && t->metric.size() >= 2;
-          }(),
-          60000);
+      QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir, 2), 60000);
       ::kill(static_cast<pid_t>(onDisk(sweepDir, 0)->pid), SIGKILL);
       worker.join();
       QVERIFY(state.trials[0].state == TrialState::Failed);
@@ -255,12 +246,7 @@ class TestSweeps : public QObject {
                               sweepDir};
     QProcess first;
     first.start(TB_CLI_PATH, args);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          const auto t = onDisk(sweepDir.toStdString(), 0);
-          return t && t->state == TrialState::Running && !t->metric.empty();
-        }(),
-        60000);
+    QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir.toStdString(), 1), 60000);
     const int64_t pid = onDisk(sweepDir.toStdString(), 0)->pid;
     first.kill();  // SIGKILL: no chance to cancel anything
     QVERIFY(first.waitForFinished(10000));

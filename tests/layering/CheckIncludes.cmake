@@ -25,7 +25,8 @@ check_dir(app/gui "torch/|ATen/|c10/|engine/|app/bridge/(BridgeMonitor|RunMailbo
 set(widgetHeaders "Qt(Widgets|Gui)/|widgets/|app/gui/(editor|history|learned)/|Q(Application|Widget|Dialog|Label|Action|Menu|MenuBar|ToolBar|StatusBar|MainWindow|MessageBox|PushButton|ComboBox|LineEdit|SpinBox|CheckBox|[HV]BoxLayout|FormLayout|GridLayout|TableWidget|TreeWidget|ListWidget|HeaderView|Palette|Pixmap|Icon|Color|Painter|Style|Image|Font)>")
 check_dir(app/gui/rundir "${widgetHeaders}" "app/gui/rundir reads run directories without widgets")
 check_dir(app/gui/run "${widgetHeaders}" "app/gui/run is the live run's model, without widgets")
-foreach(header BridgeTypes.h Plugins.h ProjectServices.h RunController.h)
+foreach(header BridgeTypes.h Plugins.h ProjectServices.h ProjectViews.h RunController.h
+               RunDirectoryViews.h)
   if(EXISTS "${ROOT}/app/bridge/${header}")
     file(STRINGS "${ROOT}/app/bridge/${header}" lines
          REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](torch/|ATen/|c10/|engine/)")

@@ -14,6 +14,7 @@
 #include <QJsonArray>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectSection.h"
 
 class QLabel;

@@ -1,3 +1,4 @@
+#include "app/bridge/ProjectViews.h"
 #pragma once
 // FieldInput: what the form's text fields make of what the user types, before anything is
 // written to the document. Each reader either returns the value the text means, or says why

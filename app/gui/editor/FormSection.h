@@ -21,6 +21,7 @@
 #include <QList>
 #include <functional>
 
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/FieldInput.h"
 #include "app/gui/editor/ProjectSchema.h"
 #include "app/gui/editor/ProjectSection.h"

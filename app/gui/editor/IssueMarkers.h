@@ -19,6 +19,7 @@
 #include <QString>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 class QLabel;
 class QWidget;

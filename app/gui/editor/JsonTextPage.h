@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 class QLabel;
 class QListWidget;

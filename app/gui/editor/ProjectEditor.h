@@ -28,6 +28,7 @@
 #include <optional>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/JsonPath.h"
 
 class QLabel;

@@ -16,6 +16,7 @@
 #include <QStringList>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/bridge/ProjectViews.h"
 
 namespace tbench::gui {
 

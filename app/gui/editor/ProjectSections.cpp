@@ -1,3 +1,4 @@
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectSections.h"
 
 #include <QLineEdit>

@@ -12,6 +12,7 @@
 #include <QPointF>
 #include <QVector>
 
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectSection.h"
 
 class QCheckBox;

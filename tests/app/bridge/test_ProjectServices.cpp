@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 
 using namespace tbench::bridge;
 

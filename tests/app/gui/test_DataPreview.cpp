@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/DataPreviewDialog.h"
 #include "app/gui/MainWindow.h"
 #include "tests/support/Python.h"

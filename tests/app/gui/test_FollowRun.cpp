@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/RunStatusBar.h"
@@ -24,13 +25,16 @@
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
+#include "tests/support/RunFiles.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
 
 using namespace tbench;
 using namespace tbench::gui;
+using tbench::testing::scalarLine;
 using tbench::testing::windowAction;
 using tbench::testing::writeProjectFrom;
+using tbench::testing::writeRunJson;
 
 namespace {
 
@@ -40,28 +44,6 @@ void append(const QString& path, const QByteArray& text) {
   QFile file(path);
   QVERIFY(file.open(QIODevice::Append));
   file.write(text);
-}
-
-void writeRunJson(const QString& dir, const QString& state, qint64 step) {
-  QFile file(QDir(dir).filePath("run.json"));
-  QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  file.write(QJsonDocument(QJsonObject{{"format", 1},
-                                       {"state", state},
-                                       {"epoch", step / 10},
-                                       {"global_step", step},
-                                       {"max_epoch", 2},
-                                       {"steps_per_epoch", 10}})
-                 .toJson());
-}
-
-QByteArray line(const char* name, qint64 step, double value) {
-  return QJsonDocument(QJsonObject{{"name", name},
-                                   {"step", step},
-                                   {"epoch", 1},
-                                   {"time", 1000.0 + step},
-                                   {"value", value}})
-             .toJson(QJsonDocument::Compact) +
-         "\n";
 }
 
 QJsonObject readJson(const QString& path) {
@@ -95,8 +77,8 @@ class TestFollowRun : public QObject {
     QTemporaryDir dir;
     const QString stream = dir.filePath("scalars.jsonl");
     writeRunJson(dir.path(), "running", 0);
-    const QByteArray second = line("cost", 2, 0.5);
-    append(stream, line("cost", 1, 0.9) + second.left(10));  // the second line half written
+    const QByteArray second = scalarLine("cost", 2, 0.5);
+    append(stream, scalarLine("cost", 1, 0.9) + second.left(10));  // the second line half written
     RunFollower follower;
     QSignalSpy metrics(&follower, &RunFollower::metricsRead);
     QSignalSpy ended(&follower, &RunFollower::ended);
@@ -108,7 +90,7 @@ class TestFollowRun : public QObject {
     QCOMPARE(samples[0].step, qint64{1});
     QVERIFY(follower.status().state == bridge::RunState::Running);
 
-    append(stream, second.mid(10) + "not json\n" + line("cost", 3, 0.25) + "{\"name\": 1}\n");
+    append(stream, second.mid(10) + "not json\n" + scalarLine("cost", 3, 0.25) + "{\"name\": 1}\n");
     follower.poll();
     samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
     QCOMPARE(samples.size(), 2);  // the completed line and the next; the damaged two skipped
@@ -144,7 +126,8 @@ class TestFollowRun : public QObject {
     QCOMPARE(samples.size(), 1);
     QCOMPARE(samples[0].step, qint64{20});
     // Its stream appears (a resumed run): only what stats.json did not give already.
-    append(old.filePath("scalars.jsonl"), line("cost", 15, 0.7) + line("cost", 25, 0.4));
+    append(old.filePath("scalars.jsonl"),
+           scalarLine("cost", 15, 0.7) + scalarLine("cost", 25, 0.4));
     follower.poll();
     samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
     QCOMPARE(samples.size(), 1);

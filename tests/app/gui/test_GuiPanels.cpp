@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
 #include "app/gui/LogView.h"
 #include "app/gui/RunControls.h"

@@ -10,39 +10,24 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
+#include "tests/support/RunFiles.h"
 #include "tests/support/WindowTest.h"
 
 using namespace tbench;
 using namespace tbench::gui;
 using bridge::RunState;
+using tbench::testing::writeRunJson;
 
 namespace {
-
-void writeRunJson(const QString& dir, const QString& state, qint64 step) {
-  QFile file(QDir(dir).filePath("run.json"));
-  QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  file.write(QJsonDocument(QJsonObject{{"format", 1},
-                                       {"state", state},
-                                       {"epoch", step / 10},
-                                       {"global_step", step},
-                                       {"max_epoch", 2},
-                                       {"steps_per_epoch", 10}})
-                 .toJson());
-}
 
 void appendScalar(const QString& dir, qint64 step, double value) {
   QFile file(QDir(dir).filePath("scalars.jsonl"));
   QVERIFY(file.open(QIODevice::Append));
-  file.write(QJsonDocument(QJsonObject{{"name", "cost"},
-                                       {"step", step},
-                                       {"epoch", 1 + (step - 1) / 10},
-                                       {"time", 1000.0 + step},
-                                       {"value", value}})
-                 .toJson(QJsonDocument::Compact) +
-             "\n");
+  file.write(tbench::testing::scalarLine("cost", step, value, 1 + (step - 1) / 10));
 }
 
 }  // namespace

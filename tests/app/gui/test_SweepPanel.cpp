@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/sweep/SweepPanel.h"

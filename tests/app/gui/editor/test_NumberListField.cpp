@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/ProjectEditor.h"
 

@@ -28,6 +28,7 @@
 #include <memory>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/JsonText.h"
 #include "app/gui/editor/ProjectEditor.h"

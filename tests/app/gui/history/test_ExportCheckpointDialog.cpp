@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 
 #include "app/gui/history/ExportCheckpointDialog.h"

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/ProjectViews.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 
 #include <QSysInfo>
