@@ -11,6 +11,9 @@ packages=(
   libprotobuf-dev protobuf-compiler python3-protobuf
   dataset-fashion-mnist python3-torch python3-sklearn python3-pil
   xvfb xauth openbox x11-utils
+  # test_Slurm starts a private single-node SLURM from these (its own key, ports and state;
+  # the packages' system services are not used: without systemd they do not start).
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()

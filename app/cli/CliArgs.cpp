@@ -27,7 +27,9 @@ std::string usageText() {
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
          "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
-         "                             [--dry-run]\n"
+         "                             [--dry-run | --trial K | --slurm [--submit]\n"
+         "                              [--cpus-per-trial N] [--gpus-per-trial N]\n"
+         "                              [--sbatch OPTION]...]\n"
          "  towerbench-cli devices\n"
          "  towerbench-cli types [KIND] [--markdown]\n"
          "  towerbench-cli --help | --version\n"
@@ -55,7 +57,13 @@ std::string usageText() {
          "          CUDA project, else 1), stops those hyperband prunes, and prints them ranked.\n"
          "          Its state is DIR/sweep-state.json (default sweeps/<name> beside SWEEP): the\n"
          "          same command again goes on with it; --retry-failed resumes its failed trials\n"
-         "          from their checkpoints. --dry-run lists the trials only\n"
+         "          from their checkpoints. --dry-run lists the trials only.\n"
+         "          --slurm writes DIR/slurm-array.sh, a SLURM job array of the pending trials\n"
+         "          (one task each, --slots at once, --cpus-per-trial cores (default: this\n"
+         "          host's / slots), --gpus-per-trial GPUs (default 1 for a CUDA project), each\n"
+         "          --sbatch OPTION added, e.g. --sbatch=--partition=gpu); --submit runs sbatch.\n"
+         "          DIR must be seen by every node. --trial K runs trial K alone (what each\n"
+         "          task does), sharing DIR's state with the others\n"
          "devices   lists the devices a project may use (cpu, cuda:N with name and memory),\n"
          "          the BLAS in use and whether CUDA, NCCL and NVML are there\n"
          "types     lists the component types a project may use (models, data sources,\n"
@@ -238,6 +246,22 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.sweepDir = value();
     } else if (out.command == "sweep" && arg == "--retry-failed") {
       out.retryFailed = true;
+    } else if (out.command == "sweep" && arg == "--slurm") {
+      out.slurm = true;
+    } else if (out.command == "sweep" && arg == "--submit") {
+      out.submit = true;
+    } else if (out.command == "sweep" && arg == "--trial") {
+      const std::string& v = value();
+      out.trial = v == "0" ? 0 : parseCount(arg, v);
+    } else if (out.command == "sweep" && arg == "--cpus-per-trial") {
+      out.cpusPerTrial = static_cast<int>(parseCount(arg, value()));
+    } else if (out.command == "sweep" && arg == "--gpus-per-trial") {
+      const std::string& v = value();
+      out.gpusPerTrial = v == "0" ? 0 : static_cast<int>(parseCount(arg, v));
+    } else if (out.command == "sweep" && arg.rfind("--sbatch=", 0) == 0) {
+      out.sbatchArgs.push_back(arg.substr(9));
+    } else if (out.command == "sweep" && arg == "--sbatch") {
+      out.sbatchArgs.push_back(value());
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError(str("unknown option ", arg, " for ", out.command));
     } else if (out.project.empty()) {
@@ -252,6 +276,11 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
                                                                : " needs a PROJECT file"));
   }
   if (out.newRun && out.resume) throw UsageError("--new-run and --resume exclude each other");
+  if (out.submit && !out.slurm) throw UsageError("--submit goes with --slurm");
+  if (!out.slurm && (out.cpusPerTrial > 0 || out.gpusPerTrial >= 0 || !out.sbatchArgs.empty())) {
+    throw UsageError("--cpus-per-trial, --gpus-per-trial and --sbatch go with --slurm");
+  }
+  if (out.slurm && out.trial >= 0) throw UsageError("--slurm and --trial exclude each other");
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {

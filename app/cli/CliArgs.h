@@ -40,6 +40,12 @@ struct CliArgs {
   int sweepSlots = 0;        ///< sweep: trials at once (0: one per GPU, else 1)
   std::string sweepDir;      ///< sweep: its state and the trials' output (empty: the default)
   bool retryFailed = false;  ///< sweep: resume failed trials from their checkpoints
+  bool slurm = false;        ///< sweep: write a SLURM job array instead of running trials
+  bool submit = false;       ///< sweep --slurm: and submit it with sbatch
+  int64_t trial = -1;        ///< sweep: run this trial only (a SLURM array task)
+  int cpusPerTrial = 0;      ///< sweep --slurm: --cpus-per-task (0: cores here / slots)
+  int gpusPerTrial = -1;     ///< sweep --slurm: --gres=gpu:N (-1: 1 for a CUDA project)
+  std::vector<std::string> sbatchArgs;  ///< sweep --slurm: the user's sbatch options
   /// --plugin FILE, in order: loaded before the command runs
   /// (engine/project/registry/PluginLoader.h).
   std::vector<std::string> plugins;

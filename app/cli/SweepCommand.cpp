@@ -1,15 +1,18 @@
 #include "app/cli/SweepCommand.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/sweep/SweepQueue.h"
@@ -17,6 +20,7 @@
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/sweep/Hyperband.h"
+#include "engine/sweep/SlurmArray.h"
 #include "engine/sweep/Sweep.h"
 
 namespace tbench::cli {
@@ -70,17 +74,169 @@ std::string valueText(const nlohmann::json& v) {
   return text.str();
 }
 
+/// --sweep-dir, or the window's default too: sweeps/<file name> beside the sweep file.
+std::string sweepDirOf(const CliArgs& args) {
+  const std::filesystem::path file = std::filesystem::absolute(args.project);
+  return !args.sweepDir.empty() ? args.sweepDir
+                                : (file.parent_path() / "sweeps" / file.stem()).string();
+}
+
+void catchStopSignals() {
+  struct sigaction action {};
+  action.sa_handler = onSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool isCudaProject(const Project& base) {
+  for (const std::string& d : base.devices()) {
+    if (d.rfind("cuda", 0) == 0) return true;
+  }
+  return false;
+}
+
+/// Runs `argv` and returns its exit status (127: it could not start), its output in `output`.
+int runCapturing(const std::vector<std::string>& argv, std::string& output) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return 127;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], STDOUT_FILENO);
+    dup2(pipefd[1], STDERR_FILENO);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipefd[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    output.append(buffer, static_cast<size_t>(n));
+  }
+  close(pipefd[0]);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// --slurm: the sweep's state and DIR/slurm-array.sh (Note [Sweeps on SLURM]); --submit runs
+/// sbatch on it.
+int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& base,
+                    std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  SweepQueue::Options options;
+  options.cli = selfPath();
+  options.sweepDir = fs::absolute(sweepDirOf(args)).lexically_normal().string();
+  options.retryFailed = args.retryFailed;
+  options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
+  // A job of this sweep still queued or running would run its trials twice.
+  std::ifstream jobs(fs::path(options.sweepDir) / "slurm-jobs");
+  for (std::string job, indices; jobs >> job >> indices;) {
+    job = job.substr(0, job.find(';'));
+    std::string listed;
+    if (runCapturing({"squeue", "--noheader", "--format=%i", "--jobs", job}, listed) == 0 &&
+        !listed.empty()) {
+      err << options.sweepDir << ": its job " << job
+          << " is still queued or running (squeue): wait for it, or scancel " << job << " first\n";
+      return 1;
+    }
+  }
+  // Writes (or reads back) sweep-state.json with every trial's run directory; runs nothing.
+  const SweepQueue queue(args.project, options);
+  const std::optional<SweepState> state = readSweepState(options.sweepDir);
+  SlurmArrayOptions slurm;
+  slurm.cli = options.cli;
+  slurm.sweepFile = fs::absolute(args.project).lexically_normal().string();
+  slurm.sweepDir = options.sweepDir;
+  for (const TrialRecord& t : state->trials) {
+    if (t.state == TrialState::Pending) slurm.trials.push_back(t.index);
+  }
+  if (slurm.trials.empty()) {
+    out << "sweep: no trial is pending in " << options.sweepDir
+        << " (--retry-failed resumes failed ones): nothing to submit\n";
+    return 0;
+  }
+  slurm.maxAtOnce = args.sweepSlots;
+  const bool cuda = isCudaProject(base);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  slurm.cpusPerTask =
+      args.cpusPerTrial > 0 ? args.cpusPerTrial : std::max(1, cores / std::max(1, args.sweepSlots));
+  slurm.gpusPerTask = args.gpusPerTrial >= 0 ? args.gpusPerTrial : (cuda ? 1 : 0);
+  slurm.jobName =
+      "tb-" + (sweep.name.empty() ? fs::path(args.project).stem().string() : sweep.name);
+  slurm.sbatchArgs = args.sbatchArgs;
+  const std::string script = (fs::path(options.sweepDir) / "slurm-array.sh").string();
+  std::ofstream file(script);
+  file << slurmArrayScript(slurm);
+  file.close();
+  if (!file) {
+    err << "cannot write " << script << "\n";
+    return 2;
+  }
+  fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  out << "sweep: wrote " << script << ": " << slurm.trials.size() << " array task(s) ("
+      << slurmArrayIndices(slurm.trials)
+      << (slurm.maxAtOnce > 0 ? "%" + std::to_string(slurm.maxAtOnce) : "") << "), "
+      << slurm.cpusPerTask << " CPU(s)"
+      << (slurm.gpusPerTask > 0 ? " and " + std::to_string(slurm.gpusPerTask) + " GPU(s)" : "")
+      << " each\n";
+  if (!args.submit) {
+    out << "submit it with: sbatch " << script << "\n";
+    return 0;
+  }
+  std::string output;
+  const int status = runCapturing({"sbatch", "--parsable", script}, output);
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  if (status != 0) {
+    err << (status == 127
+                ? "cannot run sbatch (is this a SLURM submit host?)"
+                : "sbatch refused " + script + " (exit status " + std::to_string(status) + ")")
+        << (output.empty() ? "" : ": " + output) << "\n";
+    return 1;
+  }
+  // --parsable prints "jobid" or "jobid;cluster".
+  const std::string job =
+      output.substr(output.rfind('\n') == std::string::npos ? 0 : output.rfind('\n') + 1);
+  std::ofstream(fs::path(options.sweepDir) / "slurm-jobs", std::ios::app)
+      << job << " " << slurmArrayIndices(slurm.trials) << "\n";
+  out << "sweep: submitted job " << job << "; follow it with squeue -j "
+      << job.substr(0, job.find(';')) << " or in the window (File > Open Sweep... "
+      << options.sweepDir << ")\n";
+  return 0;
+}
+
+/// --trial K: one trial of a shared sweep (a SLURM array task). 0 when it finished or was
+/// pruned, 130 when cancelled, 1 when it failed.
+int runOneTrial(const CliArgs& args, std::ostream& out) {
+  SweepQueue::Options options;
+  options.cli = selfPath();
+  options.sweepDir = sweepDirOf(args);
+  options.onlyTrial = args.trial;
+  options.slotCount = 1;
+  options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
+  SweepQueue queue(args.project, options);
+  const RunningQueue guard(queue);
+  catchStopSignals();
+  const SweepState state = queue.run();
+  const TrialRecord& t = state.trials[static_cast<size_t>(args.trial)];
+  out << "sweep: trial " << t.index << " " << toString(t.state)
+      << (t.metric.empty() ? "" : ", " + state.metric + " " + valueText(t.metric.back())) << "\n";
+  if (t.state == TrialState::Cancelled || interrupted) return 130;
+  return t.state == TrialState::Finished || t.state == TrialState::Pruned ? 0 : 1;
+}
+
 /// Runs the queue and prints the trials ranked by their last metric value.
 int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, std::ostream& out) {
   SweepQueue::Options options;
   options.cli = selfPath();
-  // The window's default too: sweeps/<file name> beside the sweep file.
-  const std::filesystem::path file = std::filesystem::absolute(args.project);
-  options.sweepDir = !args.sweepDir.empty()
-                         ? args.sweepDir
-                         : (file.parent_path() / "sweeps" / file.stem()).string();
-  bool cuda = false;
-  for (const std::string& d : base.devices()) cuda |= d.rfind("cuda", 0) == 0;
+  options.sweepDir = sweepDirOf(args);
+  const bool cuda = isCudaProject(base);
   int gpus = 0;
   for (const Device& d : availableDevices()) gpus += d.isCuda() ? 1 : 0;
   options.slotCount = args.sweepSlots > 0 ? args.sweepSlots : (cuda ? std::max(1, gpus) : 1);
@@ -90,11 +246,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   out << "sweep: " << options.sweepDir << ", " << options.slotCount << " slot(s)"
       << (cuda ? " (one GPU each)" : "") << std::endl;
   const RunningQueue guard(queue);
-  struct sigaction action {};
-  action.sa_handler = onSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  catchStopSignals();
   const SweepState state = queue.run();
 
   // Ranked by the metric's last value (the trial's result), trials without one last.
@@ -138,6 +290,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
 
 int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
   try {
+    if (args.trial >= 0) return runOneTrial(args, out);
     const SweepSpec sweep = loadSweepFile(args.project);
     const nlohmann::json base = readProjectJson(sweep.projectPath());
     const std::vector<SweepTrial> trials = sweepTrials(sweep, base);
@@ -170,6 +323,7 @@ int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
     }
     printTable(out, header, rows);
     if (args.dryRun) return 0;
+    if (args.slurm) return writeSlurmArray(args, sweep, first, out, err);
     return runQueue(args, sweep, first, out);
   } catch (const std::exception& e) {
     err << e.what() << "\n";

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,34 @@ std::string valuesText(const json& values) {
 }
 
 std::string twoDigits(int64_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
+
+/// An exclusive flock of DIR/sweep-state.lock while it lives: the processes that share a sweep's
+/// state (SLURM array tasks) read and write it one at a time.
+class StateLock {
+ public:
+  explicit StateLock(const std::string& sweepDir) {
+    const std::string path = (fs::path(sweepDir) / "sweep-state.lock").string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~StateLock() { ::close(fd_); }  // closing releases the lock
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool hasCheckpoint(const std::string& runDir) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(runDir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".pt") return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -174,6 +203,14 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     }
   }
   fs::create_directories(options_.sweepDir);
+  if (options_.onlyTrial >= static_cast<int64_t>(trials_.size())) {
+    throw InputError("--trial " + std::to_string(options_.onlyTrial) + ": " + sweepFile + " has " +
+                     std::to_string(trials_.size()) + " trial(s), 0 to " +
+                     std::to_string(trials_.size() - 1));
+  }
+  // Tasks of a shared sweep start together: one creates the state, the others read it.
+  std::optional<StateLock> lock;
+  if (options_.onlyTrial >= 0) lock.emplace(options_.sweepDir);
   if (std::optional<SweepState> existing = readSweepState(options_.sweepDir)) {
     // A sweep started before (by this command or a window that closed): go on with it, if it
     // is the same sweep.
@@ -187,45 +224,79 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     }
     state_ = std::move(*existing);
     for (TrialRecord& t : state_.trials) {
+      if (!mine(t)) continue;
       // Cancelled before it started: it runs now (a cancelled sweep goes on when run again).
       if (t.state == TrialState::Cancelled && t.started == 0) t.state = TrialState::Pending;
+      // A shared sweep's task run again on a trial that was running elsewhere (SLURM requeued
+      // it): that process is gone with its node or allocation; the trial goes on from its
+      // checkpoint here.
+      if (options_.onlyTrial >= 0 && t.state == TrialState::Running &&
+          (t.host != thisHost() || !processRunning(t.pid))) {
+        t.state = TrialState::Pending;
+        t.resume = hasCheckpoint(t.runDir);
+        t.stopRequested = false;
+        say("trial " + std::to_string(t.index) + " was running on " + t.host +
+            (t.resume ? ": resumes from its latest checkpoint" : ": starts again"));
+      }
     }
     if (options_.retryFailed) retryFailed();
   } else {
-    state_.sweepFile = sweepFile;
-    state_.metric = sweep_.metric.name;
-    state_.maximize = sweep_.metric.maximize;
-    for (const auto& p : sweep_.parameters) state_.parameters.push_back(p.path);
-    // The directory's name and the time: two sweeps never share a trial's run directory.
-    fs::path dir = fs::path(options_.sweepDir).lexically_normal();
-    if (dir.filename().empty()) dir = dir.parent_path();
-    const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
-    state_.sweepId = dir.filename().string() + "-" + stamp;
-    const std::string root = (fs::path(base.runRoot) / base.name).string();
-    for (const SweepTrial& t : trials_) {
-      TrialRecord r;
-      r.index = t.index;
-      r.values = t.values;
-      r.runDir = (fs::path(root) / (state_.sweepId + "-t" + twoDigits(t.index))).string();
-      state_.trials.push_back(std::move(r));
-    }
+    initialState(sweepFile, base);
   }
-  save();
+  save(lock.has_value());
+}
+
+void SweepQueue::initialState(const std::string& sweepFile, const Project& base) {
+  state_.sweepFile = sweepFile;
+  state_.metric = sweep_.metric.name;
+  state_.maximize = sweep_.metric.maximize;
+  for (const auto& p : sweep_.parameters) state_.parameters.push_back(p.path);
+  // The directory's name and the time: two sweeps never share a trial's run directory.
+  fs::path dir = fs::path(options_.sweepDir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
+  state_.sweepId = dir.filename().string() + "-" + stamp;
+  const std::string root = (fs::path(base.runRoot) / base.name).string();
+  for (const SweepTrial& t : trials_) {
+    TrialRecord r;
+    r.index = t.index;
+    r.values = t.values;
+    r.runDir = (fs::path(root) / (state_.sweepId + "-t" + twoDigits(t.index))).string();
+    state_.trials.push_back(std::move(r));
+  }
 }
 
 void SweepQueue::say(const std::string& line) const {
   if (options_.log) options_.log(line);
 }
 
-void SweepQueue::save() {
-  const std::string text = state_.toJson().dump(2) + "\n";
-  if (text == saved_) return;  // polls that changed nothing write nothing
+void SweepQueue::save(bool locked) {
+  const fs::path path = fs::path(options_.sweepDir) / SweepState::kFileName;
   try {
-    writeFileAtomically((fs::path(options_.sweepDir) / SweepState::kFileName).string(), text);
+    if (options_.onlyTrial < 0) {
+      const std::string text = state_.toJson().dump(2) + "\n";
+      if (text == saved_) return;  // polls that changed nothing write nothing
+      writeFileAtomically(path.string(), text);
+      saved_ = text;
+      return;
+    }
+    // Shared: the others' records as their processes last wrote them, then ours.
+    std::optional<StateLock> lock;
+    if (!locked) lock.emplace(options_.sweepDir);
+    std::string onDisk;
+    if (fs::exists(path)) {
+      onDisk = readFile(path.string());
+      const SweepState others = SweepState::fromJson(json::parse(onDisk));
+      for (size_t i = 0; i < state_.trials.size() && i < others.trials.size(); ++i) {
+        if (!mine(state_.trials[i])) state_.trials[i] = others.trials[i];
+      }
+    }
+    const std::string text = state_.toJson().dump(2) + "\n";
+    if (text != onDisk) writeFileAtomically(path.string(), text);
     saved_ = text;
   } catch (const std::exception& e) {
-    // A full disk must not end the queue (its trials would run on unwatched): said, and
-    // written again at the next poll.
+    // A full disk (or a state file being replaced by hand) must not end the queue (its trials
+    // would run on unwatched): said, and written again at the next poll.
     say(std::string("cannot write the sweep's state: ") + e.what());
   }
 }
@@ -244,7 +315,11 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
     args.push_back("--set");
     args.push_back("trainer.devices=[\"cuda:0\"]");  // the slot's GPU, seen as cuda:0
   } else if (!cuda_) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    // A SLURM task has the cores it asked for (--cpus-per-task); this host's are shared out.
+    const char* allotted = std::getenv("SLURM_CPUS_PER_TASK");
+    const unsigned cores = allotted != nullptr && std::atoi(allotted) > 0
+                               ? static_cast<unsigned>(std::atoi(allotted))
+                               : std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = std::max(1u, cores / static_cast<unsigned>(options_.slotCount));
     args.push_back("--set");
     args.push_back("num_threads=" + std::to_string(threads));
@@ -271,7 +346,8 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Its own process group: a Ctrl-C meant for the queue reaches the queue alone, and the trial
-  // outlives a queue that was killed.
+  // outlives a queue that was killed. Not for a shared sweep's task: there the trial belongs to
+  // the task, whose end (scancel, a time limit) must end it too.
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
@@ -280,8 +356,8 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr, (options_.onlyTrial < 0 ? POSIX_SPAWN_SETPGROUP : 0) |
+                                      POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
   const int error =
       posix_spawn(&pid, options_.cli.c_str(), &actions, &attr, argv.data(), envp.data());
@@ -305,14 +381,8 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
 
 void SweepQueue::retryFailed() {
   for (TrialRecord& t : state_.trials) {
-    if (t.state != TrialState::Failed) continue;
-    bool checkpoint = false;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(t.runDir, error)) {
-      const std::string name = entry.path().filename().string();
-      checkpoint |= name.rfind("model-", 0) == 0 && entry.path().extension() == ".pt";
-    }
-    if (!checkpoint) {
+    if (t.state != TrialState::Failed || !mine(t)) continue;
+    if (!hasCheckpoint(t.runDir)) {
       say("trial " + std::to_string(t.index) + " stays failed: " + t.runDir +
           " has no checkpoint to resume from");
       continue;
@@ -329,7 +399,7 @@ void SweepQueue::retryFailed() {
 
 void SweepQueue::reap() {
   for (TrialRecord& t : state_.trials) {
-    if (t.state != TrialState::Running) continue;
+    if (t.state != TrialState::Running || !mine(t)) continue;
     const bool here = t.host == thisHost();
     std::optional<int> exitCode;
     std::optional<int> signal;
@@ -375,7 +445,9 @@ void SweepQueue::reap() {
     }
     if (finished && (!t.stopRequested || complete)) {
       t.state = TrialState::Finished;  // done, even if a stop came while it saved its last epoch
-    } else if (t.stopRequested && clean) {
+    } else if ((t.stopRequested || stopRequested_) && clean) {
+      // Told to stop (pruned or cancelled; a SLURM scancel may reach the trial before the queue
+      // has told it).
       t.state = t.prunedAt > 0 ? TrialState::Pruned : TrialState::Cancelled;
     } else {
       t.state = TrialState::Failed;
@@ -411,7 +483,7 @@ void SweepQueue::readMetric(TrialRecord& t) const {
 
 void SweepQueue::readMetrics() {
   for (TrialRecord& t : state_.trials) {
-    if (t.state == TrialState::Running) readMetric(t);
+    if (t.state == TrialState::Running && mine(t)) readMetric(t);
   }
 }
 
@@ -430,6 +502,7 @@ void SweepQueue::prune() {
       hyperbandStops(metrics, *sweep_.earlyTerminate, sweep_.metric.maximize);
   for (size_t i = 0; i < d.stop.size(); ++i) {
     TrialRecord& t = state_.trials[static_cast<size_t>(d.stop[i])];
+    if (!mine(t)) continue;  // another task's: it stops its own
     t.stopRequested = true;
     t.prunedAt = d.stoppedAt[i];
     if (t.host == thisHost()) {
@@ -456,6 +529,7 @@ SweepState SweepQueue::run() {
       if (!announcedStop) say("cancelling the sweep");
       announcedStop = true;
       for (TrialRecord& t : state_.trials) {
+        if (!mine(t)) continue;
         if (t.state == TrialState::Pending) t.state = TrialState::Cancelled;
         if (t.state == TrialState::Running && !t.stopRequested) {
           t.stopRequested = true;
@@ -471,12 +545,13 @@ SweepState SweepQueue::run() {
       paused = false;
       std::vector<bool> used(static_cast<size_t>(options_.slotCount), false);
       for (const TrialRecord& t : state_.trials) {
-        if (t.state == TrialState::Running && t.slot >= 0 && t.slot < options_.slotCount) {
+        if (mine(t) && t.state == TrialState::Running && t.slot >= 0 &&
+            t.slot < options_.slotCount) {
           used[static_cast<size_t>(t.slot)] = true;
         }
       }
       for (TrialRecord& t : state_.trials) {
-        if (t.state != TrialState::Pending) continue;
+        if (t.state != TrialState::Pending || !mine(t)) continue;
         const auto free = std::find(used.begin(), used.end(), false);
         if (free == used.end()) break;
         *free = true;
@@ -484,8 +559,8 @@ SweepState SweepQueue::run() {
       }
     }
     save();
-    const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
-      return t.state == TrialState::Running || t.state == TrialState::Pending;
+    const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [&](const auto& t) {
+      return mine(t) && (t.state == TrialState::Running || t.state == TrialState::Pending);
     });
     if (!busy) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.pollMs));

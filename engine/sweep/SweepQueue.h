@@ -24,6 +24,14 @@
 // - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
 //   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
 //   boundary and saves) and is recorded as pruned with the band that stopped it.
+// - One trial of a shared sweep (Options::onlyTrial: a SLURM array task, `towerbench-cli sweep
+//   SWEEP --trial K`): the process runs trial K alone, and sweep-state.json is shared with the
+//   other tasks, on any node that sees the directory. Every poll, under an flock of
+//   sweep-state.lock, it reads the others' records from the file and writes its own only, so
+//   hyperband judges trial K against every trial's metric so far and each task stops its own
+//   trial. Its train process stays in the task's process group (SLURM's job teardown reaches
+//   it). A task run again on a trial that was running elsewhere (a requeued task) resumes it
+//   from its checkpoint; one whose trial has ended does nothing.
 
 #include <atomic>
 #include <cstdint>
@@ -35,6 +43,8 @@
 #include "engine/sweep/Sweep.h"
 
 namespace tbench {
+
+struct Project;
 
 enum class TrialState { Pending, Running, Finished, Failed, Pruned, Cancelled };
 /// "pending", "running", "finished", "failed", "pruned", "cancelled".
@@ -85,6 +95,8 @@ class SweepQueue {
     /// Failed trials of an existing sweep that saved a checkpoint run again, resumed from it
     /// (train --resume in their run directory); those without one stay failed, saying so.
     bool retryFailed = false;
+    /// >= 0: run this trial only, sharing sweep-state.json with other processes (above).
+    int64_t onlyTrial = -1;
   };
 
   /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
@@ -100,6 +112,12 @@ class SweepQueue {
   const SweepSpec& sweep() const { return sweep_; }
 
  private:
+  /// Whether this queue runs `trial` (every trial, or its onlyTrial).
+  bool mine(const TrialRecord& trial) const {
+    return options_.onlyTrial < 0 || trial.index == options_.onlyTrial;
+  }
+  /// The state for a new sweep directory.
+  void initialState(const std::string& sweepFile, const Project& base);
   void start(TrialRecord& trial, int slot);
   void retryFailed();
   void reap();
@@ -107,8 +125,9 @@ class SweepQueue {
   void readMetric(TrialRecord& trial) const;
   void readMetrics();
   void prune();
-  /// Writes sweep-state.json when the state changed since the last write.
-  void save();
+  /// Writes sweep-state.json when the state changed since the last write; a shared sweep's
+  /// queue takes the other trials' records from the file first and writes its own only.
+  void save(bool locked = false);
   void say(const std::string& line) const;
 
   SweepSpec sweep_;

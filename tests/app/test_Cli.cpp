@@ -90,6 +90,42 @@ class TestCli : public QObject {
     QVERIFY(!QFileInfo::exists(dir.filePath("sd")));
   }
 
+  // sweep --slurm without --submit: the state and the job array's script, nothing submitted;
+  // the options that go with it are refused alone; --trial out of range names the range.
+  void sweepSlurmWritesTheJobArray() {
+    QTemporaryDir dir;
+    QFile::copy(project("synthetic-mlp.json"), dir.filePath("base.json"));
+    QFile sweep(dir.filePath("s.json"));
+    QVERIFY(sweep.open(QIODevice::WriteOnly));
+    sweep.write(R"({"project": "base.json", "method": "grid",
+      "metric": {"name": "validation_error"},
+      "parameters": {"optimizer.learning_rate": {"values": [0.01, 0.02, 0.03]}}})");
+    sweep.close();
+    Result r = runCli({"sweep", dir.filePath("s.json"), "--submit"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--submit goes with --slurm"), qPrintable(r.err));
+    r = runCli({"sweep", dir.filePath("s.json"), "--sbatch=--partition=gpu"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("go with --slurm"), qPrintable(r.err));
+    r = runCli({"sweep", dir.filePath("s.json"), "--trial", "3"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--trial 3") && r.err.contains("0 to 2"), qPrintable(r.err));
+    r = runCli({"sweep", dir.filePath("s.json"), "--slurm", "--slots", "2", "--cpus-per-trial", "4",
+                "--sbatch", "--time=1:00:00"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString script = dir.filePath("sweeps/s/slurm-array.sh");
+    QVERIFY2(r.out.contains("submit it with: sbatch " + script), qPrintable(r.out));
+    QFile file(script);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    QVERIFY2(text.contains("#SBATCH --array=0-2%2\n#SBATCH --ntasks=1\n"), qPrintable(text));
+    QVERIFY2(text.contains("#SBATCH --cpus-per-task=4\n#SBATCH --time=1:00:00\n"),
+             qPrintable(text));
+    QVERIFY(QFileInfo(script).isExecutable());
+    QVERIFY(QFileInfo::exists(dir.filePath("sweeps/s/sweep-state.json")));
+    QVERIFY(!QFileInfo::exists(dir.filePath("sweeps/s/slurm-jobs")));  // nothing submitted
+  }
+
   void validateEveryProject() {
     // Every example, the TorchScript one with the model scripts/setup.sh wrote beside it.
     for (const QString& name : QDir(QString(TB_SOURCE_DIR) + "/projects").entryList({"*.json"})) {

@@ -19,32 +19,16 @@
 
 #include "engine/core/AtomicFile.h"
 #include "engine/sweep/SweepQueue.h"
+#include "tests/support/SweepFiles.h"
 
 using namespace tbench;
 using nlohmann::json;
 
 namespace {
 
-/// The synthetic project with its runs under `dir`, written as base.json; and a sweep of it.
 std::string writeSweep(const QTemporaryDir& dir, const json& parameters, int64_t maxEpoch,
                        const json& extra = json::object()) {
-  std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-  json base = json::parse(in);
-  base["run_root"] = dir.filePath("runs").toStdString();
-  base["max_epoch"] = maxEpoch;
-  base["callbacks"] = {{{"type", "inference"}}};  // validation_error every epoch, no saver
-  base["monitors"] = {{"tensorboard", false}};
-  std::ofstream(dir.filePath("base.json").toStdString()) << base.dump(2);
-  json sweep = {{"format", 1},
-                {"name", "s"},
-                {"project", "base.json"},
-                {"method", "grid"},
-                {"metric", {{"name", "validation_error"}, {"goal", "minimize"}}},
-                {"parameters", parameters}};
-  sweep.update(extra);
-  const std::string path = dir.filePath("sweep.json").toStdString();
-  std::ofstream(path) << sweep.dump(2);
-  return path;
+  return tbench::testing::writeSyntheticSweep(dir.path(), parameters, maxEpoch, extra);
 }
 
 SweepQueue::Options options(const QTemporaryDir& dir, int slotCount) {

@@ -11,6 +11,7 @@
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/sweep/Hyperband.h"
+#include "engine/sweep/SlurmArray.h"
 #include "engine/sweep/Sweep.h"
 
 using namespace tbench;
@@ -221,6 +222,38 @@ class TestSweep : public QObject {
     QCOMPARE(d.stop, (std::vector<int64_t>{1, 2}));
     // One trial alone is never stopped.
     QVERIFY(hyperbandStops({{0, {9.0}, true}}, spec, false).stop.empty());
+  }
+
+  void slurmArrayScriptRunsOneTrialPerTask() {
+    QCOMPARE(slurmArrayIndices({0, 1, 2, 5, 7, 8}), std::string("0-2,5,7-8"));
+    QCOMPARE(slurmArrayIndices({3}), std::string("3"));
+    QCOMPARE(shellQuoted("it's here"), std::string("'it'\\''s here'"));
+    SlurmArrayOptions o;
+    o.cli = "/opt/tb/towerbench-cli";
+    o.sweepFile = "/home/u/my sweep.json";
+    o.sweepDir = "/shared/sweeps/s";
+    o.trials = {1, 2, 4};
+    o.maxAtOnce = 2;
+    o.cpusPerTask = 8;
+    o.gpusPerTask = 1;
+    o.jobName = "tb-s";
+    o.sbatchArgs = {"--partition=gpu", "--time=2:00:00"};
+    const std::string script = slurmArrayScript(o);
+    for (const char* line :
+         {"#!/bin/bash\n", "\n#SBATCH --job-name=tb-s\n", "\n#SBATCH --array=1-2,4%2\n",
+          "\n#SBATCH --output=/shared/sweeps/s/slurm-%A_%a.out\n", "\n#SBATCH --cpus-per-task=8\n",
+          "\n#SBATCH --gres=gpu:1\n", "\n#SBATCH --partition=gpu\n#SBATCH --time=2:00:00\n",
+          "\nexec '/opt/tb/towerbench-cli' sweep '/home/u/my sweep.json' --sweep-dir "
+          "'/shared/sweeps/s' --trial \"$SLURM_ARRAY_TASK_ID\"\n"}) {
+      QVERIFY2(script.find(line) != std::string::npos, line);
+    }
+    // Every #SBATCH line comes before the first command (sbatch stops reading them there).
+    QVERIFY(script.rfind("#SBATCH") < script.find("\nexec "));
+    o.gpusPerTask = 0;
+    o.maxAtOnce = 0;
+    const std::string cpu = slurmArrayScript(o);
+    QVERIFY(cpu.find("--gres") == std::string::npos);
+    QVERIFY(cpu.find("#SBATCH --array=1-2,4\n") != std::string::npos);
   }
 };
 
