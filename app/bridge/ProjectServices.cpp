@@ -218,6 +218,7 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
       for (double v : t.metric) trial.metric << v;
       trial.prunedAt = t.prunedAt;
       trial.detail = q(t.detail);
+      trial.started = t.started;
       view.trials << trial;
     }
   } catch (const std::exception& e) {
@@ -237,6 +238,26 @@ bool setSweepPaused(const QString& sweepDir, bool paused, QString* error) {
     } else {
       std::filesystem::remove(path);
     }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = q(e.what());
+    return false;
+  }
+}
+
+bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error) {
+  try {
+    requestTrialNext(sweepDir.toStdString(), trial);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = q(e.what());
+    return false;
+  }
+}
+
+bool cancelSweepTrial(const QString& sweepDir, qint64 trial, QString* error) {
+  try {
+    requestTrialCancel(sweepDir.toStdString(), trial);
     return true;
   } catch (const std::exception& e) {
     if (error) *error = q(e.what());

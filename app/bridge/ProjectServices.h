@@ -38,6 +38,12 @@ SweepStateView readSweepStateView(const QString& sweepDir);
 /// Pauses or resumes the sweep in `sweepDir` (its queue starts no trial while paused).
 bool setSweepPaused(const QString& sweepDir, bool paused, QString* error);
 
+/// Asks the queue of the sweep in `sweepDir` to start trial `trial` before its other pending
+/// ones (control.json's run_first).
+bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error);
+/// Asks the queue of the sweep in `sweepDir` to cancel trial `trial` (control.json's cancel).
+bool cancelSweepTrial(const QString& sweepDir, qint64 trial, QString* error);
+
 /// The four readers above and readCheckpointIndex, for installRunDirectoryReaders.
 RunDirectoryReaders runDirectoryReaders();
 

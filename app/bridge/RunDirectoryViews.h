@@ -92,6 +92,7 @@ struct SweepTrialView {
   QVector<double> metric;  ///< the sweep's metric after each epoch
   qint64 prunedAt = 0;     ///< the band (epoch) that stopped a pruned trial
   QString detail;          ///< why it failed
+  double started = 0;      ///< seconds since the Unix epoch (0: not yet)
 };
 
 /// A sweep's sweep-state.json, read by the engine (readSweepState).
@@ -107,6 +108,10 @@ struct SweepStateView {
 using SweepStateReader = std::function<SweepStateView(const QString& sweepDir)>;
 /// Pauses (no trial starts) or resumes the sweep in a directory; false with `*error`.
 using SweepPauser = std::function<bool(const QString& sweepDir, bool paused, QString* error)>;
+/// Asks the queue of the sweep in a directory something about one trial (start it next, cancel
+/// it); false with `*error`.
+using SweepTrialRequest =
+    std::function<bool(const QString& sweepDir, qint64 trial, QString* error)>;
 
 /// The engine's readers of a run directory's files, installed once by the window.
 struct RunDirectoryReaders {

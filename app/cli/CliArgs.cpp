@@ -280,7 +280,9 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
   if (!out.slurm && (out.cpusPerTrial > 0 || out.gpusPerTrial >= 0 || !out.sbatchArgs.empty())) {
     throw UsageError("--cpus-per-trial, --gpus-per-trial and --sbatch go with --slurm");
   }
-  if (out.slurm && out.trial >= 0) throw UsageError("--slurm and --trial exclude each other");
+  if (out.trial >= 0 && (out.slurm || out.dryRun || out.retryFailed || out.sweepSlots > 0)) {
+    throw UsageError("--trial runs one trial: without --slurm, --dry-run, --retry-failed, --slots");
+  }
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/core/Check.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/sweep/SweepQueue.h"
 
@@ -96,19 +97,19 @@ bool isCudaProject(const Project& base) {
   return false;
 }
 
-/// Runs `argv` and returns its exit status (127: it could not start), its output in `output`.
+/// Runs `argv` and returns its exit status (127: it could not start), its standard output in
+/// `output` (its errors go to ours).
 int runCapturing(const std::vector<std::string>& argv, std::string& output) {
+  std::vector<char*> args;  // built before fork: the child only execs
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int pipefd[2];
   if (pipe(pipefd) != 0) return 127;
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(pipefd[1], STDOUT_FILENO);
-    dup2(pipefd[1], STDERR_FILENO);
     close(pipefd[0]);
     close(pipefd[1]);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -120,9 +121,50 @@ int runCapturing(const std::vector<std::string>& argv, std::string& output) {
     output.append(buffer, static_cast<size_t>(n));
   }
   close(pipefd[0]);
+  if (pid < 0) return 127;
   int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 127;
+  while (waitpid(pid, &status, 0) != pid) {
+    if (errno != EINTR) return 127;
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Whether a SLURM job of the sweep in `sweepDir` (DIR/slurm-jobs) may still run trials: true
+/// with the reason in `why` when squeue lists one, or cannot say (a controller that does not
+/// answer). False when none is listed; `*known` false when the sweep never went to SLURM or
+/// squeue is not installed here.
+bool slurmJobAlive(const std::string& sweepDir, std::string& why, bool* known) {
+  *known = false;
+  std::ifstream jobs(std::filesystem::path(sweepDir) / "slurm-jobs");
+  if (!jobs) return false;
+  for (std::string job, indices; jobs >> job >> indices;) {
+    const size_t semicolon = job.find(';');  // sbatch --parsable: "id" or "id;cluster"
+    const std::string cluster = semicolon == std::string::npos ? "" : job.substr(semicolon + 1);
+    job = job.substr(0, semicolon);
+    std::vector<std::string> argv = {"squeue", "--noheader", "--format=%i", "--jobs", job};
+    if (!cluster.empty()) argv.push_back("--clusters=" + cluster);
+    std::string listed;
+    const int status = runCapturing(argv, listed);
+    if (status == 127) return false;  // no squeue here: cannot tell
+    *known = true;
+    if (status != 0) {
+      // squeue refuses a job id the controller has forgotten (long finished): not alive, if
+      // the controller answers at all.
+      std::string any;
+      if (runCapturing({"squeue", "--noheader", "--format=%i"}, any) != 0) {
+        why = "squeue cannot reach the SLURM controller to tell whether job " + job +
+              " of this sweep still runs";
+        return true;
+      }
+      continue;
+    }
+    if (listed.find_first_not_of(" \n") != std::string::npos) {
+      why = "its job " + job + " is still queued or running (squeue): wait for it, or scancel " +
+            job + " first";
+      return true;
+    }
+  }
+  return false;
 }
 
 /// --slurm: the sweep's state and DIR/slurm-array.sh (Note [Sweeps on SLURM]); --submit runs
@@ -136,25 +178,26 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   options.retryFailed = args.retryFailed;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   // A job of this sweep still queued or running would run its trials twice.
-  std::ifstream jobs(fs::path(options.sweepDir) / "slurm-jobs");
-  for (std::string job, indices; jobs >> job >> indices;) {
-    job = job.substr(0, job.find(';'));
-    std::string listed;
-    if (runCapturing({"squeue", "--noheader", "--format=%i", "--jobs", job}, listed) == 0 &&
-        !listed.empty()) {
-      err << options.sweepDir << ": its job " << job
-          << " is still queued or running (squeue): wait for it, or scancel " << job << " first\n";
-      return 1;
-    }
+  std::string why;
+  bool known = false;
+  if (slurmJobAlive(options.sweepDir, why, &known)) {
+    err << options.sweepDir << ": " << why << "\n";
+    return 1;
   }
+  // None alive: a trial still recorded running was killed without recording its end.
+  options.noLiveTasks = known;
   // Writes (or reads back) sweep-state.json with every trial's run directory; runs nothing.
   const SweepQueue queue(args.project, options);
-  const std::optional<SweepState> state = readSweepState(options.sweepDir);
+  if (!queue.saved()) {
+    err << "cannot write " << options.sweepDir << "/" << SweepState::kFileName << "\n";
+    return 2;
+  }
   SlurmArrayOptions slurm;
   slurm.cli = options.cli;
   slurm.sweepFile = fs::absolute(args.project).lexically_normal().string();
   slurm.sweepDir = options.sweepDir;
-  for (const TrialRecord& t : state->trials) {
+  slurm.workDir = fs::current_path().string();  // the base project's relative run_root
+  for (const TrialRecord& t : queue.state().trials) {
     if (t.state == TrialState::Pending) slurm.trials.push_back(t.index);
   }
   if (slurm.trials.empty()) {
@@ -167,7 +210,9 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   slurm.cpusPerTask =
       args.cpusPerTrial > 0 ? args.cpusPerTrial : std::max(1, cores / std::max(1, args.sweepSlots));
-  slurm.gpusPerTask = args.gpusPerTrial >= 0 ? args.gpusPerTrial : (cuda ? 1 : 0);
+  int cudaTowers = 0;  // every tower of a CUDA project has its GPU
+  for (const std::string& d : base.devices()) cudaTowers += d.rfind("cuda", 0) == 0 ? 1 : 0;
+  slurm.gpusPerTask = args.gpusPerTrial >= 0 ? args.gpusPerTrial : cudaTowers;
   slurm.jobName =
       "tb-" + (sweep.name.empty() ? fs::path(args.project).stem().string() : sweep.name);
   slurm.sbatchArgs = args.sbatchArgs;
@@ -203,8 +248,13 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   // --parsable prints "jobid" or "jobid;cluster".
   const std::string job =
       output.substr(output.rfind('\n') == std::string::npos ? 0 : output.rfind('\n') + 1);
-  std::ofstream(fs::path(options.sweepDir) / "slurm-jobs", std::ios::app)
-      << job << " " << slurmArrayIndices(slurm.trials) << "\n";
+  std::ofstream jobs(fs::path(options.sweepDir) / "slurm-jobs", std::ios::app);
+  jobs << job << " " << slurmArrayIndices(slurm.trials) << "\n";
+  jobs.close();
+  if (!jobs) {
+    err << "job " << job << " submitted, but " << options.sweepDir
+        << "/slurm-jobs could not record it: a second submission would not see it\n";
+  }
   out << "sweep: submitted job " << job << "; follow it with squeue -j "
       << job.substr(0, job.find(';')) << " or in the window (File > Open Sweep... "
       << options.sweepDir << ")\n";
@@ -242,6 +292,14 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   options.slotCount = args.sweepSlots > 0 ? args.sweepSlots : (cuda ? std::max(1, gpus) : 1);
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   options.retryFailed = args.retryFailed;
+  // A sweep whose SLURM job still runs is that job's: a local queue would start the trials
+  // its %N holds back, here.
+  std::string why;
+  bool known = false;
+  if (slurmJobAlive(options.sweepDir, why, &known)) {
+    throw InputError(options.sweepDir + ": " + why);
+  }
+  options.noLiveTasks = known;
   SweepQueue queue(args.project, options);
   out << "sweep: " << options.sweepDir << ", " << options.slotCount << " slot(s)"
       << (cuda ? " (one GPU each)" : "") << std::endl;

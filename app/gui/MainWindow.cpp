@@ -150,7 +150,9 @@ void MainWindow::createPanels() {
   // Sweeps: a sweep's trials, run by towerbench-cli sweep, beside Run History.
   sweeps_ = new SweepPanel(bridge::readSweepStateView, bridge::setSweepPaused, this);
   connect(sweeps_, &SweepPanel::logLines, log_, &LogView::appendLines);
+  sweeps_->setTrialRequests(bridge::runSweepTrialNext, bridge::cancelSweepTrial);
   connect(sweeps_, &SweepPanel::openTrialAsProject, this, &MainWindow::cloneRun);
+  connect(sweeps_, &SweepPanel::trialCurves, this, &MainWindow::showTrialCurves);
   connect(sweeps_, &SweepPanel::finished, this, [this](int code) {
     log_->appendNote(tr("sweep ended with status %1: %2").arg(code).arg(sweeps_->sweepDir()));
     history_->refresh();

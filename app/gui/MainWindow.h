@@ -165,6 +165,9 @@ class MainWindow : public QMainWindow {
   void onMetrics(const bridge::MetricSamples& samples);
   void onRunEnded(bridge::RunState state, const QString& detail);
   void onOverlayChanged(const QStringList& runDirs);
+  /// The sweep's trials on the plots (SweepPanel::trialCurves): each run's points that are new
+  /// since the last call are appended; runs no longer listed are taken off.
+  void showTrialCurves(const QStringList& runDirs, const QStringList& names);
   /// Puts the curves `runDir` wrote so far (its stats.json) on the plots, under its id.
   void plotRunSoFar(const QString& runDir);
   /// Gives every run on the plots its Run History name and colour.
@@ -215,7 +218,8 @@ class MainWindow : public QMainWindow {
 
   QString projectPath_;
   QStringList recent_;
-  QSet<QString> overlaid_;  // run ids whose stats.json is on the plots
+  QSet<QString> overlaid_;                 // run ids whose stats.json is on the plots
+  QHash<QString, qsizetype> trialPoints_;  // sweep trials' run ids -> points on the plots
   bool closeAfterRun_ = false;
 };
 

@@ -26,6 +26,7 @@
 #include "app/gui/rundir/RunStats.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
+#include "widgets/Palette.h"
 
 namespace tbench::gui {
 
@@ -293,6 +294,39 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
     overlaid_.insert(id);
   }
   for (const QString& id : overlaid_) plots_->setRunVisible(id, wanted.contains(id));
+}
+
+void MainWindow::showTrialCurves(const QStringList& runDirs, const QStringList& names) {
+  QSet<QString> wanted;
+  for (int i = 0; i < runDirs.size(); ++i) {
+    const QString id = QFileInfo(runDirs[i]).fileName();
+    if (id == session_->runId()) continue;  // already live on the plots
+    wanted.insert(id);
+    // stats.json grows by an epoch at a time and is rewritten whole: its first points are
+    // those already drawn.
+    const ScalarSeries series = readScalarSeries(runDirs[i]);
+    const bool first = !trialPoints_.contains(id);
+    qsizetype& drawn = trialPoints_[id];
+    if (first) {
+      const bridge::RunStatusView status = readRunStatusFile(runDirs[i]);
+      if (status.stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, status.stepsPerEpoch);
+      plots_->setRunAppearance(id, names.value(i, id),
+                               ui::Palette::categorical(static_cast<int>(trialPoints_.size() - 1)));
+    }
+    if (series.size() > drawn) {
+      ui::MetricPoints points;
+      for (qsizetype p = drawn; p < series.size(); ++p) {
+        const auto& s = series[p];
+        points.append(ui::MetricPoint{id, s.name, s.step, s.epoch, 0.0, s.value});
+      }
+      plots_->appendPoints(points);
+      drawn = series.size();
+    }
+    plots_->setRunVisible(id, true);
+  }
+  for (auto it = trialPoints_.begin(); it != trialPoints_.end(); ++it) {
+    if (!wanted.contains(it.key())) plots_->setRunVisible(it.key(), false);
+  }
 }
 
 void MainWindow::onImagesRequested(const QString& runDir) {

@@ -22,7 +22,10 @@ namespace {
 }  // namespace
 
 void writeFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  // The host too: processes of two nodes writing into one shared directory may have one pid.
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string tmp = path + ".tmp-" + host + "-" + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("create", tmp, errno);
   size_t written = 0;

@@ -1,6 +1,9 @@
 #include "engine/sweep/SlurmArray.h"
 
+#include <cctype>
 #include <sstream>
+
+#include "engine/core/Check.h"
 
 namespace tbench {
 
@@ -23,13 +26,26 @@ std::string shellQuoted(const std::string& text) {
 }
 
 std::string slurmArrayScript(const SlurmArrayOptions& o) {
+  for (const std::string* path : {&o.sweepDir, &o.workDir}) {
+    if (path->find_first_of(" \t\n%") != std::string::npos) {
+      throw InputError("the SLURM script cannot name " + *path +
+                       " (#SBATCH lines take no spaces and read % as a pattern): give a "
+                       "--sweep-dir without them, and run from such a directory");
+    }
+  }
+  // Job names: letters, digits and ._- only.
+  std::string jobName = o.jobName;
+  for (char& c : jobName) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
   std::ostringstream s;
   s << "#!/bin/bash\n"
     << "# Written by `towerbench-cli sweep " << o.sweepFile << " --slurm`: one array task per\n"
     << "# trial (task id = trial index); every task shares " << o.sweepDir << "/sweep-state.json\n"
     << "# with the others for the early-termination decisions. Submit with: sbatch " << o.sweepDir
     << "/slurm-array.sh\n";
-  if (!o.jobName.empty()) s << "#SBATCH --job-name=" << o.jobName << "\n";
+  if (!jobName.empty()) s << "#SBATCH --job-name=" << jobName << "\n";
+  if (!o.workDir.empty()) s << "#SBATCH --chdir=" << o.workDir << "\n";
   s << "#SBATCH --array=" << slurmArrayIndices(o.trials);
   if (o.maxAtOnce > 0) s << "%" << o.maxAtOnce;
   s << "\n#SBATCH --ntasks=1\n"

@@ -25,6 +25,7 @@ struct SlurmArrayOptions {
   std::string cli;              ///< towerbench-cli, as the nodes find it (absolute)
   std::string sweepFile;        ///< absolute
   std::string sweepDir;         ///< absolute, shared by the nodes
+  std::string workDir;          ///< the tasks' working directory (--chdir; empty: sbatch's)
   std::vector<int64_t> trials;  ///< the trials to run (sorted)
   int maxAtOnce = 0;            ///< `%N` (0: as many as SLURM schedules)
   int cpusPerTask = 0;          ///< 0: SLURM's default
@@ -36,7 +37,8 @@ struct SlurmArrayOptions {
 /// `trials` (sorted) as SLURM's array index list, runs joined: {0,1,2,5,7,8} -> "0-2,5,7-8".
 std::string slurmArrayIndices(const std::vector<int64_t>& trials);
 
-/// The batch script's text.
+/// The batch script's text. Throws InputError for a sweep directory that #SBATCH lines cannot
+/// carry (whitespace, or % which SLURM reads as a file name pattern).
 std::string slurmArrayScript(const SlurmArrayOptions& options);
 
 /// `text` as one single-quoted shell word.

@@ -69,7 +69,15 @@ class StateLock {
     const std::string path = (fs::path(sweepDir) / "sweep-state.lock").string();
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      // Without the lock the tasks would overwrite each other's records (a Lustre mounted
+      // with noflock says ENOSYS): refused.
+      const int error = errno;
+      ::close(fd_);
+      throw InputError("cannot lock " + path + ": " + std::strerror(error) +
+                       " (the sweep's directory must be on a filesystem with flock, shared by "
+                       "the nodes: local, NFSv4, Lustre with -o flock, GPFS)");
     }
   }
   ~StateLock() { ::close(fd_); }  // closing releases the lock
@@ -168,6 +176,48 @@ std::optional<SweepState> readSweepState(const std::string& sweepDir) {
   }
 }
 
+SweepControl readSweepControl(const std::string& sweepDir) {
+  const std::string path = (fs::path(sweepDir) / SweepControl::kFileName).string();
+  SweepControl control;
+  if (!fs::exists(path)) return control;
+  try {
+    const json doc = json::parse(readFile(path));
+    control.runFirst = doc.value("run_first", std::vector<int64_t>());
+    control.cancel = doc.value("cancel", std::vector<int64_t>());
+  } catch (const std::exception& e) {
+    throw InputError(path + ": not a valid sweep control file (" + e.what() +
+                     "); expected {\"run_first\": [trial, ...], \"cancel\": [trial, ...]}");
+  }
+  return control;
+}
+
+namespace {
+
+void writeSweepControl(const std::string& sweepDir, const SweepControl& control) {
+  writeFileAtomically(
+      (fs::path(sweepDir) / SweepControl::kFileName).string(),
+      json{{"run_first", control.runFirst}, {"cancel", control.cancel}}.dump(2) + "\n");
+}
+
+}  // namespace
+
+void requestTrialNext(const std::string& sweepDir, int64_t trial) {
+  SweepControl control = readSweepControl(sweepDir);
+  control.runFirst.erase(std::remove(control.runFirst.begin(), control.runFirst.end(), trial),
+                         control.runFirst.end());
+  control.runFirst.insert(control.runFirst.begin(), trial);
+  writeSweepControl(sweepDir, control);
+}
+
+void requestTrialCancel(const std::string& sweepDir, int64_t trial) {
+  SweepControl control = readSweepControl(sweepDir);
+  if (std::find(control.cancel.begin(), control.cancel.end(), trial) != control.cancel.end()) {
+    return;
+  }
+  control.cancel.push_back(trial);
+  writeSweepControl(sweepDir, control);
+}
+
 SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     : options_(std::move(options)) {
   sweep_ = loadSweepFile(sweepFile);
@@ -230,13 +280,24 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
       // A shared sweep's task run again on a trial that was running elsewhere (SLURM requeued
       // it): that process is gone with its node or allocation; the trial goes on from its
       // checkpoint here.
-      if (options_.onlyTrial >= 0 && t.state == TrialState::Running &&
-          (t.host != thisHost() || !processRunning(t.pid))) {
-        t.state = TrialState::Pending;
-        t.resume = hasCheckpoint(t.runDir);
-        t.stopRequested = false;
-        say("trial " + std::to_string(t.index) + " was running on " + t.host +
-            (t.resume ? ": resumes from its latest checkpoint" : ": starts again"));
+      // A task only runs for a pending trial (a submission) or again for its own (SLURM
+      // requeued it after a preemption, a time limit or a lost node): a trial that was running
+      // elsewhere, or stopped by SLURM's signal (cancelled after it started), goes on.
+      const bool requeued =
+          (t.state == TrialState::Running && (t.host != thisHost() || !processRunning(t.pid))) ||
+          (t.state == TrialState::Cancelled && t.started > 0);
+      if (options_.onlyTrial >= 0 && requeued) restartTrial(t);
+    }
+    if (options_.noLiveTasks) {
+      // No process of the sweep is alive (squeue lists no job of it): a trial still recorded
+      // running was killed without recording its end (SIGKILL, a lost node).
+      for (TrialRecord& t : state_.trials) {
+        if (t.state != TrialState::Running || (t.host == thisHost() && processRunning(t.pid))) {
+          continue;
+        }
+        t.state = TrialState::Failed;
+        t.detail = "its task ended without recording an end (killed, or its node lost)";
+        say("trial " + std::to_string(t.index) + " failed: " + t.detail);
       }
     }
     if (options_.retryFailed) retryFailed();
@@ -256,7 +317,8 @@ void SweepQueue::initialState(const std::string& sweepFile, const Project& base)
   if (dir.filename().empty()) dir = dir.parent_path();
   const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
   state_.sweepId = dir.filename().string() + "-" + stamp;
-  const std::string root = (fs::path(base.runRoot) / base.name).string();
+  // Absolute: a SLURM task may start in another working directory.
+  const std::string root = fs::absolute(fs::path(base.runRoot) / base.name).string();
   for (const SweepTrial& t : trials_) {
     TrialRecord r;
     r.index = t.index;
@@ -275,9 +337,10 @@ void SweepQueue::save(bool locked) {
   try {
     if (options_.onlyTrial < 0) {
       const std::string text = state_.toJson().dump(2) + "\n";
-      if (text == saved_) return;  // polls that changed nothing write nothing
+      if (text == saved_ && saveError_.empty()) return;  // nothing changed: nothing written
       writeFileAtomically(path.string(), text);
       saved_ = text;
+      saveError_.clear();
       return;
     }
     // Shared: the others' records as their processes last wrote them, then ours.
@@ -294,9 +357,11 @@ void SweepQueue::save(bool locked) {
     const std::string text = state_.toJson().dump(2) + "\n";
     if (text != onDisk) writeFileAtomically(path.string(), text);
     saved_ = text;
+    saveError_.clear();
   } catch (const std::exception& e) {
     // A full disk (or a state file being replaced by hand) must not end the queue (its trials
     // would run on unwatched): said, and written again at the next poll.
+    saveError_ = e.what();
     say(std::string("cannot write the sweep's state: ") + e.what());
   }
 }
@@ -379,9 +444,35 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
       trial.runDir);
 }
 
+void SweepQueue::restartTrial(TrialRecord& t) {
+  const std::string from = t.host.empty() ? std::string("before") : "on " + t.host;
+  t.state = TrialState::Pending;
+  t.resume = hasCheckpoint(t.runDir);
+  t.stopRequested = false;
+  t.prunedAt = 0;
+  t.detail.clear();
+  t.ended = 0;
+  if (!t.resume) {
+    // Nothing to resume from: a fresh start, the partial run kept beside it (train refuses a
+    // run directory that has files).
+    t.metric.clear();
+    std::error_code error;
+    if (fs::exists(t.runDir, error)) {
+      const std::string aside =
+          t.runDir + "-partial-" + fs::path(newRunDirectoryPath("", "")).filename().string();
+      fs::rename(t.runDir, aside, error);
+      if (!error) say("trial " + std::to_string(t.index) + ": its partial run moved to " + aside);
+    }
+  }
+  say("trial " + std::to_string(t.index) + " ran " + from +
+      (t.resume ? ": resumes from its latest checkpoint" : ": starts again"));
+}
+
 void SweepQueue::retryFailed() {
   for (TrialRecord& t : state_.trials) {
-    if (t.state != TrialState::Failed || !mine(t)) continue;
+    // Failed, or cancelled after it started (Ctrl-C, scancel, a time limit): both resumable.
+    const bool stopped = t.state == TrialState::Cancelled && t.started > 0;
+    if ((t.state != TrialState::Failed && !stopped) || !mine(t)) continue;
     if (!hasCheckpoint(t.runDir)) {
       say("trial " + std::to_string(t.index) + " stays failed: " + t.runDir +
           " has no checkpoint to resume from");
@@ -445,9 +536,9 @@ void SweepQueue::reap() {
     }
     if (finished && (!t.stopRequested || complete)) {
       t.state = TrialState::Finished;  // done, even if a stop came while it saved its last epoch
-    } else if ((t.stopRequested || stopRequested_) && clean) {
-      // Told to stop (pruned or cancelled; a SLURM scancel may reach the trial before the queue
-      // has told it).
+    } else if ((t.stopRequested || (stopRequested_ && options_.onlyTrial >= 0)) && clean) {
+      // Told to stop (pruned or cancelled; in a SLURM task the job's signal reaches the trial
+      // itself, before the queue has told it anything).
       t.state = t.prunedAt > 0 ? TrialState::Pruned : TrialState::Cancelled;
     } else {
       t.state = TrialState::Failed;
@@ -487,6 +578,34 @@ void SweepQueue::readMetrics() {
   }
 }
 
+std::vector<int64_t> SweepQueue::applyRequests() {
+  SweepControl control;
+  try {
+    control = readSweepControl(options_.sweepDir);
+    badControl_.clear();
+  } catch (const std::exception& e) {
+    if (badControl_ != e.what()) say(e.what());  // once, until it changes
+    badControl_ = e.what();
+    return {};
+  }
+  for (int64_t index : control.cancel) {
+    if (index < 0 || index >= static_cast<int64_t>(state_.trials.size())) continue;
+    TrialRecord& t = state_.trials[static_cast<size_t>(index)];
+    if (!mine(t)) continue;
+    if (t.state == TrialState::Pending) {
+      t.state = TrialState::Cancelled;
+      t.detail = "cancelled on request (" + std::string(SweepControl::kFileName) + ")";
+      say("trial " + std::to_string(t.index) + " cancelled");
+    } else if (t.state == TrialState::Running && !t.stopRequested) {
+      t.stopRequested = true;
+      t.prunedAt = 0;
+      if (t.host == thisHost()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+      say("cancelling trial " + std::to_string(t.index));
+    }
+  }
+  return control.runFirst;
+}
+
 void SweepQueue::prune() {
   if (!sweep_.earlyTerminate) return;
   std::vector<TrialMetrics> metrics;
@@ -524,6 +643,7 @@ SweepState SweepQueue::run() {
   for (;;) {
     reap();
     readMetrics();
+    const std::vector<int64_t> runFirst = applyRequests();
     if (!stopRequested_) prune();
     if (stopRequested_) {
       if (!announcedStop) say("cancelling the sweep");
@@ -533,7 +653,12 @@ SweepState SweepQueue::run() {
         if (t.state == TrialState::Pending) t.state = TrialState::Cancelled;
         if (t.state == TrialState::Running && !t.stopRequested) {
           t.stopRequested = true;
-          if (t.host == thisHost()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+          // A task's trial shares its process group: the signal that stops the task (scancel,
+          // a time limit, Ctrl-C) has reached the trial too, and a second one would make it
+          // quit without saving.
+          if (t.host == thisHost() && options_.onlyTrial < 0) {
+            ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+          }
         }
       }
     } else if (std::error_code e;
@@ -550,12 +675,20 @@ SweepState SweepQueue::run() {
           used[static_cast<size_t>(t.slot)] = true;
         }
       }
-      for (TrialRecord& t : state_.trials) {
-        if (t.state != TrialState::Pending || !mine(t)) continue;
+      // Pending trials in control.json's run_first order, then by index.
+      std::vector<TrialRecord*> order;
+      for (int64_t index : runFirst) {
+        if (index >= 0 && index < static_cast<int64_t>(state_.trials.size())) {
+          order.push_back(&state_.trials[static_cast<size_t>(index)]);
+        }
+      }
+      for (TrialRecord& t : state_.trials) order.push_back(&t);
+      for (TrialRecord* t : order) {
+        if (t->state != TrialState::Pending || !mine(*t)) continue;
         const auto free = std::find(used.begin(), used.end(), false);
         if (free == used.end()) break;
         *free = true;
-        start(t, static_cast<int>(free - used.begin()));
+        start(*t, static_cast<int>(free - used.begin()));
       }
     }
     save();

@@ -21,6 +21,11 @@
 //   gone and whose run.json still says running failed), and goes on with the pending ones.
 // - Pausing: while the file `pause` exists in the sweep's directory (the window's Pause Sweep,
 //   or `touch DIR/pause`), no trial starts; the running ones go on. Removing it resumes.
+// - Requests (control.json in the sweep's directory, written by the window's Run Next and
+//   Cancel Trial, or by hand): {"run_first": [trial, ...], "cancel": [trial, ...]}, read every
+//   poll. Pending trials start in run_first's order, then by index; a cancelled trial that has
+//   not started is cancelled, a running one gets SIGTERM and ends cancelled. A shared sweep's
+//   task honours the cancel of its own trial (the order is SLURM's there).
 // - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
 //   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
 //   boundary and saves) and is recorded as pruned with the band that stopped it.
@@ -80,6 +85,20 @@ struct SweepState {
   static SweepState fromJson(const nlohmann::json& doc);
 };
 
+/// What is asked of a running sweep (control.json, above).
+struct SweepControl {
+  static constexpr const char* kFileName = "control.json";
+  std::vector<int64_t> runFirst;
+  std::vector<int64_t> cancel;
+};
+/// The requests in `sweepDir` (none when it has no control.json). Throws InputError naming the
+/// file when it is damaged.
+SweepControl readSweepControl(const std::string& sweepDir);
+/// Asks the queue to start `trial` before the other pending ones (the latest asked first).
+void requestTrialNext(const std::string& sweepDir, int64_t trial);
+/// Asks the queue to cancel `trial` (pending, or running: stopped at a step, cancelled).
+void requestTrialCancel(const std::string& sweepDir, int64_t trial);
+
 /// The state in `sweepDir`; nullopt when there is none. Throws InputError naming the file when
 /// it is damaged.
 std::optional<SweepState> readSweepState(const std::string& sweepDir);
@@ -92,11 +111,15 @@ class SweepQueue {
     int slotCount = 1;
     int pollMs = 200;
     std::function<void(const std::string&)> log;  ///< progress lines (may be empty)
-    /// Failed trials of an existing sweep that saved a checkpoint run again, resumed from it
-    /// (train --resume in their run directory); those without one stay failed, saying so.
+    /// Failed trials of an existing sweep (and those cancelled after they started) that saved
+    /// a checkpoint run again, resumed from it (train --resume in their run directory); those
+    /// without one stay as they are, saying so.
     bool retryFailed = false;
     /// >= 0: run this trial only, sharing sweep-state.json with other processes (above).
     int64_t onlyTrial = -1;
+    /// No process of this sweep is alive elsewhere (squeue lists no job of it): trials still
+    /// recorded running failed (killed without recording an end); --retry-failed resumes them.
+    bool noLiveTasks = false;
   };
 
   /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
@@ -108,8 +131,11 @@ class SweepQueue {
   /// Cancels: running trials get SIGTERM and end cancelled, pending ones are cancelled. Any
   /// thread.
   void stop() { stopRequested_ = true; }
-  /// Slots that the queue uses for CUDA projects (0: the CPU's cores are shared).
   const SweepSpec& sweep() const { return sweep_; }
+  /// The state as last saved (run() returns the final one).
+  const SweepState& state() const { return state_; }
+  /// Whether the last save wrote sweep-state.json (false: it said why through the log).
+  bool saved() const { return !saved_.empty() && saveError_.empty(); }
 
  private:
   /// Whether this queue runs `trial` (every trial, or its onlyTrial).
@@ -120,10 +146,14 @@ class SweepQueue {
   void initialState(const std::string& sweepFile, const Project& base);
   void start(TrialRecord& trial, int slot);
   void retryFailed();
+  /// A trial of a shared sweep whose task runs again: pending, from its checkpoint if any.
+  void restartTrial(TrialRecord& trial);
   void reap();
   /// Reads the sweep's metric of `trial` from its stats.json.
   void readMetric(TrialRecord& trial) const;
   void readMetrics();
+  /// control.json's cancels; returns its run_first order.
+  std::vector<int64_t> applyRequests();
   void prune();
   /// Writes sweep-state.json when the state changed since the last write; a shared sweep's
   /// queue takes the other trials' records from the file first and writes its own only.
@@ -135,7 +165,9 @@ class SweepQueue {
   nlohmann::json base_;
   Options options_;
   SweepState state_;
-  std::string saved_;  // the text last written
+  std::string saved_;       // the text last written
+  std::string badControl_;  // the damaged control.json's message, said once
+  std::string saveError_;   // why the last save failed (empty: it did not)
   bool cuda_ = false;
   std::vector<std::string> gpus_;   ///< the GPU of each slot (CUDA_VISIBLE_DEVICES ids)
   std::vector<int64_t> maxEpochs_;  ///< per trial (max_epoch may be a parameter)

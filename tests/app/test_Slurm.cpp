@@ -2,7 +2,8 @@
 // slurm-wlm, started by the test (tests/support/slurm-cluster.sh; skipped with its reason where
 // it cannot start): `towerbench-cli sweep --slurm --submit` runs every trial as an array task,
 // at most --slots at once; hyperband prunes across tasks through the shared sweep-state.json;
-// scancel cancels the running trial cleanly, and the same command again submits what is left.
+// scancel cancels the running trial cleanly, and the same command again submits what is left;
+// a task that SLURM requeues resumes its trial from its checkpoint.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -204,6 +205,12 @@ class TestSlurm : public QObject {
       checkpoint |= e.path().extension() == ".pt";
     }
     QVERIFY(checkpoint);
+    // It stopped at a step and said so (a second SIGTERM from its task would have made it quit
+    // without saving, its run.json still "running").
+    QFile runJson(QString::fromStdString(state.trials[0].runDir) + "/run.json");
+    QVERIFY(runJson.open(QIODevice::ReadOnly));
+    const json run = json::parse(runJson.readAll().toStdString());
+    QCOMPARE(run["state"].get<std::string>(), std::string("stopped"));
     // Again: the pending trial only (the cancelled one had started: it stays cancelled).
     QCOMPARE(cli({"sweep", "sweep.json", "--slurm", "--submit"}, dir.path(), &out), 0);
     QVERIFY2(out.contains("1 array task(s) (1)"), qPrintable(out));
@@ -211,6 +218,35 @@ class TestSlurm : public QObject {
     state = *stateIn(sweepDir);
     QVERIFY2(state.trials[0].state == TrialState::Cancelled, qPrintable(describe(state)));
     QVERIFY2(state.trials[1].state == TrialState::Finished, qPrintable(describe(state)));
+  }
+
+  // SLURM requeues a running task (preemption, a node lost, scontrol requeue): the task runs
+  // again, finds its trial stopped and resumes it from its latest checkpoint to the end.
+  void aRequeuedTaskResumesItsTrial() {
+    QTemporaryDir dir;
+    writeSweep(dir, {{"optimizer.learning_rate", {{"values", {0.01}}}}}, 60);
+    QString out;
+    QCOMPARE(cli({"sweep", "sweep.json", "--slurm", "--submit"}, dir.path(), &out), 0);
+    const QString job = out.section("submitted job ", 1).section(';', 0, 0).section(' ', 0, 0);
+    const QString sweepDir = dir.filePath("sweeps/sweep");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto s = stateIn(sweepDir);
+          return s && s->trials[0].state == TrialState::Running && s->trials[0].metric.size() >= 2;
+        }(),
+        60000);
+    QCOMPARE(QProcess::execute("scontrol", {"requeue", job + "_0"}), 0);
+    // A requeued job waits for a begin time SLURM sets (minutes): now.
+    QTRY_VERIFY_WITH_TIMEOUT(squeue().contains(" PD"), 30000);
+    QCOMPARE(QProcess::execute("scontrol", {"update", "JobId=" + job + "_0", "StartTime=now"}), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(allEnded(sweepDir) && squeue().isEmpty(), 90000);
+    const SweepState state = *stateIn(sweepDir);
+    QVERIFY2(state.trials[0].state == TrialState::Finished, qPrintable(describe(state)));
+    QCOMPARE(state.trials[0].metric.size(), size_t{60});
+    QFile log(sweepDir + "/slurm-" + job + "_0.out");
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QString said = QString::fromUtf8(log.readAll());
+    QVERIFY2(said.contains("resumes from its latest checkpoint"), qPrintable(said));
   }
 
  public:

@@ -138,6 +138,23 @@ class TestSweeps : public QObject {
             good.metric[static_cast<size_t>(bad.prunedAt - 1)]);
   }
 
+  // Cancel Trial's request (control.json) on a running trial: it stops at a step and ends
+  // cancelled; the sweep goes on with the next.
+  void aRunningTrialCancelledOnRequestEndsCancelled() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {400, 1}}}}}, 1);
+    SweepQueue queue(sweep, options(dir, 1));
+    SweepState state;
+    std::thread worker([&] { state = queue.run(); });
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir, 1), 60000);
+    requestTrialCancel(sweepDir, 0);
+    worker.join();
+    QVERIFY2(state.trials[0].state == TrialState::Cancelled, toString(state.trials[0].state));
+    QVERIFY(state.trials[0].metric.size() < 400);
+    QVERIFY(state.trials[1].state == TrialState::Finished);
+  }
+
   void cancellingStopsTheRunningTrialAndThePendingOnes() {
     QTemporaryDir dir;
     const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {400, 2, 3}}}}}, 1);

@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "widgets/Palette.h"
 
@@ -86,7 +88,24 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   pause_->setCheckable(true);
   pause_->setEnabled(false);
   pause_->setToolTip(tr("No trial starts while this is down; the running ones go on"));
+  runNextButton_ = new QPushButton(tr("Run Next"), this);
+  runNextButton_->setObjectName("sweep.runNext");
+  runNextButton_->setToolTip(tr("Start the selected pending trial before the others"));
+  runNextButton_->setEnabled(false);
+  cancelTrialButton_ = new QPushButton(tr("Cancel Trial"), this);
+  cancelTrialButton_->setObjectName("sweep.cancelTrial");
+  cancelTrialButton_->setToolTip(
+      tr("Cancel the selected trial (a running one stops at its next step and keeps its "
+         "checkpoints)"));
+  cancelTrialButton_->setEnabled(false);
+  curves_ = new QPushButton(tr("Curves on Plots"), this);
+  curves_->setObjectName("sweep.curves");
+  curves_->setCheckable(true);
+  curves_->setToolTip(tr("Every trial that has started on the plots, one colour each"));
   top->addWidget(summary_, 1);
+  top->addWidget(curves_);
+  top->addWidget(runNextButton_);
+  top->addWidget(cancelTrialButton_);
   top->addWidget(openBest_);
   top->addWidget(pause_);
   top->addWidget(stop_);
@@ -123,6 +142,37 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
       if (t.index == index) emit openTrialAsProject(t.runDir);
     }
   });
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &SweepPanel::updateTrialButtons);
+  const auto request = [this](const bridge::SweepTrialRequest& ask, const QString& what) {
+    const int trial = selectedTrial();
+    if (trial < 0 || !ask) return;
+    QString error;
+    if (!ask(sweepDir_, state_.trials[trial].index, &error)) {
+      emit logLines(
+          {tr("cannot %1 trial %2: %3").arg(what).arg(state_.trials[trial].index).arg(error)});
+    } else {
+      emit logLines(
+          {tr("asked the queue to %1 trial %2").arg(what).arg(state_.trials[trial].index)});
+    }
+  };
+  connect(runNextButton_, &QPushButton::clicked, this,
+          [this, request] { request(runNext_, tr("start next")); });
+  connect(cancelTrialButton_, &QPushButton::clicked, this,
+          [this, request] { request(cancelTrial_, tr("cancel")); });
+  connect(curves_, &QPushButton::toggled, this, [this](bool down) {
+    if (down) {
+      emitCurves();
+    } else {
+      emit trialCurves({}, {});
+    }
+  });
+  plot_->setToolTip(
+      tr("Drag along an axis to keep the trials in that range; click an axis to "
+         "clear its range, double-click to clear all"));
+  connect(plot_, &QCustomPlot::mousePress, this, &SweepPanel::onPlotPress);
+  connect(plot_, &QCustomPlot::mouseMove, this, &SweepPanel::onPlotMove);
+  connect(plot_, &QCustomPlot::mouseRelease, this, &SweepPanel::onPlotRelease);
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { clearBrush(); });
   timer_.setInterval(kPollMs);
   connect(&timer_, &QTimer::timeout, this, &SweepPanel::refresh);
   process_.setProcessChannelMode(QProcess::MergedChannels);
@@ -230,6 +280,9 @@ void SweepPanel::refresh() {
   pause_->setChecked(state_.paused);
   fillTable();
   drawCoordinates();
+  applyBrushes();
+  updateTrialButtons();
+  if (curves_->isChecked()) emitCurves();
   const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
     return t.state == QLatin1String("pending") || t.state == QLatin1String("running");
   });
@@ -332,7 +385,10 @@ void SweepPanel::drawCoordinates() {
     worst = std::max(worst, m);
   }
   if (state_.maximize) std::swap(best, worst);
-  for (const auto& t : state_.trials) {
+  positions_.assign(static_cast<size_t>(state_.trials.size()),
+                    std::vector<double>(static_cast<size_t>(axes), std::nan("")));
+  for (int i = 0; i < state_.trials.size(); ++i) {
+    const auto& t = state_.trials[i];
     auto* curve = new QCPCurve(plot_->xAxis, plot_->yAxis);
     QVector<double> x, y;
     for (int a = 0; a < axes - 1; ++a) {
@@ -344,6 +400,7 @@ void SweepPanel::drawCoordinates() {
       x << axes - 1;
       y << scale[axes - 1](QJsonValue(m));
     }
+    for (int a = 0; a < x.size(); ++a) positions_[i][static_cast<size_t>(x[a])] = y[a];
     curve->setData(x, y);
     QColor colour = palette().color(QPalette::Disabled, QPalette::Text);
     if (std::isfinite(m) && best != worst) {
@@ -352,6 +409,7 @@ void SweepPanel::drawCoordinates() {
     } else if (std::isfinite(m)) {
       colour = QColor::fromHsvF(1.0 / 3.0, 0.85, 0.8);
     }
+    if (!passesBrushes(i)) colour.setAlpha(40);  // brushed out: faint
     QPen pen(colour, 2);
     if (t.state == QLatin1String("pruned")) pen.setStyle(Qt::DashLine);
     curve->setPen(pen);
@@ -373,12 +431,134 @@ void SweepPanel::drawCoordinates() {
       label->setColor(palette().color(QPalette::Text));
     }
   }
+  // The brushes: a band over the kept range of their axis.
+  for (auto b = brushes_.begin(); b != brushes_.end(); ++b) {
+    auto* band = new QCPItemRect(plot_);
+    band->topLeft->setCoords(b.key() - 0.09, b.value().second);
+    band->bottomRight->setCoords(b.key() + 0.09, b.value().first);
+    QColor fill = palette().color(QPalette::Highlight);
+    fill.setAlpha(60);
+    band->setBrush(fill);
+    band->setPen(QPen(palette().color(QPalette::Highlight), 1));
+  }
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setRange(-0.4, axes - 0.6);
   plot_->yAxis->setRange(-0.1, 1.1);
   plot_->yAxis->setVisible(false);
   plot_->xAxis->grid()->setVisible(false);
   plot_->replot();
+}
+
+void SweepPanel::setTrialRequests(bridge::SweepTrialRequest runNext,
+                                  bridge::SweepTrialRequest cancel) {
+  runNext_ = std::move(runNext);
+  cancelTrial_ = std::move(cancel);
+  updateTrialButtons();
+}
+
+int SweepPanel::selectedTrial() const {
+  const QList<QTableWidgetItem*> selected = table_->selectedItems();
+  if (selected.isEmpty()) return -1;
+  const QTableWidgetItem* first = table_->item(selected.front()->row(), 0);
+  if (first == nullptr) return -1;
+  const qint64 index = first->data(Qt::DisplayRole).toLongLong();
+  for (int i = 0; i < state_.trials.size(); ++i) {
+    if (state_.trials[i].index == index) return i;
+  }
+  return -1;
+}
+
+void SweepPanel::updateTrialButtons() {
+  const int trial = selectedTrial();
+  const QString state = trial < 0 ? QString() : state_.trials[trial].state;
+  runNextButton_->setEnabled(runNext_ && state == QLatin1String("pending"));
+  cancelTrialButton_->setEnabled(
+      cancelTrial_ && (state == QLatin1String("pending") || state == QLatin1String("running")));
+}
+
+void SweepPanel::emitCurves() {
+  QStringList runDirs, names;
+  for (const auto& t : state_.trials) {
+    if (t.started <= 0 || t.runDir.isEmpty()) continue;  // not started: nothing to draw
+    runDirs << t.runDir;
+    names << tr("trial %1").arg(t.index);
+  }
+  emit trialCurves(runDirs, names);
+}
+
+bool SweepPanel::passesBrushes(int position) const {
+  if (position < 0 || position >= static_cast<int>(positions_.size())) return true;
+  for (auto b = brushes_.begin(); b != brushes_.end(); ++b) {
+    const auto& at = positions_[static_cast<size_t>(position)];
+    if (b.key() < 0 || b.key() >= static_cast<int>(at.size())) continue;
+    const double y = at[static_cast<size_t>(b.key())];
+    if (!(y >= b.value().first && y <= b.value().second)) return false;  // NaN: out
+  }
+  return true;
+}
+
+void SweepPanel::setBrush(int axis, double low, double high) {
+  brushes_[axis] = {std::min(low, high), std::max(low, high)};
+  drawCoordinates();
+  applyBrushes();
+}
+
+void SweepPanel::clearBrush(int axis) {
+  if (axis < 0) {
+    brushes_.clear();
+  } else {
+    brushes_.remove(axis);
+  }
+  drawCoordinates();
+  applyBrushes();
+}
+
+void SweepPanel::applyBrushes() {
+  int shown = 0;
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    const QTableWidgetItem* first = table_->item(row, 0);
+    const qint64 index = first ? first->data(Qt::DisplayRole).toLongLong() : -1;
+    int position = -1;
+    for (int i = 0; i < state_.trials.size(); ++i) {
+      if (state_.trials[i].index == index) position = i;
+    }
+    const bool keep = passesBrushes(position);
+    table_->setRowHidden(row, !keep);
+    shown += keep ? 1 : 0;
+  }
+  table_->setToolTip(brushes_.isEmpty()
+                         ? QString()
+                         : tr("%1 of %2 trials in the chart's brushed ranges (double-click the "
+                              "chart to show all)")
+                               .arg(shown)
+                               .arg(table_->rowCount()));
+}
+
+void SweepPanel::onPlotPress(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton || positions_.empty()) return;
+  const double x = plot_->xAxis->pixelToCoord(event->position().x());
+  const int axis = static_cast<int>(std::lround(x));
+  const int axes = static_cast<int>(positions_.front().size());
+  if (axis < 0 || axis >= axes || std::abs(x - axis) > 0.25) return;
+  brushAxis_ = axis;
+  brushFrom_ = plot_->yAxis->pixelToCoord(event->position().y());
+}
+
+void SweepPanel::onPlotMove(QMouseEvent* event) {
+  if (brushAxis_ < 0 || !(event->buttons() & Qt::LeftButton)) return;
+  const double y = plot_->yAxis->pixelToCoord(event->position().y());
+  if (std::abs(plot_->yAxis->coordToPixel(brushFrom_) - event->position().y()) < 3) return;
+  setBrush(brushAxis_, brushFrom_, y);
+}
+
+void SweepPanel::onPlotRelease(QMouseEvent* event) {
+  if (brushAxis_ < 0) return;
+  const int axis = std::exchange(brushAxis_, -1);
+  if (std::abs(plot_->yAxis->coordToPixel(brushFrom_) - event->position().y()) < 3) {
+    clearBrush(axis);  // a click on the axis
+  } else {
+    setBrush(axis, brushFrom_, plot_->yAxis->pixelToCoord(event->position().y()));
+  }
 }
 
 }  // namespace tbench::gui

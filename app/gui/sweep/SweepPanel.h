@@ -9,19 +9,32 @@
 //   - a parallel-coordinates chart ("sweep.coordinates", QCustomPlot): one vertical axis per
 //     parameter and one for the metric, each trial a line coloured by its metric (best green,
 //     worst red; grey without one), pruned trials dashed;
-//   - "Open Best as Project" (and a double-clicked row): the trial's project as a new project.
+//   - brushing: dragging along an axis of the chart keeps the trials whose value lies in the
+//     dragged range (the others' lines fade and their rows hide); a brush on every axis one
+//     wants, all must hold; a click on an axis clears its brush, a double click all of them;
+//   - "Open Best as Project" (and a double-clicked row): the trial's project as a new project;
+//   - "Run Next" and "Cancel Trial" on the selected trial: the queue starts it before the other
+//     pending ones, or cancels it (stopped at a step when running) (control.json, Note [The
+//     sweep queue]);
+//   - "Curves on Plots" (checkable): every trial that has started on the window's live plots,
+//     one colour and one chip in the run selector each, growing as their stats.json grows
+//     (trialCurves, which the main window draws).
 // Object names: "sweep.table", "sweep.coordinates", "sweep.summary", "sweep.openBest",
 // "sweep.stop", "sweep.pause" (checkable: no trial starts while it is down; the running ones
-// go on). GUI thread only.
+// go on), "sweep.runNext", "sweep.cancelTrial", "sweep.curves". GUI thread only.
 
+#include <QMap>
+#include <QPair>
 #include <QProcess>
 #include <QTimer>
 #include <QWidget>
+#include <vector>
 
 #include "app/bridge/RunDirectoryViews.h"
 
 class QCustomPlot;
 class QLabel;
+class QMouseEvent;
 class QPushButton;
 class QTableWidget;
 
@@ -53,6 +66,18 @@ class SweepPanel : public QWidget {
   int bestTrial() const;
   /// Re-reads sweep-state.json now (the timer's work).
   void refresh();
+  /// How Run Next and Cancel Trial reach the queue.
+  void setTrialRequests(bridge::SweepTrialRequest runNext, bridge::SweepTrialRequest cancel);
+
+  /// Keeps the trials whose position on chart axis `axis` (0 .. parameters, the metric last;
+  /// positions in [0, 1], as drawn) lies in [low, high]; what a drag along the axis does.
+  void setBrush(int axis, double low, double high);
+  /// Removes the brush of `axis` (-1: every brush).
+  void clearBrush(int axis = -1);
+  /// The brushes, axis -> [low, high].
+  const QMap<int, QPair<double, double>>& brushes() const { return brushes_; }
+  /// Whether the trial at `position` in state().trials passes every brush.
+  bool passesBrushes(int position) const;
 
  signals:
   /// The queue's output lines (what `towerbench-cli sweep` prints).
@@ -61,14 +86,31 @@ class SweepPanel : public QWidget {
   void openTrialAsProject(const QString& runDir);
   /// The sweep this panel ran ended with `exitCode`.
   void finished(int exitCode);
+  /// The trials to draw on the live plots (run directories and names; empty: none), at every
+  /// refresh while Curves on Plots is down.
+  void trialCurves(const QStringList& runDirs, const QStringList& names);
 
  private:
   void fillTable();
+  void applyBrushes();
   void drawCoordinates();
   void readOutput();
+  void updateTrialButtons();
+  void emitCurves();
+  /// The position in state().trials of the table's selected trial, or -1.
+  int selectedTrial() const;
+  /// Chart events: a drag along an axis brushes it.
+  void onPlotPress(QMouseEvent* event);
+  void onPlotMove(QMouseEvent* event);
+  void onPlotRelease(QMouseEvent* event);
 
   bridge::SweepStateReader reader_;
   bridge::SweepPauser pauser_;
+  bridge::SweepTrialRequest runNext_, cancelTrial_;
+  QMap<int, QPair<double, double>> brushes_;
+  std::vector<std::vector<double>> positions_;  // per trial, per axis: [0, 1] or NaN
+  int brushAxis_ = -1;                          // the axis being dragged along
+  double brushFrom_ = 0;
   bridge::SweepStateView state_;
   QString sweepDir_;
   QProcess process_;
@@ -81,6 +123,9 @@ class SweepPanel : public QWidget {
   QPushButton* openBest_;
   QPushButton* stop_;
   QPushButton* pause_;
+  QPushButton* runNextButton_;
+  QPushButton* cancelTrialButton_;
+  QPushButton* curves_;
 };
 
 }  // namespace tbench::gui

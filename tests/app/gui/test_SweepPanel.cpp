@@ -1,7 +1,10 @@
 // The Sweeps tab through the window: Run Sweep runs a real sweep of the synthetic project
 // (towerbench-cli sweep), the table and the parallel-coordinates chart show every trial, and
-// Open Best as Project opens the best trial's project as a new one.
+// Open Best as Project opens the best trial's project as a new one; Run Next and Cancel Trial
+// reorder and cancel pending trials, brushing an axis filters the table, and Curves on Plots
+// puts the trials on the live plots.
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTableWidget>
@@ -19,6 +22,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "tests/support/WindowTest.h"
+#include "widgets/LivePlotWidget.h"
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -60,18 +64,76 @@ class TestSweepPanel : public QObject {
     auto* pause = panel->findChild<QPushButton*>("sweep.pause");
     QTRY_VERIFY_WITH_TIMEOUT(panel->state().trials.size() == 4 && pause->isChecked(), 60000);
     for (const auto& t : panel->state().trials) QCOMPARE(t.state, QString("pending"));
+    // Trials 0..3: hidden [16] lr 0.05, [16] 1e-7, [32] 0.05, [32] 1e-7 (the first key varies
+    // slowest). Run Next on trial 3, Cancel Trial on trial 1, through the selected rows.
+    auto* table = panel->findChild<QTableWidget*>("sweep.table");
+    auto* runNext = panel->findChild<QPushButton*>("sweep.runNext");
+    auto* cancelTrial = panel->findChild<QPushButton*>("sweep.cancelTrial");
+    const auto selectTrial = [&](int index) {
+      for (int row = 0; row < table->rowCount(); ++row) {
+        if (table->item(row, 0)->data(Qt::DisplayRole).toInt() == index) table->selectRow(row);
+      }
+    };
+    QVERIFY(!runNext->isEnabled());  // nothing selected
+    selectTrial(3);
+    QVERIFY(runNext->isEnabled() && cancelTrial->isEnabled());
+    runNext->click();
+    selectTrial(1);
+    cancelTrial->click();
+    QFile control(dir.filePath("sd/control.json"));
+    QVERIFY(control.open(QIODevice::ReadOnly));
+    const json asked = json::parse(control.readAll().toStdString());
+    QCOMPARE(asked["run_first"], json::array({3}));
+    QCOMPARE(asked["cancel"], json::array({1}));
     pause->click();
     QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
     panel->refresh();
-    QCOMPARE(panel->state().trials.size(), 4);
-    for (const auto& t : panel->state().trials) {
-      QVERIFY2(t.state == QLatin1String("finished"), qPrintable(t.state + " " + t.detail));
+    const auto& trials = panel->state().trials;
+    QCOMPARE(trials.size(), 4);
+    for (int i : {0, 2, 3}) {
+      QVERIFY2(trials[i].state == QLatin1String("finished"),
+               qPrintable(trials[i].state + " " + trials[i].detail));
     }
-    auto* table = panel->findChild<QTableWidget*>("sweep.table");
+    QCOMPARE(trials[1].state, QString("cancelled"));
+    QCOMPARE(trials[1].started, 0.0);
+    // Trial 3 ran first (one slot), then 0 and 2 in order.
+    QVERIFY(trials[3].started < trials[0].started && trials[0].started < trials[2].started);
     QCOMPARE(table->rowCount(), 4);
     QCOMPARE(table->horizontalHeaderItem(2)->text(), QString("validation_error"));
     auto* plot = panel->findChild<QCustomPlot*>("sweep.coordinates");
     QCOMPARE(plot->plottableCount(), 4);  // one line per trial
+
+    // Brushing: a drag along the learning rate's axis (axis 1; log scale, 0.05 at the top) from
+    // above the top to the middle keeps the trials of lr 0.05 and hides the others' rows.
+    QCOMPARE(panel->state().parameters, (QStringList{"model.hidden", "optimizer.learning_rate"}));
+    const auto pixel = [&](double axis, double y) {
+      return QPoint(static_cast<int>(plot->xAxis->coordToPixel(axis)),
+                    static_cast<int>(plot->yAxis->coordToPixel(y)));
+    };
+    QTest::mousePress(plot, Qt::LeftButton, {}, pixel(1, 1.08));
+    QTest::mouseMove(plot, pixel(1, 0.7));
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, pixel(1, 0.5));
+    QCOMPARE(panel->brushes().size(), 1);
+    QVERIFY(panel->brushes().contains(1));
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const int index = table->item(row, 0)->data(Qt::DisplayRole).toInt();
+      QCOMPARE(table->isRowHidden(row), index == 1 || index == 3);
+    }
+    // A click on the axis clears its brush.
+    QTest::mouseClick(plot, Qt::LeftButton, {}, pixel(1, 0.3));
+    QVERIFY(panel->brushes().isEmpty());
+    for (int row = 0; row < table->rowCount(); ++row) QVERIFY(!table->isRowHidden(row));
+
+    // Curves on Plots: the three trials that ran, each a run on the live plots, named.
+    panel->findChild<QPushButton*>("sweep.curves")->click();
+    QStringList trialRuns;
+    for (int i : {0, 2, 3}) trialRuns << QFileInfo(trials[i].runDir).fileName();
+    QTRY_VERIFY(std::all_of(trialRuns.begin(), trialRuns.end(), [&](const QString& id) {
+      return window.plots()->runs().contains(id) && window.plots()->isRunVisible(id);
+    }));
+    QVERIFY(!window.plots()->runs().contains(QFileInfo(trials[1].runDir).fileName()));
+    panel->findChild<QPushButton*>("sweep.curves")->click();  // off: taken off the plots
+    for (const QString& id : trialRuns) QVERIFY(!window.plots()->isRunVisible(id));
 
     // The best trial learned (lr 0.05), not the one that could not (1e-7).
     const int best = panel->bestTrial();

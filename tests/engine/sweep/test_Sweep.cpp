@@ -2,6 +2,7 @@
 // trials from the same seed, inside each distribution's support; a trial's project is the base
 // with its values applied and is validated before anything runs; a bad key path or range is
 // refused with its path. The hyperband rule stops exactly the trials its thresholds say.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "engine/sweep/Hyperband.h"
 #include "engine/sweep/SlurmArray.h"
 #include "engine/sweep/Sweep.h"
+#include "engine/sweep/SweepQueue.h"
 
 using namespace tbench;
 using nlohmann::json;
@@ -224,6 +226,29 @@ class TestSweep : public QObject {
     QVERIFY(hyperbandStops({{0, {9.0}, true}}, spec, false).stop.empty());
   }
 
+  // control.json: Run Next puts the latest asked first, once; Cancel Trial lists a trial once;
+  // a damaged file is refused naming it.
+  void requestsToTheQueue() {
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    QVERIFY(readSweepControl(d).runFirst.empty());
+    requestTrialNext(d, 3);
+    requestTrialNext(d, 5);
+    requestTrialNext(d, 3);
+    requestTrialCancel(d, 2);
+    requestTrialCancel(d, 2);
+    const SweepControl c = readSweepControl(d);
+    QCOMPARE(c.runFirst, (std::vector<int64_t>{3, 5}));
+    QCOMPARE(c.cancel, (std::vector<int64_t>{2}));
+    std::ofstream(d + "/control.json") << "{\"run_first\": [1,";
+    try {
+      readSweepControl(d);
+      QFAIL("a damaged control.json was read");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find(d + "/control.json") != std::string::npos, e.what());
+    }
+  }
+
   void slurmArrayScriptRunsOneTrialPerTask() {
     QCOMPARE(slurmArrayIndices({0, 1, 2, 5, 7, 8}), std::string("0-2,5,7-8"));
     QCOMPARE(slurmArrayIndices({3}), std::string("3"));
@@ -238,9 +263,12 @@ class TestSweep : public QObject {
     o.gpusPerTask = 1;
     o.jobName = "tb-s";
     o.sbatchArgs = {"--partition=gpu", "--time=2:00:00"};
+    o.workDir = "/home/u/project";
+    o.jobName = "tb-my sweep";
     const std::string script = slurmArrayScript(o);
     for (const char* line :
-         {"#!/bin/bash\n", "\n#SBATCH --job-name=tb-s\n", "\n#SBATCH --array=1-2,4%2\n",
+         {"#!/bin/bash\n", "\n#SBATCH --job-name=tb-my_sweep\n",
+          "\n#SBATCH --chdir=/home/u/project\n", "\n#SBATCH --array=1-2,4%2\n",
           "\n#SBATCH --output=/shared/sweeps/s/slurm-%A_%a.out\n", "\n#SBATCH --cpus-per-task=8\n",
           "\n#SBATCH --gres=gpu:1\n", "\n#SBATCH --partition=gpu\n#SBATCH --time=2:00:00\n",
           "\nexec '/opt/tb/towerbench-cli' sweep '/home/u/my sweep.json' --sweep-dir "
@@ -254,6 +282,14 @@ class TestSweep : public QObject {
     const std::string cpu = slurmArrayScript(o);
     QVERIFY(cpu.find("--gres") == std::string::npos);
     QVERIFY(cpu.find("#SBATCH --array=1-2,4\n") != std::string::npos);
+    // A directory #SBATCH cannot carry is refused, naming it.
+    o.sweepDir = "/shared/my sweeps/s";
+    try {
+      slurmArrayScript(o);
+      QFAIL("a sweep directory with a space was written into #SBATCH");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("/shared/my sweeps/s") != std::string::npos, e.what());
+    }
   }
 };
 
