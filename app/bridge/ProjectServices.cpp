@@ -20,12 +20,15 @@
 #include "engine/core/Environment.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectAnalysis.h"
+#include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/ProjectStructure.h"
 #include "engine/project/registry/ComponentFactories.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunScalars.h"
 #include "engine/run/RunStatus.h"
+#include "engine/sweep/Hyperband.h"
+#include "engine/sweep/Sweep.h"
 #include "engine/sweep/SweepQueue.h"
 
 namespace tbench::bridge {
@@ -243,6 +246,27 @@ bool setSweepPaused(const QString& sweepDir, bool paused, QString* error) {
     if (error) *error = q(e.what());
     return false;
   }
+}
+
+SweepCheckView checkSweep(const QByteArray& sweepJson, const QString& sweepPath) {
+  SweepCheckView view;
+  try {
+    SweepSpec sweep =
+        sweepFromJson(nlohmann::json::parse(sweepJson.toStdString()), sweepPath.toStdString());
+    sweep.baseDir = QFileInfo(sweepPath).absolutePath().toStdString();  // not written yet
+    const std::vector<SweepTrial> trials = sweepTrials(sweep, readProjectJson(sweep.projectPath()));
+    view.trials = static_cast<qint64>(trials.size());
+    view.maxEpoch = projectFromJson(trials.front().project, sweep.projectPath()).maxEpoch;
+    if (sweep.earlyTerminate) {
+      for (int64_t b : hyperbandBands(*sweep.earlyTerminate, view.maxEpoch)) view.bands << b;
+    }
+  } catch (const SweepError& e) {
+    for (const ProjectIssue& issue : e.issues())
+      view.problems << q(issue.path + ": " + issue.message);
+  } catch (const std::exception& e) {
+    view.problems << q(e.what());
+  }
+  return view;
 }
 
 bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error) {

@@ -38,6 +38,10 @@ SweepStateView readSweepStateView(const QString& sweepDir);
 /// Pauses or resumes the sweep in `sweepDir` (its queue starts no trial while paused).
 bool setSweepPaused(const QString& sweepDir, bool paused, QString* error);
 
+/// Checks the sweep document `sweepJson` as if saved at `sweepPath` (its "project" is relative
+/// to that file's folder): its keys, then every trial's project. Never throws.
+SweepCheckView checkSweep(const QByteArray& sweepJson, const QString& sweepPath);
+
 /// Asks the queue of the sweep in `sweepDir` to start trial `trial` before its other pending
 /// ones (control.json's run_first).
 bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error);

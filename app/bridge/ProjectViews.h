@@ -135,6 +135,15 @@ struct ProjectSummaryView {
 
 /// The project services of the engine, as the GUI panels use them. The window fills these in
 /// from app/bridge (ProjectServices.h); tests may pass fakes.
+/// A sweep document checked by the engine (sweepFromJson, then sweepTrials over its base
+/// project's file), as New Sweep… shows it.
+struct SweepCheckView {
+  QStringList problems;  ///< every problem, with its JSON path and trial; empty: valid
+  qint64 trials = 0;
+  qint64 maxEpoch = 0;  ///< epochs of the first trial
+  QList<qint64> bands;  ///< the epochs hyperband judges at (empty: no early termination)
+};
+
 struct ProjectServices {
   /// The engine's analysis of a project document: its problems and what it will do. Never
   /// throws; a document that does not parse has one issue at "$".

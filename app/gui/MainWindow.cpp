@@ -37,6 +37,8 @@
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunCheckpoints.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
+#include "app/gui/sweep/NewSweepDialog.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
@@ -348,6 +350,40 @@ void MainWindow::raiseDock(const char* name) {
       resizeDocks({d}, {int(height() * 0.45)}, Qt::Vertical);
     }
   }
+}
+
+QDialog* MainWindow::newSweep() {
+  if (projectPath_.isEmpty() || editor_->isModified()) {
+    showMessage(QMessageBox::Information, tr("New Sweep"),
+                tr("A sweep's trials run the project's file: save the project first (File ▸ "
+                   "Save)."));
+    return nullptr;
+  }
+  // Seconds per epoch of the project's newest finished run (its start-up included): the time
+  // estimate.
+  double secondsPerEpoch = 0;
+  QString source;
+  QDateTime newest;
+  const QDir runs(QDir(runRootPath()).filePath(editor_->summary().name));
+  for (const QString& id : runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const bridge::RunStatusView status = readRunStatusFile(runs.filePath(id));
+    if (status.state != RunState::Finished || status.epoch <= 0 || !status.started.isValid() ||
+        !status.ended.isValid() || (newest.isValid() && status.ended <= newest)) {
+      continue;
+    }
+    newest = status.ended;
+    // run.json's times are whole seconds: a run within one second counts half of one.
+    const double seconds = std::max(0.5, status.started.msecsTo(status.ended) / 1000.0);
+    secondsPerEpoch = seconds / double(status.epoch);
+    source = id;
+  }
+  auto* dialog = new NewSweepDialog(editor_->object(), projectPath_, bridge::checkSweep,
+                                    secondsPerEpoch, source, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &NewSweepDialog::runRequested, this,
+          [this](const QString& sweepFile) { runSweepFile(sweepFile); });
+  dialog->open();
+  return dialog;
 }
 
 bool MainWindow::runSweepFile(const QString& sweepFile, const QString& sweepDir) {

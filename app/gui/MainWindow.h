@@ -116,6 +116,10 @@ class MainWindow : public QMainWindow {
   /// Runs `sweepFile` (towerbench-cli sweep) into `sweepDir` (default: sweeps/<name> beside
   /// the file) and shows it in the Sweeps tab (Run ▸ Run Sweep…). False after telling the user.
   bool runSweepFile(const QString& sweepFile, const QString& sweepDir = QString());
+  /// Run ▸ New Sweep…: a sweep of the saved project being edited (NewSweepDialog; its time
+  /// estimate from the project's last finished run); its Save and Run goes to runSweepFile.
+  /// Returns the (window-modal) dialog, or nullptr after telling the user to save first.
+  QDialog* newSweep();
 
   /// Resources of the embedded project templates.
   static QStringList templates();

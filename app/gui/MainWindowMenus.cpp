@@ -99,6 +99,10 @@ void MainWindow::createMenus() {
   run->addSeparator();
   tryItAction_ = run->addAction(tr("&Try It…"), this, [this] { tryIt(); });
   tryItAction_->setObjectName("actionTryIt");
+  QAction* newSweepAction = run->addAction(tr("&New Sweep…"), this, [this] { newSweep(); });
+  newSweepAction->setObjectName("actionNewSweep");
+  newSweepAction->setToolTip(
+      tr("Sweep keys of this project: values or ranges, the number of trials and the time"));
   QAction* runSweep = run->addAction(tr("Run S&weep…"), this, [this] {
     const QString file =
         QFileDialog::getOpenFileName(this, tr("Run Sweep"), QString(), tr("Sweeps (*.json)"));

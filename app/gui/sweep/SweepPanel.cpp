@@ -102,10 +102,13 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   curves_->setObjectName("sweep.curves");
   curves_->setCheckable(true);
   curves_->setToolTip(tr("Every trial that has started on the plots, one colour each"));
-  top->addWidget(summary_, 1);
+  // The summary on a line of its own, the buttons below it: the dock stays narrow enough for
+  // the window's smaller sizes.
+  layout->addWidget(summary_);
   top->addWidget(curves_);
   top->addWidget(runNextButton_);
   top->addWidget(cancelTrialButton_);
+  top->addStretch(1);
   top->addWidget(openBest_);
   top->addWidget(pause_);
   top->addWidget(stop_);

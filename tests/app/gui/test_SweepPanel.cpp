@@ -3,10 +3,16 @@
 // Open Best as Project opens the best trial's project as a new one; Run Next and Cancel Trial
 // reorder and cancel pending trials, brushing an axis filters the table, and Curves on Plots
 // puts the trials on the live plots.
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QLabel>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -20,6 +26,7 @@
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/sweep/NewSweepDialog.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
@@ -144,6 +151,105 @@ class TestSweepPanel : public QObject {
         window.editor()->object().value("optimizer").toObject().value("learning_rate").toDouble(),
         0.05);
     QVERIFY(window.projectPath().isEmpty());  // a new, untitled project
+  }
+
+  // A "sweep" cell as the sweep file's parameter.
+  void parameterCells() {
+    QString error;
+    QCOMPARE(NewSweepDialog::parameterFromText("1e-4 .. 1e-1", &error),
+             (QJsonObject{{"min", 1e-4}, {"max", 0.1}, {"distribution", "log_uniform_values"}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("16 .. 256", &error),
+             (QJsonObject{{"min", 16}, {"max", 256}, {"distribution", "int_uniform"}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("0.1 .. 0.9", &error),
+             (QJsonObject{{"min", 0.1}, {"max", 0.9}, {"distribution", "uniform"}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("1 .. 100 log", &error).value("distribution"),
+             QJsonValue("log_uniform_values"));
+    QCOMPARE(NewSweepDialog::parameterFromText("adam, sgd", &error),
+             (QJsonObject{{"values", QJsonArray{"adam", "sgd"}}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("[64], [128, 64]", &error),
+             (QJsonObject{{"values", QJsonArray{QJsonArray{64}, QJsonArray{128, 64}}}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("0.01, 0.1", &error),
+             (QJsonObject{{"values", QJsonArray{0.01, 0.1}}}));
+    QVERIFY(NewSweepDialog::parameterFromText("5 .. 1", &error).isEmpty());
+    QVERIFY(error.contains("MIN < MAX"));
+    QVERIFY(NewSweepDialog::parameterFromText("[64, 128", &error).isEmpty());
+    QVERIFY(NewSweepDialog::parameterFromText("  ", &error).isEmpty());
+  }
+
+  // Run ▸ New Sweep… on the saved project: its keys listed, the trials counted and timed from
+  // its last run, a bad value refused with its path, then Save and Run runs the sweep in the
+  // Sweeps tab from the file written beside the project.
+  void newSweepFromTheProject() {
+    QTemporaryDir dir;
+    const QString project = tbench::testing::writeProjectFrom(dir, "mlp.json", [](json& doc) {
+      doc["max_epoch"] = 2;
+      doc["callbacks"] = {{{"type", "inference"}}};
+    });
+    // A finished run of the project: the time estimate's source.
+    QProcess train;
+    train.start(TB_CLI_PATH, {"train", project});
+    QVERIFY(train.waitForFinished(120000));
+    QCOMPARE(train.exitCode(), 0);
+
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.openProject(project));
+    tbench::testing::windowAction(window, "actionNewSweep")->trigger();
+    auto* dialog = window.findChild<NewSweepDialog*>("newSweepDialog");
+    QVERIFY(dialog != nullptr);
+    QVERIFY(dialog->isVisible());
+    QVERIFY(dialog->keyPaths().contains("optimizer.learning_rate"));
+    QVERIFY(dialog->keyPaths().contains("model.hidden"));
+    QVERIFY(!dialog->keyPaths().contains("format"));
+    auto* summary = dialog->findChild<QLabel*>("newSweep.summary");
+    auto* run = dialog->findChild<QPushButton*>("newSweep.run");
+    QVERIFY(summary->text().contains("check at least one key"));
+    QVERIFY(!run->isEnabled());
+
+    dialog->setSwept("optimizer.learning_rate", "0.05, -1");
+    QTRY_VERIFY2(summary->text().contains("$.optimizer.learning_rate"),
+                 qPrintable(summary->text()));
+    QVERIFY(!run->isEnabled());
+    dialog->setSwept("optimizer.learning_rate", "0.05, 1e-7");
+    dialog->setSwept("model.hidden", "[16], [32]");
+    QTRY_VERIFY2(summary->text().contains("4 trials</b> of 2 epochs each: about"),
+                 qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains("s per epoch in "), qPrintable(summary->text()));
+    // Random search over a range, 3 trials, hyperband.
+    dialog->findChild<QComboBox*>("newSweep.method")->setCurrentText("random");
+    dialog->setSwept("optimizer.learning_rate", "1e-3 .. 1e-1");
+    dialog->findChild<QSpinBox*>("newSweep.runCap")->setValue(3);
+    dialog->findChild<QCheckBox*>("newSweep.hyperband")->setChecked(true);
+    QTRY_VERIFY2(summary->text().contains("3 trials</b>") && summary->text().contains("hyperband"),
+                 qPrintable(summary->text()));
+    QVERIFY(run->isEnabled());
+    const QString sweepFile = dialog->sweepPath();
+    QCOMPARE(QFileInfo(sweepFile).absolutePath(), QFileInfo(project).absolutePath());
+    run->click();
+    QVERIFY(QFileInfo::exists(sweepFile));
+    SweepPanel* panel = window.sweepPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->state().trials.size() == 3, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
+    panel->refresh();
+    for (const auto& t : panel->state().trials) {
+      QVERIFY2(t.state == QLatin1String("finished") || t.state == QLatin1String("pruned"),
+               qPrintable(t.state + " " + t.detail));
+      const double lr = t.values.value("optimizer.learning_rate").toDouble();
+      QVERIFY(lr >= 1e-3 && lr <= 1e-1);
+    }
+  }
+
+  // An untitled project has no file for the trials to run: the user is told to save it.
+  void newSweepAsksToSaveFirst() {
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    QVERIFY(window.newFromTemplate(MainWindow::templates().front()));
+    QVERIFY(window.newSweep() == nullptr);
+    auto* box = window.findChild<QMessageBox*>("messageBox");
+    QVERIFY(box != nullptr);
+    QVERIFY(box->text().contains("save the project first"));
   }
 
  private:
