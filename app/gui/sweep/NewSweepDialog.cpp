@@ -139,6 +139,11 @@ NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projec
   intro->setWordWrap(true);
   layout->addWidget(intro);
 
+  filter_ = new QLineEdit(this);
+  filter_->setObjectName("newSweep.filter");
+  filter_->setPlaceholderText(tr("Filter keys (checked keys always show)"));
+  filter_->setClearButtonEnabled(true);
+  layout->addWidget(filter_);
   keys_ = new QTableWidget(0, 3, this);
   keys_->setObjectName("newSweep.keys");
   keys_->setHorizontalHeaderLabels({tr("key"), tr("now"), tr("sweep")});
@@ -242,6 +247,7 @@ NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projec
     if (!filling_) later->start();
   };
   connect(keys_, &QTableWidget::itemChanged, this, changed);
+  connect(filter_, &QLineEdit::textChanged, this, &NewSweepDialog::applyFilter);
   connect(method_, &QComboBox::currentTextChanged, this, [this, changed](const QString& m) {
     if (m == "random" && runCap_->value() == 0) runCap_->setValue(10);  // random needs a count
     changed();
@@ -275,7 +281,17 @@ void NewSweepDialog::fillKeys() {
     keys_->setItem(row, kSweep, sweep);
   }
   keys_->resizeColumnsToContents();
+  keys_->setColumnWidth(kCurrent, std::min(keys_->columnWidth(kCurrent), 220));
   filling_ = false;
+}
+
+void NewSweepDialog::applyFilter() {
+  const QString text = filter_->text().trimmed();
+  for (int row = 0; row < keys_->rowCount(); ++row) {
+    const QTableWidgetItem* key = keys_->item(row, kKey);
+    keys_->setRowHidden(row, !text.isEmpty() && key->checkState() != Qt::Checked &&
+                                 !key->text().contains(text, Qt::CaseInsensitive));
+  }
 }
 
 QStringList NewSweepDialog::keyPaths() const {

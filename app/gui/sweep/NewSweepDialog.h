@@ -12,10 +12,11 @@
 // the number of trials and the time to expect from the project's last finished run (seconds
 // per epoch), or every problem with its key path. "Save and Run" writes the sweep file (beside
 // the project by default) and hands it to the Sweeps tab; "Save" only writes it.
-// Object names: "newSweep.keys" (the table: key, current value, sweep), "newSweep.method",
-// "newSweep.runCap", "newSweep.seed", "newSweep.metric", "newSweep.goal", "newSweep.hyperband",
-// "newSweep.minIter", "newSweep.eta", "newSweep.file", "newSweep.summary", "newSweep.save",
-// "newSweep.run".
+// A filter line above the table shows the keys containing its text (and every checked key).
+// Object names: "newSweep.filter", "newSweep.keys" (the table: key, current value, sweep),
+// "newSweep.method", "newSweep.runCap", "newSweep.seed", "newSweep.metric", "newSweep.goal",
+// "newSweep.hyperband", "newSweep.minIter", "newSweep.eta", "newSweep.file", "newSweep.summary",
+// "newSweep.save", "newSweep.run".
 
 #include <QDialog>
 #include <QJsonObject>
@@ -66,6 +67,7 @@ class NewSweepDialog : public QDialog {
 
  private:
   void fillKeys();
+  void applyFilter();
   void recheck();
   bool save();
 
@@ -75,6 +77,7 @@ class NewSweepDialog : public QDialog {
   double secondsPerEpoch_;
   QString estimateSource_;
   bridge::SweepCheckView check_;
+  QLineEdit* filter_;
   QTableWidget* keys_;
   QComboBox* method_;
   QSpinBox* runCap_;

@@ -5,10 +5,12 @@
 // puts the trials on the live plots.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -34,6 +36,18 @@
 using namespace tbench;
 using namespace tbench::gui;
 using nlohmann::json;
+
+namespace {
+
+/// With TB_SCREENSHOT_DIR set, `widget` as drawn is saved there as `name` (the docs' pictures).
+void screenshot(QWidget* widget, const QString& name) {
+  const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  QCoreApplication::processEvents();
+  QVERIFY(widget->grab().save(QDir(dir).filePath(name)));
+}
+
+}  // namespace
 
 class TestSweepPanel : public QObject {
   Q_OBJECT
@@ -125,6 +139,13 @@ class TestSweepPanel : public QObject {
     for (int row = 0; row < table->rowCount(); ++row) {
       const int index = table->item(row, 0)->data(Qt::DisplayRole).toInt();
       QCOMPARE(table->isRowHidden(row), index == 1 || index == 3);
+    }
+    if (qEnvironmentVariableIsSet("TB_SCREENSHOT_DIR")) {
+      window.resize(1280, 800);
+      panel->findChild<QPushButton*>("sweep.curves")->click();
+      QTest::qWait(600);
+      screenshot(&window, "sweep-panel.png");
+      panel->findChild<QPushButton*>("sweep.curves")->click();
     }
     // A click on the axis clears its brush.
     QTest::mouseClick(plot, Qt::LeftButton, {}, pixel(1, 0.3));
@@ -224,6 +245,14 @@ class TestSweepPanel : public QObject {
     QTRY_VERIFY2(summary->text().contains("3 trials</b>") && summary->text().contains("hyperband"),
                  qPrintable(summary->text()));
     QVERIFY(run->isEnabled());
+    // The filter: keys with its text, and the checked ones.
+    auto* keys = dialog->findChild<QTableWidget*>("newSweep.keys");
+    dialog->findChild<QLineEdit*>("newSweep.filter")->setText("optimizer");
+    for (int row = 0; row < keys->rowCount(); ++row) {
+      const QString key = keys->item(row, 0)->text();
+      QCOMPARE(keys->isRowHidden(row), !key.contains("optimizer") && key != "model.hidden");
+    }
+    screenshot(dialog, "new-sweep.png");
     const QString sweepFile = dialog->sweepPath();
     QCOMPARE(QFileInfo(sweepFile).absolutePath(), QFileInfo(project).absolutePath());
     run->click();
