@@ -4,7 +4,12 @@
 //     the queue's share is its poll interval (a trial's end is seen at the next poll) and the
 //     sweep's own start (reading and validating every trial);
 //   - slot utilisation with 2 slots: the trials' summed durations / (2 x the sweep's wall).
-// Interleaved rounds, medians. usage: bench_sweep_queue [--trials N] [--rounds R] [--epochs E]
+//   - with --slurm: the same sweep as a SLURM job array (`towerbench-cli sweep --slurm --submit`,
+//     1 and 2 tasks at once) on a private single-node SLURM the bench starts
+//     (tests/support/slurm-cluster.sh; needs slurm-wlm, munge and root): the wall from the
+//     submission to the last trial's end, per trial, against the direct runs.
+// Interleaved rounds, medians.
+// usage: bench_sweep_queue [--trials N] [--rounds R] [--epochs E] [--slurm]
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +21,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,11 +69,53 @@ void trainDirectly(const std::string& cli, const std::string& base, double lr,
   }
 }
 
+/// `command` through the shell; its exit status.
+int shell(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/// The sweep as a SLURM job array, `slots` tasks at once, from the submission to the last
+/// trial's end; the trials' summed durations in `busy`. 0 when it did not run.
+double runOnSlurm(const std::string& cli, const fs::path& work, const std::string& sweepPath,
+                  const std::string& sweepDir, int slots, double& busy) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (shell("cd " + work.string() + " && " + cli + " sweep " + sweepPath + " --slurm --submit" +
+            " --slots " + std::to_string(slots) + " --sweep-dir " + sweepDir + " >/dev/null") !=
+      0) {
+    return 0;
+  }
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::optional<SweepState> state;
+    try {
+      state = readSweepState(sweepDir);
+    } catch (const std::exception&) {
+      continue;  // being replaced
+    }
+    if (!state) continue;
+    busy = 0;
+    bool done = true;
+    for (const TrialRecord& t : state->trials) {
+      if (t.state == TrialState::Pending || t.state == TrialState::Running) done = false;
+      if (t.state == TrialState::Failed) {
+        std::cerr << "trial " << t.index << " failed: " << t.detail << "\n";
+        return 0;
+      }
+      busy += t.ended - t.started;
+    }
+    if (done) return seconds(t0);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int trials = 6, rounds = 3, epochs = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool slurm = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--slurm")) slurm = true;
+    if (i + 1 >= argc) continue;
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--epochs")) epochs = std::atoi(argv[i + 1]);
@@ -92,8 +141,18 @@ int main(int argc, char** argv) {
   const std::string sweepPath = (work / "sweep.json").string();
   std::ofstream(sweepPath) << sweep.dump(2);
   setenv("TB_QUIET", "1", 1);
+  const std::string cluster = std::string(TB_SOURCE_DIR) + "/tests/support/slurm-cluster.sh";
+  if (slurm) {
+    const std::string said = (work / "slurm-start.txt").string();
+    if (shell(cluster + " start " + (work / "slurm").string() + " > " + said) != 0) {
+      std::ifstream why(said);
+      std::cerr << "no SLURM: " << std::string(std::istreambuf_iterator<char>(why), {}) << "\n";
+      return 1;
+    }
+    setenv("SLURM_CONF", (work / "slurm" / "slurm.conf").c_str(), 1);
+  }
 
-  std::vector<double> direct, queued, twoSlots, utilisation;
+  std::vector<double> direct, queued, twoSlots, utilisation, slurmOne, slurmTwo, slurmUse;
   for (int r = 0; r < rounds; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < trials; ++i) {
@@ -124,8 +183,22 @@ int main(int argc, char** argv) {
         twoSlots.push_back(wall / trials);
         utilisation.push_back(busy / (2 * wall));
       }
+      if (slurm) {
+        double slurmBusy = 0;
+        const double slurmWall = runOnSlurm(
+            cli, work, sweepPath,
+            (work / ("slurm-" + std::to_string(r) + "-" + std::to_string(slots))).string(), slots,
+            slurmBusy);
+        if (slurmWall <= 0) {
+          shell(cluster + " stop " + (work / "slurm").string());
+          return 1;
+        }
+        (slots == 1 ? slurmOne : slurmTwo).push_back(slurmWall / trials);
+        if (slots == 2) slurmUse.push_back(slurmBusy / (2 * slurmWall));
+      }
     }
   }
+  if (slurm) shell(cluster + " stop " + (work / "slurm").string());
   fs::remove_all(work);
   std::cout << std::fixed << std::setprecision(3) << trials << " trials of the synthetic project ("
             << epochs << " epoch(s); cores / slots intra-op threads), medians of " << rounds
@@ -136,5 +209,11 @@ int main(int argc, char** argv) {
             << median(queued) - median(direct) << " s per trial)\n"
             << "  sweep queue, 2 slots: " << median(twoSlots) << " s per trial; slot utilisation "
             << median(utilisation) << "\n";
+  if (slurm) {
+    std::cout << "  SLURM job array, 1 task at once:  " << median(slurmOne)
+              << " s per trial (overhead " << median(slurmOne) - median(direct) << " s per trial)\n"
+              << "  SLURM job array, 2 tasks at once: " << median(slurmTwo)
+              << " s per trial; slot utilisation " << median(slurmUse) << "\n";
+  }
   return 0;
 }
