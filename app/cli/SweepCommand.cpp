@@ -289,7 +289,12 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   const bool cuda = isCudaProject(base);
   int gpus = 0;
   for (const Device& d : availableDevices()) gpus += d.isCuda() ? 1 : 0;
-  options.slotCount = args.sweepSlots > 0 ? args.sweepSlots : (cuda ? std::max(1, gpus) : 1);
+  int cudaTowers = 0;
+  for (const std::string& d : base.devices()) cudaTowers += d.rfind("cuda", 0) == 0 ? 1 : 0;
+  // Default: every GPU busy, each trial on as many as the project has towers.
+  options.slotCount = args.sweepSlots > 0 ? args.sweepSlots
+                      : cuda              ? std::max(1, gpus / std::max(1, cudaTowers))
+                                          : 1;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   options.retryFailed = args.retryFailed;
   // A sweep whose SLURM job still runs is that job's: a local queue would start the trials
@@ -302,7 +307,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   options.noLiveTasks = known;
   SweepQueue queue(args.project, options);
   out << "sweep: " << options.sweepDir << ", " << options.slotCount << " slot(s)"
-      << (cuda ? " (one GPU each)" : "") << std::endl;
+      << (cuda ? " (" + std::to_string(cudaTowers) + " GPU(s) each)" : "") << std::endl;
   const RunningQueue guard(queue);
   catchStopSignals();
   const SweepState state = queue.run();

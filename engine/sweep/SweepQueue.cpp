@@ -218,6 +218,19 @@ void requestTrialCancel(const std::string& sweepDir, int64_t trial) {
   writeSweepControl(sweepDir, control);
 }
 
+std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots) {
+  std::vector<std::string> out;
+  if (towers < 1) return out;
+  for (size_t first = 0; first + static_cast<size_t>(towers) <= gpus.size() &&
+                         static_cast<int>(out.size()) < std::max(1, slots);
+       first += static_cast<size_t>(towers)) {
+    std::string group;
+    for (int i = 0; i < towers; ++i) group += (i ? "," : "") + gpus[first + static_cast<size_t>(i)];
+    out.push_back(group);
+  }
+  return out;
+}
+
 SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     : options_(std::move(options)) {
   sweep_ = loadSweepFile(sweepFile);
@@ -234,23 +247,23 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
   cuda_ = cudaTowers > 0;
   options_.slotCount = std::max(1, options_.slotCount);
   if (cuda_) {
-    // One GPU per slot: slot k gets the k-th GPU this process may use (an inherited
-    // CUDA_VISIBLE_DEVICES list, else 0, 1, ...) and its one tower becomes cuda:0. A project
-    // of several CUDA towers gets every GPU, one trial at a time.
+    // GPUs per slot: slot k gets the k-th group of as many GPUs as the project has CUDA towers
+    // (of an inherited CUDA_VISIBLE_DEVICES list, else 0, 1, ...), seen as cuda:0, cuda:1, ....
+    // A project that mixes CPU and CUDA towers gets every GPU, one trial at a time.
+    std::vector<std::string> gpus;
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
       std::stringstream list(visible);
       for (std::string id; std::getline(list, id, ',');) {
-        if (!id.empty()) gpus_.push_back(id);
+        if (!id.empty()) gpus.push_back(id);
       }
     } else {
-      for (int i = 0; i < options_.slotCount; ++i) gpus_.push_back(std::to_string(i));
+      for (int i = 0; i < options_.slotCount * cudaTowers; ++i) gpus.push_back(std::to_string(i));
     }
-    if (cudaTowers > 1 || gpus_.empty()) {
-      gpus_.clear();
-      options_.slotCount = 1;
-    } else {
-      options_.slotCount = std::min<int>(options_.slotCount, static_cast<int>(gpus_.size()));
+    if (cudaTowers == static_cast<int>(base.devices().size())) {
+      gpus_ = gpuSlots(gpus, cudaTowers, options_.slotCount);
     }
+    towers_ = cudaTowers;
+    options_.slotCount = gpus_.empty() ? 1 : static_cast<int>(gpus_.size());
   }
   fs::create_directories(options_.sweepDir);
   if (options_.onlyTrial >= static_cast<int64_t>(trials_.size())) {
@@ -377,8 +390,10 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   // The queue's settings first: a swept key of the same name (num_threads) comes later and wins.
   if (!gpus_.empty()) {
     env.push_back("CUDA_VISIBLE_DEVICES=" + gpus_[static_cast<size_t>(slot) % gpus_.size()]);
+    json devices = json::array();  // the slot's GPUs, seen as cuda:0, cuda:1, ...
+    for (int i = 0; i < towers_; ++i) devices.push_back("cuda:" + std::to_string(i));
     args.push_back("--set");
-    args.push_back("trainer.devices=[\"cuda:0\"]");  // the slot's GPU, seen as cuda:0
+    args.push_back("trainer.devices=" + devices.dump());
   } else if (!cuda_) {
     // A SLURM task has the cores it asked for (--cpus-per-task); this host's are shared out.
     const char* allotted = std::getenv("SLURM_CPUS_PER_TASK");

@@ -11,8 +11,8 @@
 //   export and resume work on trials unchanged). A crashing trial takes nothing else down and
 //   its memory (a GPU's too) is freed when its process ends.
 // - Slots: at most `slotCount` trials at once. On the CPU each trial gets cores / slots intra-op
-//   threads (--set num_threads); a project whose devices are CUDA gets one GPU per slot
-//   (CUDA_VISIBLE_DEVICES, slot k = GPU k).
+//   threads (--set num_threads); a project whose devices are CUDA gets as many GPUs per slot as
+//   it has towers (CUDA_VISIBLE_DEVICES, slot k = the k-th group; gpuSlots), seen as cuda:0, ...
 // - sweep-state.json in the sweep's directory holds every trial's state (pending, running,
 //   finished, failed, pruned, cancelled), process, run directory, metric per epoch and times;
 //   it is rewritten atomically on every change. The trials do not die with the queue (their own
@@ -99,6 +99,10 @@ void requestTrialNext(const std::string& sweepDir, int64_t trial);
 /// Asks the queue to cancel `trial` (pending, or running: stopped at a step, cancelled).
 void requestTrialCancel(const std::string& sweepDir, int64_t trial);
 
+/// The CUDA_VISIBLE_DEVICES of each slot: `gpus` in groups of `towers` (one per CUDA tower of
+/// the project), at most `slots` groups; empty when fewer GPUs than towers.
+std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots);
+
 /// The state in `sweepDir`; nullopt when there is none. Throws InputError naming the file when
 /// it is damaged.
 std::optional<SweepState> readSweepState(const std::string& sweepDir);
@@ -169,7 +173,8 @@ class SweepQueue {
   std::string badControl_;  // the damaged control.json's message, said once
   std::string saveError_;   // why the last save failed (empty: it did not)
   bool cuda_ = false;
-  std::vector<std::string> gpus_;   ///< the GPU of each slot (CUDA_VISIBLE_DEVICES ids)
+  std::vector<std::string> gpus_;   ///< each slot's CUDA_VISIBLE_DEVICES (gpuSlots)
+  int towers_ = 0;                  ///< the project's CUDA towers
   std::vector<int64_t> maxEpochs_;  ///< per trial (max_epoch may be a parameter)
   std::atomic<bool> stopRequested_{false};
 };

@@ -249,6 +249,16 @@ class TestSweep : public QObject {
     }
   }
 
+  // The sweep queue's GPUs per slot: groups of the project's CUDA towers.
+  void gpusPerSlot() {
+    const std::vector<std::string> four = {"0", "1", "2", "3"};
+    QCOMPARE(gpuSlots(four, 1, 4), (std::vector<std::string>{"0", "1", "2", "3"}));
+    QCOMPARE(gpuSlots(four, 1, 2), (std::vector<std::string>{"0", "1"}));
+    QCOMPARE(gpuSlots(four, 2, 4), (std::vector<std::string>{"0,1", "2,3"}));
+    QCOMPARE(gpuSlots({"3", "5", "6"}, 2, 4), (std::vector<std::string>{"3,5"}));
+    QVERIFY(gpuSlots({"0"}, 2, 1).empty());  // fewer GPUs than towers
+  }
+
   void slurmArrayScriptRunsOneTrialPerTask() {
     QCOMPARE(slurmArrayIndices({0, 1, 2, 5, 7, 8}), std::string("0-2,5,7-8"));
     QCOMPARE(slurmArrayIndices({3}), std::string("3"));
