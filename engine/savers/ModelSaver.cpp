@@ -84,16 +84,29 @@ void ModelSaver::onTrigger() {
 }
 
 void ModelSaver::onAfterTrain() {
-  if (!options_.saveOnAfterTrain()) return;
   const int64_t step = context().globalStep();
-  if (step == lastSavedStep_ || step == startStep_) return;
   if (context().trainingFailed()) {
-    TB_LOG(Warning) << "ModelSaver: training failed at global step " << step
-                    << "; not saving its state (the last checkpoint is from step " << lastSavedStep_
-                    << ")";
+    if (step != lastSavedStep_ && step != startStep_ && options_.saveOnAfterTrain()) {
+      TB_LOG(Warning) << "ModelSaver: training failed at global step " << step
+                      << "; not saving its state (the last checkpoint is from step "
+                      << lastSavedStep_ << ")";
+    }
     return;
   }
-  save();
+  if (options_.saveOnAfterTrain() && step != lastSavedStep_ && step != startStep_) save();
+  if (unsavedError_.empty()) return;
+  // The newest state this saver tried to write is on no disk: not a success (Note [A
+  // checkpoint that cannot be written]).
+  std::string newest = "no checkpoint of this run was written";
+  if (lastSavedStep_ >= 0) {
+    newest = "the newest checkpoint is " +
+             (fs::path(dir_) / fileNameForStep(lastSavedStep_)).string() + " (global step " +
+             std::to_string(lastSavedStep_) +
+             "): free space and resume from it (towerbench-cli train PROJECT --resume --run-dir "
+             "RUN_DIR, or Resume in the window)";
+  }
+  throw std::runtime_error("ModelSaver: the state of global step " + std::to_string(unsavedStep_) +
+                           " is on no disk (" + unsavedError_ + "); " + newest);
 }
 
 void ModelSaver::save(bool manual) {
@@ -105,10 +118,15 @@ void ModelSaver::save(bool manual) {
   } catch (const CheckError&) {
     throw;  // a programming error (a trainer without a model), not a disk problem
   } catch (const std::exception& e) {
-    TB_LOG(Error) << "ModelSaver: cannot save " << path << ": " << e.what()
-                  << "; the previous checkpoints are kept";
+    // Note [A checkpoint that cannot be written]: training goes on and the next save tries
+    // again (a disk may be freed meanwhile); a run whose last state is on no disk fails.
+    unsavedError_ = "cannot save " + path + ": " + e.what();
+    unsavedStep_ = step;
+    TB_LOG(Error) << "ModelSaver: " << unsavedError_
+                  << "; the previous checkpoints are kept, the next save tries again";
     return;
   }
+  unsavedError_.clear();
 
   const auto previousManaged = managed_;
   const auto previousKept = kept_;

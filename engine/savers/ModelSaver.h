@@ -11,8 +11,14 @@
 // for good; checkpoints saved on request (saveNow) are always kept and marked manual. A run
 // that continues in a directory takes over its index (and the files it lists).
 //
-// A failed write (disk full, permissions) is logged as an error naming the path and the reason;
-// what was on disk stays as it was and training continues.
+// Note [A checkpoint that cannot be written]
+// A failed write (disk full, permissions, a directory deleted) is logged as an error naming the
+// path and the reason; what was on disk stays as it was, training continues and the next save
+// tries again (tensorpack's ModelSaver lets the error end the run; a disk that fills for a while
+// should not cost the epochs since the last checkpoint). A run whose latest save failed and was
+// not followed by one that worked ends failed, not as a success: afterTrain throws, naming the
+// step whose state is on no disk, the reason, and the newest checkpoint to resume from; the
+// CLI exits 1, run.json records it as the run's error, the window shows the run failed.
 
 #include <torch/arg.h>
 
@@ -78,6 +84,8 @@ class ModelSaver : public Callback {
   std::vector<std::string> manual_;  // checkpoints saved on request, kept for good, oldest first
   Clock::time_point lastPreserved_;
   int64_t lastSavedStep_ = -1;
+  std::string unsavedError_;  ///< why the latest save failed (empty: it did not)
+  int64_t unsavedStep_ = -1;
   int64_t startStep_ = 0;
 };
 

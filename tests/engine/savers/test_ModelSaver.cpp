@@ -313,6 +313,36 @@ class TestModelSaver : public QObject {
     QVERIFY(filesIn(dir, "model-6.pt.tmp").empty());
   }
 
+  // Note [A checkpoint that cannot be written]: the last save fails (model-10.pt is a
+  // directory), so the run's final state is on no disk: training ran to its end, then fails,
+  // naming the step, the file, the reason and the checkpoint to resume from, which loads.
+  void aRunWhoseLastStateIsOnNoDiskFails() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    QVERIFY(QDir(tmp.path()).mkdir("model-10.pt"));
+    LogCapture log;
+    std::string message;
+    int64_t lastStep = 0;
+    auto watch = onTrigger("watch", [&](TrainerContext& c) { lastStep = c.globalStep(); });
+    try {
+      train(dir, {saver(2), watch}, 5);
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    QCOMPARE(lastStep, int64_t{10});  // every step trained
+    for (const std::string& part : {std::string("the state of global step 10 is on no disk"),
+                                    dir + "/model-10.pt", std::string("Is a directory"),
+                                    dir + "/model-8.pt (global step 8)", std::string("--resume")}) {
+      QVERIFY2(message.find(part) != std::string::npos, (part + " not in: " + message).c_str());
+    }
+    QCOMPARE(CheckpointIndex::read(dir)->latest, std::string("model-8.pt"));
+    QCOMPARE(readCheckpointFile(dir + "/model-8.pt").globalStep, int64_t{8});
+    // A save that works again clears it: model-6.pt blocked, model-8 and model-10 written.
+    QTemporaryDir again;
+    QVERIFY(QDir(again.path()).mkdir("model-6.pt"));
+    QCOMPARE(train(again.path().toStdString(), {saver(2)}, 5), int64_t{10});
+  }
+
   void failedIndexWriteDeletesNothing() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
@@ -351,7 +381,14 @@ class TestModelSaver : public QObject {
       if (c.globalStep() == 4) ::chmod(dir.c_str(), 0555);
     });
     LogCapture log;
-    QCOMPARE(train(dir, {saver(2), lock}, 3), int64_t{6});
+    // The final state is on no disk: the run fails (Note [A checkpoint that cannot be written]).
+    bool failed = false;
+    try {
+      train(dir, {saver(2), lock}, 3);
+    } catch (const std::runtime_error& e) {
+      failed = std::string(e.what()).find("is on no disk") != std::string::npos;
+    }
+    QVERIFY(failed);
     ::chmod(dir.c_str(), 0755);
     QCOMPARE(CheckpointIndex::read(dir)->latest, std::string("model-4.pt"));
     QVERIFY(!log.containing("Permission denied").empty());
