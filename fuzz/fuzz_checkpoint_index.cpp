@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "engine/checkpoint/CheckpointIndex.h"
@@ -28,6 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto& other = again->best.at(stat);
       if (other.file != best.file || other.globalStep != best.globalStep) std::abort();
     }
+  } catch (const std::bad_alloc&) {
+    std::abort();  // memory a reader must not ask for (replay_main.cpp limits it)
   } catch (const std::exception& e) {
     if (std::string(e.what()).empty()) std::abort();
   }

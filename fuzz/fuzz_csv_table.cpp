@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         try {
           const int64_t index = table.columnIndex(spec, "label");
           if (index < 0 || index >= table.columnCount()) std::abort();
+        } catch (const std::bad_alloc&) {
+          std::abort();  // memory a reader must not ask for (replay_main.cpp limits it)
         } catch (const std::exception& e) {
           if (std::string(e.what()).empty()) std::abort();
         }
       }
     }
+  } catch (const std::bad_alloc&) {
+    std::abort();  // memory a reader must not ask for (replay_main.cpp limits it)
   } catch (const std::exception& e) {
     if (std::string(e.what()).empty()) std::abort();  // an error must say what is wrong
   }

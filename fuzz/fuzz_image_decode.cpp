@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "engine/data/ImageDecode.h"
@@ -20,6 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tbench::convertChannels(image, channels == 1 ? 3 : 1);
     tbench::convertChannels(image, channels);
     if (image.pixels.size() != size_t(image.height * image.width * channels)) std::abort();
+  } catch (const std::bad_alloc&) {
+    std::abort();  // memory a reader must not ask for (replay_main.cpp limits it)
   } catch (const std::exception& e) {
     if (std::string(e.what()).empty()) std::abort();
   }

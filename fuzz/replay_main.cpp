@@ -1,7 +1,11 @@
 // Replays fuzz inputs without libFuzzer (fuzz/README.md): runs LLVMFuzzerTestOneInput on every
 // file of the directories given as arguments, as libFuzzer would run them, so that the normal
 // build's tests (fuzz_replay_<name>) keep every seed and every past crash passing. A reader bug
-// surfaces as a crash, an abort or an uncaught exception of this program.
+// surfaces as a crash, an abort or an uncaught exception of this program. As libFuzzer's
+// -rss_limit_mb=2048 in scripts/fuzz.sh, the heap is limited to 2 GiB: a reader that asks for
+// more gets std::bad_alloc, which the targets treat as a bug.
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +24,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s DIRECTORY...\n", argv[0]);
     return 2;
   }
+  const rlimit heap{rlim_t{2} << 30, rlim_t{2} << 30};
+  if (setrlimit(RLIMIT_DATA, &heap) != 0) std::perror("setrlimit(RLIMIT_DATA)");
   size_t total = 0;
   for (int a = 1; a < argc; ++a) {
     const fs::path dir = argv[a];
