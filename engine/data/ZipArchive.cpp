@@ -20,6 +20,7 @@ constexpr uint32_t kLocalSignature = 0x04034b50;
 constexpr uint64_t kEndBytes = 22;
 constexpr uint64_t kMaxComment = 65535;
 constexpr size_t kChunkBytes = size_t{1} << 20;
+constexpr uint64_t kMaxDeflateRatio = 1032;  // deflate's limit: 258 bytes from 2 bits
 
 /// A little-endian integer of `width` bytes at `offset` of `bytes` (the caller checked bounds).
 uint64_t littleEndian(const std::string& bytes, size_t offset, int width) {
@@ -152,6 +153,18 @@ std::string ZipArchive::read(const Member& member, uint64_t limit) const {
   if (begin > fileSize_ || member.compressedSize > fileSize_ - begin) {
     throw InputError(str(where, " is cut off: ", member.compressedSize, " bytes from byte ", begin,
                          ", the file has ", fileSize_));
+  }
+  // The sizes come from the central directory: a damaged one must not make us allocate
+  // gigabytes that the member's data cannot fill (a stored member is its own bytes; deflate
+  // inflates at most 1032 times).
+  if (member.method == 0 && member.size != member.compressedSize) {
+    throw InputError(str(where, " is damaged: stored (not compressed), but its size of ",
+                         member.size, " bytes differs from the ", member.compressedSize,
+                         " bytes it holds at byte ", begin));
+  }
+  if (member.method == 8 && member.size / kMaxDeflateRatio > member.compressedSize) {
+    throw InputError(str(where, " is damaged: ", member.size, " bytes cannot inflate from the ",
+                         member.compressedSize, " compressed bytes at byte ", begin));
   }
   const bool whole = limit >= member.size;
   const uint64_t wanted = std::min(limit, member.size);
