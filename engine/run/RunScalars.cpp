@@ -19,7 +19,11 @@ constexpr std::uintmax_t kMaxStatsBytes = 256ULL * 1024 * 1024;
 int64_t integerField(const nlohmann::json& entry, const char* key, int64_t fallback) {
   const auto it = entry.find(key);
   if (it == entry.end() || !it->is_number()) return fallback;
-  return it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
+  if (it->is_number_integer()) return it->get<int64_t>();
+  // A float such as 1e300 has no int64_t value (casting it would be undefined): not a step.
+  const double value = it->get<double>();
+  if (!(value >= -0x1p63 && value < 0x1p63)) return fallback;
+  return static_cast<int64_t>(value);
 }
 
 }  // namespace
