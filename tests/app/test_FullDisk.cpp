@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/support/SkippableMain.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -104,11 +106,5 @@ class TestFullDisk : public QObject {
   bool skipped_ = false;
 };
 
-// CTest's skip code (77) when the small filesystem could not be made.
-int main(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
-  TestFullDisk test;
-  const int failed = QTest::qExec(&test, argc, argv);
-  return failed == 0 && test.skipped() ? 77 : failed;
-}
+int main(int argc, char** argv) { return tbench::testing::runSkippable<TestFullDisk>(argc, argv); }
 #include "test_FullDisk.moc"

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/support/SkippableMain.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -258,11 +260,5 @@ class TestSlurm : public QObject {
   bool skipped_ = false;
 };
 
-// CTest's skip code (77) when no SLURM could be started, so that the skip shows as one.
-int main(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
-  TestSlurm test;
-  const int failed = QTest::qExec(&test, argc, argv);
-  return failed == 0 && test.skipped() ? 77 : failed;
-}
+int main(int argc, char** argv) { return tbench::testing::runSkippable<TestSlurm>(argc, argv); }
 #include "test_Slurm.moc"
