@@ -294,6 +294,9 @@ void SweepPanel::refresh() {
 }
 
 void SweepPanel::fillTable() {
+  // The selection follows its trial, wherever the refreshed values sort it.
+  const int selected = selectedTrial();
+  const qint64 selectedIndex = selected < 0 ? -1 : state_.trials.value(selected).index;
   table_->setSortingEnabled(false);
   QStringList header = {tr("trial"), tr("state"), state_.metric, tr("epochs")};
   header << state_.parameters;
@@ -326,6 +329,14 @@ void SweepPanel::fillTable() {
     sortedOnce_ = true;
   }
   table_->resizeColumnsToContents();
+  if (selectedIndex >= 0) {
+    const QSignalBlocker quiet(table_);
+    for (int row = 0; row < table_->rowCount(); ++row) {
+      if (table_->item(row, 0)->data(Qt::DisplayRole).toLongLong() == selectedIndex) {
+        table_->selectRow(row);
+      }
+    }
+  }
 }
 
 void SweepPanel::drawCoordinates() {

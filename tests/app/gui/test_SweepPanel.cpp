@@ -98,6 +98,18 @@ class TestSweepPanel : public QObject {
     QVERIFY(!runNext->isEnabled());  // nothing selected
     selectTrial(3);
     QVERIFY(runNext->isEnabled() && cancelTrial->isEnabled());
+    // The selection stays on its trial through a refresh under another sort order.
+    table->sortByColumn(0, Qt::DescendingOrder);
+    panel->refresh();
+    const auto selectedTrial = [&] {
+      const auto rows = table->selectionModel()->selectedRows();
+      return rows.size() == 1 ? table->item(rows.front().row(), 0)->data(Qt::DisplayRole).toInt()
+                              : -1;
+    };
+    QCOMPARE(selectedTrial(), 3);
+    table->sortByColumn(0, Qt::AscendingOrder);
+    panel->refresh();
+    QCOMPARE(selectedTrial(), 3);
     runNext->click();
     selectTrial(1);
     cancelTrial->click();
