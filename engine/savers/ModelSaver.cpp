@@ -98,7 +98,12 @@ void ModelSaver::onAfterTrain() {
   // The newest state this saver tried to write is on no disk: not a success (Note [A
   // checkpoint that cannot be written]).
   std::string newest = "no checkpoint of this run was written";
-  if (lastSavedStep_ >= 0) {
+  std::error_code gone;
+  const fs::path last = fs::path(dir_) / fileNameForStep(std::max<int64_t>(lastSavedStep_, 0));
+  if (lastSavedStep_ >= 0 && !fs::exists(last, gone)) {
+    newest = "no checkpoint of this run is left: " + last.string() + " is gone" +
+             (fs::exists(dir_, gone) ? std::string() : " with its directory");
+  } else if (lastSavedStep_ >= 0) {
     newest = "the newest checkpoint is " +
              (fs::path(dir_) / fileNameForStep(lastSavedStep_)).string() + " (global step " +
              std::to_string(lastSavedStep_) +

@@ -1,12 +1,14 @@
-// A disk that fills during a run (issue 28, Note [A checkpoint that cannot be written]): the MLP
-// trains into a small tmpfs the test mounts (as root; skipped with the reason otherwise), the
-// disk is filled after the first checkpoint: training goes on, the run ends failed (exit 1)
-// naming the step whose state is on no disk and the checkpoint to resume from, and once space
-// is freed --resume finishes the run from it.
+// A disk that fails a run (issue 28, Note [A checkpoint that cannot be written]): the MLP
+// trains into a small tmpfs the test mounts (as root; skipped with the reason otherwise); after
+// its first checkpoint the disk fills, or turns read-only, or the run directory is deleted:
+// training goes on, the run ends failed (exit 1) naming the step whose state is on no disk and
+// the checkpoint to resume from (or that none is left), and once the disk is usable again
+// --resume finishes the run from it.
 #include <sys/mount.h>
 #include <unistd.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -17,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -47,45 +50,83 @@ class TestFullDisk : public QObject {
   }
 
   void aFullDiskFailsTheRunAndResumeFinishesIt() {
-    std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
-    json project = json::parse(in);
-    project["run_root"] = (disk_ + "/runs").toStdString();
-    project["max_epoch"] = 400;
-    project["callbacks"] = {{{"type", "inference"}}, {{"type", "model_saver"}, {"max_to_keep", 2}}};
-    project["monitors"] = {{"tensorboard", false}};
-    const QString projectFile = dir_.filePath("p.json");  // on the ordinary disk
-    std::ofstream(projectFile.toStdString()) << project.dump(2);
-    const QString runDir = disk_ + "/runs/r";
-
-    QProcess train;
-    train.setProcessChannelMode(QProcess::MergedChannels);
-    train.start(TB_CLI_PATH, {"train", projectFile, "--run-dir", runDir});
-    QVERIFY(train.waitForStarted());
-    // After the first checkpoint, the disk fills.
-    QTRY_VERIFY_WITH_TIMEOUT(!QDir(runDir).entryList({"model-*.pt"}).isEmpty(), 60000);
-    {
+    const QString runDir = disk_ + "/runs/full";
+    auto train = startAndWaitForACheckpoint(runDir);
+    QVERIFY(train);
+    {  // the disk fills
       QFile filler(disk_ + "/filler");
       QVERIFY(filler.open(QIODevice::WriteOnly));
       const QByteArray block(64 * 1024, '\0');
       while (filler.write(block) == block.size()) {
       }
     }
-    QVERIFY(train.state() == QProcess::Running);  // filled while it trains
-    QVERIFY(train.waitForFinished(120000));
-    const QString said = QString::fromLocal8Bit(train.readAll());
-    QCOMPARE(train.exitCode(), 1);  // not a success
-    for (const char* part :
-         {"is on no disk", "No space left on device", "the newest checkpoint is", "--resume"}) {
+    QVERIFY(train->state() == QProcess::Running);  // filled while it trains
+    const QString said = finish(*train);
+    QCOMPARE(train->exitCode(), 1);  // not a success
+    for (const char* part : {"is on no disk", "No space left on device", "the newest checkpoint is",
+                             "--resume", "training failed"}) {
       QVERIFY2(said.contains(part),
                qPrintable(QString("%1 not in:\n%2").arg(part, said.right(3000))));
     }
-    QVERIFY2(said.contains("training failed"), qPrintable(said.right(2000)));
-
     // Space freed: --resume continues from the newest checkpoint to the planned end.
     QVERIFY(QFile::remove(disk_ + "/filler"));
+    resumeToTheEnd(runDir);
+  }
+
+  // The run directory turns read-only during the run (a read-only bind mount over it: files the
+  // run has open stay writable, new ones are refused): the same.
+  void aReadOnlyRunDirectoryFailsTheRun() {
+    const QString runDir = disk_ + "/runs/read-only";
+    auto train = startAndWaitForACheckpoint(runDir);
+    QVERIFY(train);
+    const QByteArray dir = runDir.toLocal8Bit();
+    QCOMPARE(::mount(dir.constData(), dir.constData(), nullptr, MS_BIND, nullptr), 0);
+    QCOMPARE(::mount(nullptr, dir.constData(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr),
+             0);
+    const QString said = finish(*train);
+    QCOMPARE(::umount(dir.constData()), 0);
+    QCOMPARE(train->exitCode(), 1);
+    for (const char* part :
+         {"is on no disk", "Read-only file system", "the newest checkpoint is"}) {
+      QVERIFY2(said.contains(part),
+               qPrintable(QString("%1 not in:\n%2").arg(part, said.right(3000))));
+    }
+    resumeToTheEnd(runDir);
+  }
+
+ private:
+  /// Starts training the MLP (400 epochs, a checkpoint each, the newest 2 kept) into `runDir`
+  /// and returns once its first checkpoint is there; nullptr after a failed check.
+  std::unique_ptr<QProcess> startAndWaitForACheckpoint(const QString& runDir) {
+    std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
+    json project = json::parse(in);
+    project["max_epoch"] = 400;
+    project["callbacks"] = {{{"type", "inference"}}, {{"type", "model_saver"}, {"max_to_keep", 2}}};
+    project["monitors"] = {{"tensorboard", false}};
+    std::ofstream(projectFile_.toStdString()) << project.dump(2);  // on the ordinary disk
+    auto train = std::make_unique<QProcess>();
+    train->setProcessChannelMode(QProcess::MergedChannels);
+    train->start(TB_CLI_PATH, {"train", projectFile_, "--run-dir", runDir});
+    if (!train->waitForStarted()) return nullptr;
+    QElapsedTimer clock;
+    clock.start();
+    while (QDir(runDir).entryList({"model-*.pt"}).isEmpty()) {
+      if (clock.elapsed() > 60000 || train->state() != QProcess::Running) return nullptr;
+      QTest::qWait(10);
+    }
+    return train;
+  }
+
+  QString finish(QProcess& train) {
+    train.waitForFinished(120000);
+    return QString::fromLocal8Bit(train.readAll());
+  }
+
+  /// --resume in `runDir` reaches the planned end.
+  void resumeToTheEnd(const QString& runDir) {
     QProcess resume;
     resume.setProcessChannelMode(QProcess::MergedChannels);
-    resume.start(TB_CLI_PATH, {"train", projectFile, "--resume", "--run-dir", runDir});
+    resume.start(TB_CLI_PATH, {"train", projectFile_, "--resume", "--run-dir", runDir});
     QVERIFY(resume.waitForFinished(120000));
     QVERIFY2(resume.exitCode() == 0, qPrintable(QString::fromLocal8Bit(resume.readAll())));
     QFile runJson(runDir + "/run.json");
@@ -101,6 +142,7 @@ class TestFullDisk : public QObject {
 
  private:
   QTemporaryDir dir_;
+  QString projectFile_ = dir_.filePath("p.json");
   QString disk_;
   bool mounted_ = false;
   bool skipped_ = false;

@@ -337,6 +337,22 @@ class TestModelSaver : public QObject {
     }
     QCOMPARE(CheckpointIndex::read(dir)->latest, std::string("model-8.pt"));
     QCOMPARE(readCheckpointFile(dir + "/model-8.pt").globalStep, int64_t{8});
+    // The newest checkpoint deleted meanwhile: the message says none is left.
+    QTemporaryDir deleted;
+    const std::string d = deleted.path().toStdString();
+    QVERIFY(QDir(deleted.path()).mkdir("model-10.pt"));
+    auto remove = onTrigger("remove", [&](TrainerContext& c) {
+      if (c.globalStep() == 10) fs::remove(d + "/model-8.pt");
+    });
+    message.clear();
+    try {
+      train(d, {saver(2), remove}, 5);
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    QVERIFY2(message.find("no checkpoint of this run is left: " + d + "/model-8.pt is gone") !=
+                 std::string::npos,
+             message.c_str());
     // A save that works again clears it: model-6.pt blocked, model-8 and model-10 written.
     QTemporaryDir again;
     QVERIFY(QDir(again.path()).mkdir("model-6.pt"));
