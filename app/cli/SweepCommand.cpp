@@ -90,6 +90,17 @@ void catchStopSignals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+/// The project's CUDA devices, each once (towers may share one).
+std::vector<std::string> projectGpus(const Project& base) {
+  std::vector<std::string> gpus;
+  for (const std::string& d : base.devices()) {
+    if (d.rfind("cuda", 0) == 0 && std::find(gpus.begin(), gpus.end(), d) == gpus.end()) {
+      gpus.push_back(d);
+    }
+  }
+  return gpus;
+}
+
 bool isCudaProject(const Project& base) {
   for (const std::string& d : base.devices()) {
     if (d.rfind("cuda", 0) == 0) return true;
@@ -210,9 +221,8 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   slurm.cpusPerTask =
       args.cpusPerTrial > 0 ? args.cpusPerTrial : std::max(1, cores / std::max(1, args.sweepSlots));
-  int cudaTowers = 0;  // every tower of a CUDA project has its GPU
-  for (const std::string& d : base.devices()) cudaTowers += d.rfind("cuda", 0) == 0 ? 1 : 0;
-  slurm.gpusPerTask = args.gpusPerTrial >= 0 ? args.gpusPerTrial : cudaTowers;
+  slurm.gpusPerTask =
+      args.gpusPerTrial >= 0 ? args.gpusPerTrial : static_cast<int>(projectGpus(base).size());
   slurm.jobName =
       "tb-" + (sweep.name.empty() ? fs::path(args.project).stem().string() : sweep.name);
   slurm.sbatchArgs = args.sbatchArgs;
@@ -289,12 +299,12 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   const bool cuda = isCudaProject(base);
   int gpus = 0;
   for (const Device& d : availableDevices()) gpus += d.isCuda() ? 1 : 0;
-  int cudaTowers = 0;
-  for (const std::string& d : base.devices()) cudaTowers += d.rfind("cuda", 0) == 0 ? 1 : 0;
-  // Default: every GPU busy, each trial on as many as the project has towers.
+  const int cudaTowers = static_cast<int>(projectGpus(base).size());
+  // Default: every GPU busy, each trial on as many as the project uses.
   options.slotCount = args.sweepSlots > 0 ? args.sweepSlots
                       : cuda              ? std::max(1, gpus / std::max(1, cudaTowers))
                                           : 1;
+  options.visibleGpus = gpus;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   options.retryFailed = args.retryFailed;
   // A sweep whose SLURM job still runs is that job's: a local queue would start the trials

@@ -367,8 +367,11 @@ QDialog* MainWindow::newSweep() {
   const QDir runs(QDir(runRootPath()).filePath(editor_->summary().name));
   for (const QString& id : runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
     const bridge::RunStatusView status = readRunStatusFile(runs.filePath(id));
+    // A run of its own: not a sweep's trial (whose slots shared the cores; its directory is
+    // not a run id) nor a resumed run (its start is the resume's, its epochs the whole run's).
     if (status.state != RunState::Finished || status.epoch <= 0 || !status.started.isValid() ||
-        !status.ended.isValid() || (newest.isValid() && status.ended <= newest)) {
+        !status.ended.isValid() || !status.idTime.isValid() || status.origin.contains("--resume") ||
+        (newest.isValid() && status.ended <= newest)) {
       continue;
     }
     newest = status.ended;

@@ -75,6 +75,7 @@ void MainWindow::clearRunView() {
   plots_->clear();
   images_->clear();
   overlaid_.clear();
+  trialPoints_.clear();  // the sweep's trials are drawn again, whole, at the next refresh
   status_->reset();
   controls_->clearLearningRate();
 }

@@ -53,6 +53,8 @@ void ModelSaver::onBeforeTrain() {
   manual_.clear();
   lastPreserved_ = Clock::now();
   lastSavedStep_ = -1;
+  unsavedError_.clear();
+  unsavedStep_ = -1;
   startStep_ = context().globalStep();
   std::optional<CheckpointIndex> index;
   try {
@@ -97,7 +99,19 @@ void ModelSaver::onAfterTrain() {
   if (unsavedError_.empty()) return;
   // The newest state this saver tried to write is on no disk: not a success (Note [A
   // checkpoint that cannot be written]).
+  // The checkpoint to resume from: this run's newest, or, in a resumed run that saved none,
+  // the one it resumed from (the index's latest).
   std::string newest = "no checkpoint of this run was written";
+  if (lastSavedStep_ < 0) {
+    try {
+      if (const auto index = CheckpointIndex::read(dir_); index && !index->latest.empty()) {
+        newest = "the newest checkpoint is " + (fs::path(dir_) / index->latest).string() +
+                 ": free space and resume from it (towerbench-cli train PROJECT --resume "
+                 "--run-dir RUN_DIR, or Resume in the window)";
+      }
+    } catch (const std::exception&) {
+    }
+  }
   std::error_code gone;
   const fs::path last = fs::path(dir_) / fileNameForStep(std::max<int64_t>(lastSavedStep_, 0));
   if (lastSavedStep_ >= 0 && !fs::exists(last, gone)) {
@@ -125,10 +139,14 @@ void ModelSaver::save(bool manual) {
   } catch (const std::exception& e) {
     // Note [A checkpoint that cannot be written]: training goes on and the next save tries
     // again (a disk may be freed meanwhile); a run whose last state is on no disk fails.
-    unsavedError_ = "cannot save " + path + ": " + e.what();
-    unsavedStep_ = step;
-    TB_LOG(Error) << "ModelSaver: " << unsavedError_
+    const std::string error = "cannot save " + path + ": " + e.what();
+    TB_LOG(Error) << "ModelSaver: " << error
                   << "; the previous checkpoints are kept, the next save tries again";
+    // A manual save of a step already on disk loses nothing.
+    if (step != lastSavedStep_) {
+      unsavedError_ = error;
+      unsavedStep_ = step;
+    }
     return;
   }
   unsavedError_.clear();

@@ -240,16 +240,24 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
   for (const SweepTrial& t : trials_) {
     maxEpochs_.push_back(projectFromJson(t.project, sweep_.projectPath()).maxEpoch);
   }
-  int cudaTowers = 0;
+  // The project's CUDA devices, each once (towers may share one), in order of first use.
+  std::vector<std::string> distinct;
+  bool allCuda = true;
   for (const std::string& device : base.devices()) {
-    if (device.rfind("cuda", 0) == 0) ++cudaTowers;
+    if (device.rfind("cuda", 0) != 0) {
+      allCuda = false;
+    } else if (std::find(distinct.begin(), distinct.end(), device) == distinct.end()) {
+      distinct.push_back(device);
+    }
   }
-  cuda_ = cudaTowers > 0;
+  cuda_ = !distinct.empty();
   options_.slotCount = std::max(1, options_.slotCount);
   if (cuda_) {
-    // GPUs per slot: slot k gets the k-th group of as many GPUs as the project has CUDA towers
-    // (of an inherited CUDA_VISIBLE_DEVICES list, else 0, 1, ...), seen as cuda:0, cuda:1, ....
-    // A project that mixes CPU and CUDA towers gets every GPU, one trial at a time.
+    // GPUs per slot: slot k gets the k-th group of as many GPUs as the project uses (of an
+    // inherited CUDA_VISIBLE_DEVICES list, else 0 .. visibleGpus-1), seen as cuda:0, cuda:1,
+    // ...; each tower keeps its place in the group (towers that shared a GPU share it). A
+    // project that mixes CPU and CUDA towers, or a machine with fewer GPUs than the project
+    // uses, runs the project's own devices, one trial at a time.
     std::vector<std::string> gpus;
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
       std::stringstream list(visible);
@@ -257,12 +265,18 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
         if (!id.empty()) gpus.push_back(id);
       }
     } else {
-      for (int i = 0; i < options_.slotCount * cudaTowers; ++i) gpus.push_back(std::to_string(i));
+      const int count = options_.visibleGpus > 0
+                            ? options_.visibleGpus
+                            : options_.slotCount * static_cast<int>(distinct.size());
+      for (int i = 0; i < count; ++i) gpus.push_back(std::to_string(i));
     }
-    if (cudaTowers == static_cast<int>(base.devices().size())) {
-      gpus_ = gpuSlots(gpus, cudaTowers, options_.slotCount);
+    if (allCuda) {
+      gpus_ = gpuSlots(gpus, static_cast<int>(distinct.size()), options_.slotCount);
+      for (const std::string& device : base.devices()) {
+        const auto at = std::find(distinct.begin(), distinct.end(), device) - distinct.begin();
+        slotDevices_.push_back("cuda:" + std::to_string(at));
+      }
     }
-    towers_ = cudaTowers;
     options_.slotCount = gpus_.empty() ? 1 : static_cast<int>(gpus_.size());
   }
   fs::create_directories(options_.sweepDir);
@@ -390,8 +404,7 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   // The queue's settings first: a swept key of the same name (num_threads) comes later and wins.
   if (!gpus_.empty()) {
     env.push_back("CUDA_VISIBLE_DEVICES=" + gpus_[static_cast<size_t>(slot) % gpus_.size()]);
-    json devices = json::array();  // the slot's GPUs, seen as cuda:0, cuda:1, ...
-    for (int i = 0; i < towers_; ++i) devices.push_back("cuda:" + std::to_string(i));
+    const json devices = slotDevices_;  // the slot's GPUs, seen as cuda:0, cuda:1, ...
     args.push_back("--set");
     args.push_back("trainer.devices=" + devices.dump());
   } else if (!cuda_) {
@@ -500,6 +513,17 @@ void SweepQueue::retryFailed() {
     t.detail.clear();
     t.ended = 0;
     say("trial " + std::to_string(t.index) + " will resume from its latest checkpoint");
+    // A cancel asked earlier (control.json) would stop it again at once: retried is asked anew.
+    try {
+      SweepControl control = readSweepControl(options_.sweepDir);
+      const auto asked = std::find(control.cancel.begin(), control.cancel.end(), t.index);
+      if (asked != control.cancel.end()) {
+        control.cancel.erase(asked);
+        writeSweepControl(options_.sweepDir, control);
+      }
+    } catch (const std::exception& e) {
+      say(std::string("cannot update the requests: ") + e.what());
+    }
   }
 }
 

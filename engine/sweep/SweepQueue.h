@@ -12,7 +12,7 @@
 //   its memory (a GPU's too) is freed when its process ends.
 // - Slots: at most `slotCount` trials at once. On the CPU each trial gets cores / slots intra-op
 //   threads (--set num_threads); a project whose devices are CUDA gets as many GPUs per slot as
-//   it has towers (CUDA_VISIBLE_DEVICES, slot k = the k-th group; gpuSlots), seen as cuda:0, ...
+//   it uses (CUDA_VISIBLE_DEVICES, slot k = the k-th group; gpuSlots), seen as cuda:0, ...
 // - sweep-state.json in the sweep's directory holds every trial's state (pending, running,
 //   finished, failed, pruned, cancelled), process, run directory, metric per epoch and times;
 //   it is rewritten atomically on every change. The trials do not die with the queue (their own
@@ -124,6 +124,9 @@ class SweepQueue {
     /// No process of this sweep is alive elsewhere (squeue lists no job of it): trials still
     /// recorded running failed (killed without recording an end); --retry-failed resumes them.
     bool noLiveTasks = false;
+    /// The GPUs this machine has, when known (without CUDA_VISIBLE_DEVICES, slots get GPUs
+    /// 0 .. visibleGpus-1; 0: slots x the project's GPUs are assumed to exist).
+    int visibleGpus = 0;
   };
 
   /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
@@ -173,9 +176,9 @@ class SweepQueue {
   std::string badControl_;  // the damaged control.json's message, said once
   std::string saveError_;   // why the last save failed (empty: it did not)
   bool cuda_ = false;
-  std::vector<std::string> gpus_;   ///< each slot's CUDA_VISIBLE_DEVICES (gpuSlots)
-  int towers_ = 0;                  ///< the project's CUDA towers
-  std::vector<int64_t> maxEpochs_;  ///< per trial (max_epoch may be a parameter)
+  std::vector<std::string> gpus_;         ///< each slot's CUDA_VISIBLE_DEVICES (gpuSlots)
+  std::vector<std::string> slotDevices_;  ///< trainer.devices within a slot's GPUs
+  std::vector<int64_t> maxEpochs_;        ///< per trial (max_epoch may be a parameter)
   std::atomic<bool> stopRequested_{false};
 };
 

@@ -84,16 +84,22 @@ QJsonObject NewSweepDialog::parameterFromText(const QString& text, QString* erro
       if (error) *error = tr("a range is MIN .. MAX with MIN < MAX");
       return {};
     }
+    const QRegularExpression fraction("[.eE]");
     const bool whole = std::floor(low) == low && std::floor(high) == high &&
-                       !m.captured(1).contains('.') && !m.captured(2).contains('.') &&
-                       !m.captured(1).contains('e', Qt::CaseInsensitive);
+                       !m.captured(1).contains(fraction) && !m.captured(2).contains(fraction);
     const bool log = !m.captured(3).isEmpty() || (low > 0 && high / low >= 100);
-    const QString distribution = log ? "log_uniform_values" : whole ? "int_uniform" : "uniform";
+    // Whole numbers on a log range stay whole (W&B's q_log_uniform_values with q 1).
+    const QString distribution = log && whole ? "q_log_uniform_values"
+                                 : log        ? "log_uniform_values"
+                                 : whole      ? "int_uniform"
+                                              : "uniform";
     if (log && low <= 0) {
       if (error) *error = tr("a log range needs MIN > 0");
       return {};
     }
-    return {{"min", low}, {"max", high}, {"distribution", distribution}};
+    QJsonObject parameter{{"min", low}, {"max", high}, {"distribution", distribution}};
+    if (distribution == "q_log_uniform_values") parameter["q"] = 1;
+    return parameter;
   }
   // Values: JSON, comma-separated; words that are not JSON are text.
   QJsonParseError parse;

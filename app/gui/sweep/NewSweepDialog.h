@@ -5,7 +5,8 @@
 // checking one sweeps it, with what its "sweep" cell says:
 //   - values, comma-separated JSON: "0.001, 0.01, 0.1", "[64], [128, 64]", "adam, sgd";
 //   - a range for random search, "MIN .. MAX" (a log range, log_uniform_values, when it says
-//     "log" or spans two decades or more; int_uniform for whole numbers; else uniform).
+//     "log" or spans two decades or more, q_log_uniform_values with q 1 for whole numbers;
+//     else int_uniform for whole numbers, uniform for others).
 // Method (grid, random with a trial count), seed, the metric and its goal, and hyperband early
 // termination (min_iter, eta) as in the sweep file. As the user edits, the engine checks the
 // sweep (bridge::checkSweep: every trial's project through the registry) and the summary says

@@ -118,6 +118,7 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   table_ = new QTableWidget(this);
   table_->setObjectName("sweep.table");
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);  // Run Next acts on one trial
   table_->verticalHeader()->hide();
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("sweep.coordinates");
@@ -200,6 +201,7 @@ void SweepPanel::showSweep(const QString& sweepDir) {
     emit logLines({tr("a sweep is running in the Sweeps tab: stop it before showing another")});
     return;
   }
+  if (QDir(sweepDir).absolutePath() != sweepDir_) brushes_.clear();  // another sweep's axes
   sweepDir_ = QDir(sweepDir).absolutePath();
   refresh();
   timer_.start();
@@ -214,6 +216,7 @@ bool SweepPanel::runSweep(const QString& cli, const QString& sweepFile, const QS
   const QStringList args = {"sweep", sweepFile, "--sweep-dir", sweepDir};
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, args.join(' '))});
   partial_.clear();
+  if (QDir(sweepDir).absolutePath() != sweepDir_) brushes_.clear();  // another sweep's axes
   sweepDir_ = QDir(sweepDir).absolutePath();  // the one this panel follows from now on
   process_.start(cli, args);
   if (!process_.waitForStarted(10000)) {

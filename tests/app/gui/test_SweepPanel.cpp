@@ -195,7 +195,13 @@ class TestSweepPanel : public QObject {
              (QJsonObject{{"min", 16}, {"max", 256}, {"distribution", "int_uniform"}}));
     QCOMPARE(NewSweepDialog::parameterFromText("0.1 .. 0.9", &error),
              (QJsonObject{{"min", 0.1}, {"max", 0.9}, {"distribution", "uniform"}}));
-    QCOMPARE(NewSweepDialog::parameterFromText("1 .. 100 log", &error).value("distribution"),
+    QCOMPARE(NewSweepDialog::parameterFromText("1e-3 .. 1 log", &error).value("distribution"),
+             QJsonValue("log_uniform_values"));
+    // Whole numbers over two decades: a log range of whole numbers.
+    QCOMPARE(NewSweepDialog::parameterFromText("8 .. 1024", &error),
+             (QJsonObject{
+                 {"min", 8}, {"max", 1024}, {"distribution", "q_log_uniform_values"}, {"q", 1}}));
+    QCOMPARE(NewSweepDialog::parameterFromText("1 .. 1e3", &error).value("distribution"),
              QJsonValue("log_uniform_values"));
     QCOMPARE(NewSweepDialog::parameterFromText("adam, sgd", &error),
              (QJsonObject{{"values", QJsonArray{"adam", "sgd"}}}));
