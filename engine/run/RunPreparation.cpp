@@ -170,6 +170,13 @@ RunState trainPreparedRun(PreparedRun& run, std::string* error) {
   RunState outcome = RunState::Finished;
   try {
     trainer.train(run.loop);
+    // A run directory deleted during the run (and partly made again by writers that create
+    // their folders) has lost its project.json, log.log and scalars.jsonl: not a success.
+    if (run.status && !fs::exists(fs::path(run.runDir) / "project.json")) {
+      throw InputError("the run directory " + run.runDir +
+                       " was deleted during the run: its project.json, log.log and "
+                       "scalars.jsonl are gone (checkpoints written since, if any, are in it)");
+    }
     outcome = trainer.stoppedEarly() ? RunState::Stopped : RunState::Finished;
     TB_LOG(Info) << (outcome == RunState::Stopped ? "training stopped at epoch "
                                                   : "training finished at epoch ")

@@ -3,7 +3,7 @@
 // its first checkpoint the disk fills, or turns read-only, or the run directory is deleted:
 // training goes on, the run ends failed (exit 1) naming the step whose state is on no disk and
 // the checkpoint to resume from (or that none is left), and once the disk is usable again
-// --resume finishes the run from it.
+// --resume finishes the run from it; a deleted run directory fails the run, saying so.
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -92,6 +92,17 @@ class TestFullDisk : public QObject {
                qPrintable(QString("%1 not in:\n%2").arg(part, said.right(3000))));
     }
     resumeToTheEnd(runDir);
+  }
+
+  // The run directory is deleted during the run: the run fails, saying so.
+  void aDeletedRunDirectoryFailsTheRun() {
+    const QString runDir = disk_ + "/runs/deleted";
+    auto train = startAndWaitForACheckpoint(runDir);
+    QVERIFY(train);
+    QVERIFY(QDir(runDir).removeRecursively());
+    const QString said = finish(*train);
+    QCOMPARE(train->exitCode(), 1);
+    QVERIFY2(said.contains("was deleted during the run"), qPrintable(said.right(2000)));
   }
 
  private:
