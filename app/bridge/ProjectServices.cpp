@@ -269,9 +269,13 @@ SweepCheckView checkSweep(const QByteArray& sweepJson, const QString& sweepPath)
   return view;
 }
 
-bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error) {
+namespace {
+
+/// `request(sweepDir, trial)` of the engine (a control.json write); false with `*error`.
+bool askQueue(void (*request)(const std::string&, int64_t), const QString& sweepDir, qint64 trial,
+              QString* error) {
   try {
-    requestTrialNext(sweepDir.toStdString(), trial);
+    request(sweepDir.toStdString(), trial);
     return true;
   } catch (const std::exception& e) {
     if (error) *error = q(e.what());
@@ -279,14 +283,14 @@ bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error) {
   }
 }
 
+}  // namespace
+
+bool runSweepTrialNext(const QString& sweepDir, qint64 trial, QString* error) {
+  return askQueue(requestTrialNext, sweepDir, trial, error);
+}
+
 bool cancelSweepTrial(const QString& sweepDir, qint64 trial, QString* error) {
-  try {
-    requestTrialCancel(sweepDir.toStdString(), trial);
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = q(e.what());
-    return false;
-  }
+  return askQueue(requestTrialCancel, sweepDir, trial, error);
 }
 
 RunDirectoryReaders runDirectoryReaders() {

@@ -2,8 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +24,7 @@
 #include "engine/run/RunScalars.h"
 #include "engine/run/RunStatus.h"
 #include "engine/sweep/Hyperband.h"
+#include "engine/sweep/TrialProcess.h"
 
 extern char** environ;
 
@@ -39,18 +38,6 @@ double now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-const std::vector<std::pair<TrialState, const char*>> kStates = {
-    {TrialState::Pending, "pending"},   {TrialState::Running, "running"},
-    {TrialState::Finished, "finished"}, {TrialState::Failed, "failed"},
-    {TrialState::Pruned, "pruned"},     {TrialState::Cancelled, "cancelled"}};
-
-std::optional<TrialState> trialStateFrom(const std::string& text) {
-  for (const auto& [state, name] : kStates) {
-    if (text == name) return state;
-  }
-  return std::nullopt;
-}
-
 std::string valuesText(const json& values) {
   std::string text;
   for (const auto& [path, value] : values.items()) {
@@ -60,33 +47,6 @@ std::string valuesText(const json& values) {
 }
 
 std::string twoDigits(int64_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
-
-/// An exclusive flock of DIR/sweep-state.lock while it lives: the processes that share a sweep's
-/// state (SLURM array tasks) read and write it one at a time.
-class StateLock {
- public:
-  explicit StateLock(const std::string& sweepDir) {
-    const std::string path = (fs::path(sweepDir) / "sweep-state.lock").string();
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      // Without the lock the tasks would overwrite each other's records (a Lustre mounted
-      // with noflock says ENOSYS): refused.
-      const int error = errno;
-      ::close(fd_);
-      throw InputError("cannot lock " + path + ": " + std::strerror(error) +
-                       " (the sweep's directory must be on a filesystem with flock, shared by "
-                       "the nodes: local, NFSv4, Lustre with -o flock, GPFS)");
-    }
-  }
-  ~StateLock() { ::close(fd_); }  // closing releases the lock
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 bool hasCheckpoint(const std::string& runDir) {
   std::error_code error;
@@ -98,125 +58,6 @@ bool hasCheckpoint(const std::string& runDir) {
 }
 
 }  // namespace
-
-const char* toString(TrialState state) {
-  for (const auto& [s, name] : kStates) {
-    if (s == state) return name;
-  }
-  return "pending";
-}
-
-json SweepState::toJson() const {
-  json trialsJson = json::array();
-  for (const TrialRecord& t : trials) {
-    trialsJson.push_back({{"index", t.index},
-                          {"values", t.values},
-                          {"state", toString(t.state)},
-                          {"run_dir", t.runDir},
-                          {"pid", t.pid},
-                          {"host", t.host},
-                          {"slot", t.slot},
-                          {"started", t.started},
-                          {"ended", t.ended},
-                          {"metric", t.metric},
-                          {"pruned_at", t.prunedAt},
-                          {"detail", t.detail},
-                          {"stop_requested", t.stopRequested},
-                          {"resume", t.resume}});
-  }
-  return {{"format", 1},
-          {"sweep_file", sweepFile},
-          {"sweep_id", sweepId},
-          {"metric", {{"name", metric}, {"goal", maximize ? "maximize" : "minimize"}}},
-          {"parameters", parameters},
-          {"trials", trialsJson}};
-}
-
-SweepState SweepState::fromJson(const json& doc) {
-  SweepState s;
-  s.sweepFile = doc.at("sweep_file").get<std::string>();
-  s.sweepId = doc.at("sweep_id").get<std::string>();
-  const json metric = doc.value("metric", json::object());
-  s.metric = metric.value("name", "");
-  s.maximize = metric.value("goal", "minimize") == "maximize";
-  s.parameters = doc.value("parameters", std::vector<std::string>());
-  for (const json& t : doc.at("trials")) {
-    TrialRecord r;
-    r.index = t.at("index").get<int64_t>();
-    r.values = t.at("values");
-    const auto state = trialStateFrom(t.at("state").get<std::string>());
-    if (!state)
-      throw InputError("unknown trial state \"" + t.at("state").get<std::string>() + "\"");
-    r.state = *state;
-    r.runDir = t.value("run_dir", "");
-    r.pid = t.value("pid", int64_t{0});
-    r.host = t.value("host", "");
-    r.slot = t.value("slot", -1);
-    r.started = t.value("started", 0.0);
-    r.ended = t.value("ended", 0.0);
-    for (const json& v : t.value("metric", json::array())) {
-      r.metric.push_back(v.is_number() ? v.get<double>() : std::nan(""));
-    }
-    r.prunedAt = t.value("pruned_at", int64_t{0});
-    r.detail = t.value("detail", "");
-    r.stopRequested = t.value("stop_requested", false);
-    r.resume = t.value("resume", false);
-    s.trials.push_back(std::move(r));
-  }
-  return s;
-}
-
-std::optional<SweepState> readSweepState(const std::string& sweepDir) {
-  const std::string path = (fs::path(sweepDir) / SweepState::kFileName).string();
-  if (!fs::exists(path)) return std::nullopt;
-  try {
-    return SweepState::fromJson(json::parse(readFile(path)));
-  } catch (const std::exception& e) {
-    throw InputError(path + ": not a valid sweep state (" + e.what() + ")");
-  }
-}
-
-SweepControl readSweepControl(const std::string& sweepDir) {
-  const std::string path = (fs::path(sweepDir) / SweepControl::kFileName).string();
-  SweepControl control;
-  if (!fs::exists(path)) return control;
-  try {
-    const json doc = json::parse(readFile(path));
-    control.runFirst = doc.value("run_first", std::vector<int64_t>());
-    control.cancel = doc.value("cancel", std::vector<int64_t>());
-  } catch (const std::exception& e) {
-    throw InputError(path + ": not a valid sweep control file (" + e.what() +
-                     "); expected {\"run_first\": [trial, ...], \"cancel\": [trial, ...]}");
-  }
-  return control;
-}
-
-namespace {
-
-void writeSweepControl(const std::string& sweepDir, const SweepControl& control) {
-  writeFileAtomically(
-      (fs::path(sweepDir) / SweepControl::kFileName).string(),
-      json{{"run_first", control.runFirst}, {"cancel", control.cancel}}.dump(2) + "\n");
-}
-
-}  // namespace
-
-void requestTrialNext(const std::string& sweepDir, int64_t trial) {
-  SweepControl control = readSweepControl(sweepDir);
-  control.runFirst.erase(std::remove(control.runFirst.begin(), control.runFirst.end(), trial),
-                         control.runFirst.end());
-  control.runFirst.insert(control.runFirst.begin(), trial);
-  writeSweepControl(sweepDir, control);
-}
-
-void requestTrialCancel(const std::string& sweepDir, int64_t trial) {
-  SweepControl control = readSweepControl(sweepDir);
-  if (std::find(control.cancel.begin(), control.cancel.end(), trial) != control.cancel.end()) {
-    return;
-  }
-  control.cancel.push_back(trial);
-  writeSweepControl(sweepDir, control);
-}
 
 std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots) {
   std::vector<std::string> out;
@@ -286,7 +127,7 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
                      std::to_string(trials_.size() - 1));
   }
   // Tasks of a shared sweep start together: one creates the state, the others read it.
-  std::optional<StateLock> lock;
+  std::optional<SweepStateLock> lock;
   if (options_.onlyTrial >= 0) lock.emplace(options_.sweepDir);
   if (std::optional<SweepState> existing = readSweepState(options_.sweepDir)) {
     // A sweep started before (by this command or a window that closed): go on with it, if it
@@ -371,7 +212,7 @@ void SweepQueue::save(bool locked) {
       return;
     }
     // Shared: the others' records as their processes last wrote them, then ours.
-    std::optional<StateLock> lock;
+    std::optional<SweepStateLock> lock;
     if (!locked) lock.emplace(options_.sweepDir);
     std::string onDisk;
     if (fs::exists(path)) {
@@ -421,41 +262,13 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
     args.push_back("--set");
     args.push_back(path + "=" + value.dump());
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
   const std::string out =
       (fs::path(options_.sweepDir) / ("trial-" + twoDigits(trial.index) + ".out")).string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
   // Its own process group: a Ctrl-C meant for the queue reaches the queue alone, and the trial
   // outlives a queue that was killed. Not for a shared sweep's task: there the trial belongs to
   // the task, whose end (scancel, a time limit) must end it too.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, (options_.onlyTrial < 0 ? POSIX_SPAWN_SETPGROUP : 0) |
-                                      POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int error =
-      posix_spawn(&pid, options_.cli.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int error = spawnProcess(args, env, out, options_.onlyTrial < 0, &pid);
   trial.started = now();
   if (error != 0) {
     trial.state = TrialState::Failed;
@@ -515,12 +328,7 @@ void SweepQueue::retryFailed() {
     say("trial " + std::to_string(t.index) + " will resume from its latest checkpoint");
     // A cancel asked earlier (control.json) would stop it again at once: retried is asked anew.
     try {
-      SweepControl control = readSweepControl(options_.sweepDir);
-      const auto asked = std::find(control.cancel.begin(), control.cancel.end(), t.index);
-      if (asked != control.cancel.end()) {
-        control.cancel.erase(asked);
-        writeSweepControl(options_.sweepDir, control);
-      }
+      withdrawTrialCancel(options_.sweepDir, t.index);
     } catch (const std::exception& e) {
       say(std::string("cannot update the requests: ") + e.what());
     }

@@ -46,66 +46,15 @@
 #include <vector>
 
 #include "engine/sweep/Sweep.h"
+#include "engine/sweep/SweepState.h"
 
 namespace tbench {
 
 struct Project;
 
-enum class TrialState { Pending, Running, Finished, Failed, Pruned, Cancelled };
-/// "pending", "running", "finished", "failed", "pruned", "cancelled".
-const char* toString(TrialState state);
-
-struct TrialRecord {
-  int64_t index = 0;
-  nlohmann::json values = nlohmann::json::object();
-  TrialState state = TrialState::Pending;
-  std::string runDir;
-  int64_t pid = 0;
-  std::string host;
-  int slot = -1;       ///< while running
-  double started = 0;  ///< seconds since the Unix epoch (0: not yet)
-  double ended = 0;
-  std::vector<double> metric;  ///< the sweep's metric after each epoch
-  int64_t prunedAt = 0;        ///< the band (epoch) that stopped a pruned trial
-  std::string detail;          ///< why it failed, or how it ended
-  bool stopRequested = false;  ///< SIGTERM sent (pruning or cancelling)
-  bool resume = false;         ///< start it with --resume (a failed trial retried)
-};
-
-struct SweepState {
-  static constexpr const char* kFileName = "sweep-state.json";
-  static constexpr const char* kPauseFileName = "pause";
-  std::string sweepFile;
-  std::string sweepId;
-  std::string metric;  ///< the sweep's metric, so that the file is whole
-  bool maximize = false;
-  std::vector<std::string> parameters;  ///< the parameter paths, in the sweep's order
-  std::vector<TrialRecord> trials;
-  nlohmann::json toJson() const;
-  static SweepState fromJson(const nlohmann::json& doc);
-};
-
-/// What is asked of a running sweep (control.json, above).
-struct SweepControl {
-  static constexpr const char* kFileName = "control.json";
-  std::vector<int64_t> runFirst;
-  std::vector<int64_t> cancel;
-};
-/// The requests in `sweepDir` (none when it has no control.json). Throws InputError naming the
-/// file when it is damaged.
-SweepControl readSweepControl(const std::string& sweepDir);
-/// Asks the queue to start `trial` before the other pending ones (the latest asked first).
-void requestTrialNext(const std::string& sweepDir, int64_t trial);
-/// Asks the queue to cancel `trial` (pending, or running: stopped at a step, cancelled).
-void requestTrialCancel(const std::string& sweepDir, int64_t trial);
-
 /// The CUDA_VISIBLE_DEVICES of each slot: `gpus` in groups of `towers` (one per CUDA tower of
 /// the project), at most `slots` groups; empty when fewer GPUs than towers.
 std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots);
-
-/// The state in `sweepDir`; nullopt when there is none. Throws InputError naming the file when
-/// it is damaged.
-std::optional<SweepState> readSweepState(const std::string& sweepDir);
 
 class SweepQueue {
  public:
