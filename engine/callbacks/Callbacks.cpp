@@ -57,18 +57,25 @@ void Callbacks::onTrigger() {
 }
 
 void Callbacks::onAfterTrain() {
+  // Every callback's afterTrain runs. One failure is rethrown as it is; several (a full disk
+  // fails the checkpoint and every record file) end the run with all of their messages.
   std::exception_ptr first;
+  std::string all;
+  int failures = 0;
   for (const auto& cb : callbacks_) {
     try {
       cb->afterTrain();
     } catch (const std::exception& e) {
       TB_LOG(Error) << "afterTrain of " << cb->name() << " failed: " << e.what();
       if (!first) first = std::current_exception();
+      all += str(failures++ ? "\n" : "", e.what());
     } catch (...) {
       TB_LOG(Error) << "afterTrain of " << cb->name() << " failed with an unknown exception";
       if (!first) first = std::current_exception();
+      all += str(failures++ ? "\n" : "", cb->name(), " failed with an unknown exception");
     }
   }
+  if (failures > 1) throw std::runtime_error(all);
   if (first) std::rethrow_exception(first);
 }
 

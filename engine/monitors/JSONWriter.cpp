@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
@@ -46,6 +47,11 @@ void JSONWriter::onBeforeTrain() {
 
 void JSONWriter::onAfterTrain() {
   if (!pending_.empty()) flush();
+  if (unsaved_.empty()) return;
+  const std::string what =
+      str(path_, " lacks the stats from global step ", unsavedFrom_, " on: ", unsaved_);
+  unsaved_.clear();
+  throw std::runtime_error(what);
 }
 
 void JSONWriter::flush() {
@@ -54,14 +60,22 @@ void JSONWriter::flush() {
   for (const auto& [name, value] : pending_) {
     entry[name] = scalarToJson(value);  // Note [Non-finite scalars]
   }
+  const int64_t step = context().globalStep();
   entry["epoch_num"] = context().epochNum();
-  entry["global_step"] = context().globalStep();
+  entry["global_step"] = step;
   stats_.push_back(std::move(entry));
   pending_.clear();
   try {
     writeFileAtomically(path_, stats_.dump(1) + "\n");
+    if (!unsaved_.empty()) {
+      TB_LOG(Info) << path_ << " written again: it has the stats from global step " << unsavedFrom_
+                   << " on that an earlier write lost";
+      unsaved_.clear();
+    }
   } catch (const std::exception& e) {
     TB_LOG(Error) << "stats not saved: " << e.what();
+    if (unsaved_.empty()) unsavedFrom_ = step;
+    unsaved_ = e.what();
   }
 }
 

@@ -4,7 +4,9 @@
 // It flushes at the end of every epoch and, if anything is pending, after training. The file
 // is rewritten atomically on every flush. When stats.json exists at the start (a resumed run),
 // its entries are kept and new ones appended; entries from beyond the starting global step
-// (written after the checkpoint the run resumed from) are dropped.
+// (written after the checkpoint the run resumed from) are dropped. A write that fails is logged;
+// a run whose last write of stats.json failed ends failed (Note [Records that cannot be
+// written], TrainingMonitor.h).
 
 #include <map>
 #include <string>
@@ -32,6 +34,10 @@ class JSONWriter : public TrainingMonitor {
   void flush();
 
   std::string path_;
+  /// Note [Records that cannot be written]: why the last write failed, and the global step of
+  /// the first entry not on disk since; empty once a write works again.
+  std::string unsaved_;
+  int64_t unsavedFrom_ = 0;
   nlohmann::json stats_ = nlohmann::json::array();
   std::map<std::string, double> pending_;
 };

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -25,12 +27,20 @@ void ScalarStream::onBeforeTrain() {
     TB_CHECK(!context().runDir().empty(), "ScalarStream needs a path or a run directory");
     path_ = (std::filesystem::path(context().runDir()) / kFileName).string();
   }
+  lost_.clear();
+  lastStep_ = flushedStep_ = context().globalStep();
   file_ = std::fopen(path_.c_str(), "a");
-  if (file_ == nullptr) {
-    // The run does not depend on it: a follower sees stats.json only.
-    TB_LOG(Warning) << "cannot write " << path_ << ": " << std::strerror(errno)
-                    << " (a window following this run sees one point per epoch)";
-  }
+  if (file_ == nullptr) lose(str("cannot open it: ", std::strerror(errno)), lastStep_);
+}
+
+void ScalarStream::lose(const std::string& reason, int64_t fromStep) {
+  // The run does not depend on it: a follower sees stats.json only.
+  TB_LOG(Error) << "cannot write " << path_ << ": " << reason
+                << "; it is not written for the rest of the run (a window following this run "
+                   "sees one point per epoch)";
+  if (file_ != nullptr) std::fclose(std::exchange(file_, nullptr));
+  lost_ = reason;
+  lostFrom_ = fromStep;
 }
 
 void ScalarStream::write(const std::string& name, double value, const MetricStamp& stamp) {
@@ -40,10 +50,13 @@ void ScalarStream::write(const std::string& name, double value, const MetricStam
                          {"time", stamp.wallTime}};
   line["value"] = scalarToJson(value);  // Note [Non-finite scalars]
   const std::string text = line.dump() + "\n";
-  std::fwrite(text.data(), 1, text.size(), file_);
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+    lose(std::strerror(errno), flushedStep_);  // the buffer's older lines went with it
+  }
 }
 
 void ScalarStream::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
+  lastStep_ = stamp.globalStep;
   if (file_ == nullptr) return;
   Held& held = held_[name];
   if (stamp.wallTime - held.lastWritten < kMinIntervalSeconds) {
@@ -53,6 +66,7 @@ void ScalarStream::processScalar(const std::string& name, double value, const Me
     return;
   }
   write(name, value, stamp);
+  if (file_ == nullptr) return;
   held.pending = false;
   held.lastWritten = stamp.wallTime;
   if (stamp.wallTime - lastFlush_ >= kFlushSeconds) {
@@ -64,7 +78,7 @@ void ScalarStream::processScalar(const std::string& name, double value, const Me
 
 void ScalarStream::writeHeld() {
   for (auto& [name, held] : held_) {
-    if (!held.pending) continue;
+    if (!held.pending || file_ == nullptr) continue;
     write(name, held.value, held.stamp);
     held.pending = false;
     held.lastWritten = held.stamp.wallTime;
@@ -72,11 +86,10 @@ void ScalarStream::writeHeld() {
 }
 
 void ScalarStream::flush() {
-  if (file_ != nullptr && std::fflush(file_) != 0) {
-    TB_LOG(Warning) << "cannot write " << path_ << ": " << std::strerror(errno);
-    std::fclose(file_);
-    file_ = nullptr;
-  }
+  // The values in the stdio buffer are lost with it: the earliest of them is at most
+  // kFlushSeconds old, so the loss is dated from the last flush's step.
+  if (file_ != nullptr && std::fflush(file_) != 0) lose(std::strerror(errno), flushedStep_);
+  if (file_ != nullptr) flushedStep_ = lastStep_;
 }
 
 void ScalarStream::onTriggerEpoch() {
@@ -86,11 +99,18 @@ void ScalarStream::onTriggerEpoch() {
 }
 
 void ScalarStream::onAfterTrain() {
-  if (file_ == nullptr) return;
-  writeHeld();
-  flush();
-  std::fclose(file_);
-  file_ = nullptr;
+  if (file_ != nullptr) {
+    writeHeld();
+    flush();
+  }
+  if (file_ != nullptr && std::fclose(std::exchange(file_, nullptr)) != 0) {
+    lose(std::strerror(errno), flushedStep_);
+  }
+  if (lost_.empty()) return;
+  const std::string what = str(path_, " lacks the scalars from global step ", lostFrom_,
+                               " on: ", lost_, " (stats.json has them once per epoch)");
+  lost_.clear();
+  throw std::runtime_error(what);
 }
 
 }  // namespace tbench

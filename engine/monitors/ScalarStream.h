@@ -12,7 +12,9 @@
 // written at most once per kMinIntervalSeconds of wall time; a value held back is replaced by a
 // newer one of its name and written at the next flush (at most kFlushSeconds later) or at the
 // epoch's end, so the last value of every epoch is there.
-// A resumed run appends. Engine thread.
+// A resumed run appends. A file that cannot be opened or written is logged and not written for
+// the rest of the run, which then ends failed (Note [Records that cannot be written],
+// TrainingMonitor.h). Engine thread.
 
 #include <cstdio>
 #include <map>
@@ -48,8 +50,14 @@ class ScalarStream : public TrainingMonitor {
   void write(const std::string& name, double value, const MetricStamp& stamp);
   void writeHeld();
   void flush();
+  /// Closes the file after a failed write and remembers the first step lost and why.
+  void lose(const std::string& reason, int64_t fromStep);
 
   std::string path_;
+  std::string lost_;  ///< why the file stopped being written; empty while it is
+  int64_t lostFrom_ = 0;
+  int64_t lastStep_ = 0;     ///< global step of the newest value put
+  int64_t flushedStep_ = 0;  ///< lastStep_ at the last flush that worked
   std::FILE* file_ = nullptr;
   std::map<std::string, Held> held_;
   double lastFlush_ = 0;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/core/Check.h"
@@ -145,6 +146,7 @@ void TensorBoardWriter::onSetupGraph() {
 
 void TensorBoardWriter::processScalar(const std::string& name, double value,
                                       const MetricStamp& stamp) {
+  lastStep_ = stamp.globalStep;
   if (!ready()) return;
   event_.clear();
   encodeSummaryEvent(event_, stamp, name, [&](ProtoWriter& entry) {
@@ -158,6 +160,7 @@ void TensorBoardWriter::processImage(const std::string& name, const ImageData& i
                                      const MetricStamp& stamp) {
   // Encode first, so that a malformed image is reported whether or not the file is writable.
   std::string png = encodePng(image);
+  lastStep_ = stamp.globalStep;
   if (!ready()) return;
   std::string data;
   encodeSummaryEvent(data, stamp, name, [&](ProtoWriter& entry) {
@@ -175,9 +178,17 @@ void TensorBoardWriter::processImage(const std::string& name, const ImageData& i
   write(record);
 }
 
+void TensorBoardWriter::onBeforeTrain() {
+  lastStep_ = flushedStep_ = context().globalStep();
+  ready();
+}
+
 void TensorBoardWriter::onAfterTrain() {
   close();
+  if (!failed_) return;
   failed_ = false;  // the next run starts a new file
+  throw std::runtime_error(str(path_, " lacks the TensorBoard events from global step ",
+                               failedFrom_, " on: ", failure_));
 }
 
 bool TensorBoardWriter::open() {
@@ -215,6 +226,7 @@ void TensorBoardWriter::write(const std::string& record) {
 
 void TensorBoardWriter::flush() {
   if (file_ && std::fflush(file_) != 0) fail(str("cannot write: ", std::strerror(errno)));
+  if (file_) flushedStep_ = lastStep_;
 }
 
 void TensorBoardWriter::close() {
@@ -228,6 +240,8 @@ void TensorBoardWriter::fail(const std::string& reason) {
   TB_LOG(Error) << "TensorBoard events are not written for the rest of the run: " << path_ << ": "
                 << reason;
   failed_ = true;
+  failure_ = reason;
+  failedFrom_ = flushedStep_;  // what was in stdio's buffer is lost too
   if (file_) std::fclose(std::exchange(file_, nullptr));
 }
 

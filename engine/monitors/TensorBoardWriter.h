@@ -15,7 +15,9 @@
 // file is started by every training run. Records go through a stdio buffer and are flushed at
 // the end of every epoch and closed after training, so TensorBoard sees a run's values an
 // epoch at a time. A file that cannot be opened or written is logged once, as an error naming
-// the path, and training goes on without TensorBoard output for the rest of the run.
+// the path, and training goes on without TensorBoard output for the rest of the run, which then
+// ends failed, naming the file and the first step it lacks (Note [Records that cannot be
+// written], TrainingMonitor.h).
 //
 // Called on the engine thread.
 
@@ -48,7 +50,7 @@ class TensorBoardWriter : public TrainingMonitor {
 
  private:
   void onSetupGraph() override;
-  void onBeforeTrain() override { ready(); }
+  void onBeforeTrain() override;
   void onTriggerEpoch() override { flush(); }
   void onAfterTrain() override;
 
@@ -66,8 +68,12 @@ class TensorBoardWriter : public TrainingMonitor {
   std::string path_;
   std::FILE* file_ = nullptr;
   bool failed_ = false;
-  std::string event_;   ///< the Event being encoded; kept so that its capacity is reused
-  std::string record_;  ///< the record being written; likewise
+  std::string failure_;      ///< why the file stopped being written
+  int64_t failedFrom_ = 0;   ///< the first global step whose values are not in it
+  int64_t flushedStep_ = 0;  ///< the newest step whose values were flushed
+  int64_t lastStep_ = 0;     ///< the newest step put
+  std::string event_;        ///< the Event being encoded; kept so that its capacity is reused
+  std::string record_;       ///< the record being written; likewise
 };
 
 }  // namespace tbench

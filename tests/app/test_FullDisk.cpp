@@ -2,7 +2,8 @@
 // trains into a small tmpfs the test mounts (as root; skipped with the reason otherwise); after
 // its first checkpoint the disk fills, or turns read-only, or the run directory is deleted:
 // training goes on, the run ends failed (exit 1) naming the step whose state is on no disk and
-// the checkpoint to resume from (or that none is left), and once the disk is usable again
+// the checkpoint to resume from (or that none is left) and what stats.json, scalars.jsonl and
+// the TensorBoard events lack, and once the disk is usable again
 // --resume finishes the run from it; a deleted run directory fails the run, saying so.
 #include <sys/mount.h>
 #include <unistd.h>
@@ -63,8 +64,13 @@ class TestFullDisk : public QObject {
     QVERIFY(train->state() == QProcess::Running);  // filled while it trains
     const QString said = finish(*train);
     QCOMPARE(train->exitCode(), 1);  // not a success
-    for (const char* part : {"is on no disk", "No space left on device", "the newest checkpoint is",
-                             "--resume", "training failed"}) {
+    // Note [Records that cannot be written]: the files the run records as it goes say what
+    // they lack too.
+    for (const char* part :
+         {"is on no disk", "No space left on device", "the newest checkpoint is", "--resume",
+          "training failed", "stats.json lacks the stats from global step",
+          "scalars.jsonl lacks the scalars from global step",
+          "lacks the TensorBoard events from global step"}) {
       QVERIFY2(said.contains(part),
                qPrintable(QString("%1 not in:\n%2").arg(part, said.right(3000))));
     }
@@ -113,7 +119,6 @@ class TestFullDisk : public QObject {
     json project = json::parse(in);
     project["max_epoch"] = 400;
     project["callbacks"] = {{{"type", "inference"}}, {{"type", "model_saver"}, {"max_to_keep", 2}}};
-    project["monitors"] = {{"tensorboard", false}};
     std::ofstream(projectFile_.toStdString()) << project.dump(2);  // on the ordinary disk
     auto train = std::make_unique<QProcess>();
     train->setProcessChannelMode(QProcess::MergedChannels);

@@ -98,6 +98,50 @@ class TestMonitors : public QObject {
     QCOMPARE(stats[1]["global_step"].get<int64_t>(), int64_t{6});
   }
 
+  // Note [Records that cannot be written]: stats.json's directory is missing during epochs 1
+  // and 2 (each write fails, training goes on) and appears before epoch 3 (the whole file is
+  // written, holes filled: a success); it never appears (the run fails at its end, naming the
+  // file and the first step missing).
+  void aStatsFileThatCannotBeWrittenFailsTheRunUnlessALaterWriteWorks() {
+    for (const bool appears : {true, false}) {
+      QTemporaryDir dir;
+      const std::string later = dir.path().toStdString() + "/later";
+      auto trainer = makeNoOpTrainer();
+      trainer->setRunDir(dir.path().toStdString());
+      trainer->setMonitors(std::make_shared<Monitors>(
+          std::vector<TrainingMonitorPtr>{std::make_shared<JSONWriter>(later + "/stats.json")}));
+      trainer->registerCallback(scalarSource());
+      trainer->registerCallback(std::make_shared<CallbackFactory>(
+          "mkdir", CallbackFactory::Hooks{{},
+                                          {},
+                                          [&](TrainerContext& c) {
+                                            if (appears && c.epochNum() == 3) {
+                                              std::filesystem::create_directory(later);
+                                            }
+                                          },
+                                          {},
+                                          {},
+                                          {}}));
+      std::string said;
+      try {
+        trainer->train({4, 1, 3});
+      } catch (const std::runtime_error& e) {
+        said = e.what();
+      }
+      QCOMPARE(trainer->globalStep(), int64_t{12});  // every epoch trained
+      if (appears) {
+        QVERIFY2(said.empty(), said.c_str());
+        const auto stats = JSONWriter::load(later + "/stats.json");
+        QCOMPARE(stats.size(), size_t{3});  // epochs 1 and 2 are in it too
+        QCOMPARE(stats[0]["global_step"].get<int64_t>(), int64_t{4});
+      } else {
+        QVERIFY2(said.find(later + "/stats.json lacks the stats from global step 4 on") !=
+                     std::string::npos,
+                 said.c_str());
+      }
+    }
+  }
+
   void nonFiniteValuesStayVisible() {
     QTemporaryDir dir;
     auto trainer = makeNoOpTrainer();

@@ -1,7 +1,9 @@
 // ScalarStream through the real loop (NoOpTrainer): scalars.jsonl holds one JSON object per
 // line, whole lines only; the first value of a scalar and the last of every epoch are there
 // whatever the throttle held back; non-finite values are strings; a resumed run appends; a
-// directory that cannot be written is logged and training goes on.
+// file that cannot be opened or written is logged, training goes on to its last epoch, and the
+// run ends failed naming the file and the first step it lacks (Note [Records that cannot be
+// written]).
 #include <QtTest>
 
 #include <filesystem>
@@ -39,13 +41,35 @@ std::vector<nlohmann::json> readLines(const std::string& path) {
   return lines;
 }
 
-void run(const std::string& runDir, int64_t firstEpoch, int64_t maxEpoch) {
+/// Trains epochs firstEpoch..maxEpoch of 50 steps, counting in `epochs` those that ended.
+void run(const std::string& runDir, int64_t firstEpoch, int64_t maxEpoch,
+         const std::string& path = "", int* epochs = nullptr) {
   auto trainer = makeNoOpTrainer();
   trainer->setRunDir(runDir);
-  auto stream = std::make_shared<ScalarStream>();
+  auto stream = std::make_shared<ScalarStream>(path);
   trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{stream}));
   trainer->registerCallback(source());
+  trainer->registerCallback(
+      std::make_shared<CallbackFactory>("epochs", CallbackFactory::Hooks{{},
+                                                                         {},
+                                                                         {},
+                                                                         {},
+                                                                         [epochs](TrainerContext&) {
+                                                                           if (epochs) ++*epochs;
+                                                                         },
+                                                                         {}}));
   trainer->train({50, firstEpoch, maxEpoch, std::nullopt});
+}
+
+/// The message of the std::runtime_error `f` throws; empty when it throws nothing.
+template <typename F>
+std::string failure(F f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace
@@ -94,11 +118,30 @@ class TestScalarStream : public QObject {
     QCOMPARE(lines.back()["epoch"].get<int64_t>(), int64_t{2});
   }
 
-  void aDirectoryThatCannotBeWrittenDoesNotStopTraining() {
+  void aFileThatCannotBeOpenedFailsTheRunAtItsEnd() {
     QTemporaryDir dir;
     const std::string missing = dir.path().toStdString() + "/no/such/dir";
-    run(missing, 1, 1);  // logged, not thrown
+    int epochs = 0;
+    const std::string said = failure([&] { run(missing, 1, 2, "", &epochs); });
+    QCOMPARE(epochs, 2);  // training went on
     QVERIFY(!fs::exists(missing + "/scalars.jsonl"));
+    for (const std::string part : {missing + "/scalars.jsonl", std::string("global step 0 on"),
+                                   std::string("No such file or directory")}) {
+      QVERIFY2(said.find(part) != std::string::npos, said.c_str());
+    }
+  }
+
+  // /dev/full opens, takes the lines into stdio's buffer and refuses them at the flush, as a
+  // filesystem that fills does.
+  void aDiskThatFillsFailsTheRunAtItsEnd() {
+    QTemporaryDir dir;
+    int epochs = 0;
+    const std::string said =
+        failure([&] { run(dir.path().toStdString(), 1, 3, "/dev/full", &epochs); });
+    QCOMPARE(epochs, 3);
+    QVERIFY2(said.find("/dev/full lacks the scalars from global step 0 on: No space left on "
+                       "device") != std::string::npos,
+             said.c_str());
   }
 };
 
