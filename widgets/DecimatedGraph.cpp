@@ -44,6 +44,25 @@ void DecimatedGraph::appendPoints(const QVector<QCPGraphData>& points, bool sort
   extendPyramid();
 }
 
+namespace {
+// QCPDataContainer removes points by key only; the points to drop are the last ones by index
+// (a series' open bucket may share its key with the point before it).
+struct ContainerAccess : QCPGraphDataContainer {
+  static void truncate(QCPGraphDataContainer& container, int count) {
+    QVector<QCPGraphData>& data = container.*(&ContainerAccess::mData);
+    data.resize(container.*(&ContainerAccess::mPreallocSize) + count);
+  }
+};
+}  // namespace
+
+void DecimatedGraph::truncate(int count) {
+  if (count >= data()->size()) return;
+  ContainerAccess::truncate(*data(), std::max(0, count));
+  for (Level& level : levels_)
+    level.buckets.resize(std::min(level.buckets.size(), qsizetype(count / level.size)));
+  while (!levels_.isEmpty() && levels_.constLast().buckets.isEmpty()) levels_.removeLast();
+}
+
 QVector<int> DecimatedGraph::levelSizes() const {
   QVector<int> sizes;
   for (const Level& level : levels_) sizes.append(level.size);

@@ -17,9 +17,9 @@
 // drawing cosmetic lines, about 1.6x the cost, so such bands are drawn with a 1-pixel pen.
 // Smooth or sparse curves and vector output (PDF) keep the pen's width.
 //
-// The pyramid follows the data through setPoints() and appendPoints(); change the data only
-// through them (data()->... directly leaves the pyramid stale until the next setPoints()).
-// GUI thread only, like every QCustomPlot object.
+// The pyramid follows the data through setPoints(), appendPoints() and truncate(); change the data
+// only through them (data()->... directly leaves the pyramid stale until the next setPoints()). GUI
+// thread only, like every QCustomPlot object.
 
 #include <qcustomplot.h>
 #include <QVector>
@@ -35,6 +35,9 @@ class DecimatedGraph : public QCPGraph {
   void setPoints(const QVector<QCPGraphData>& points, bool sorted);
   /// Adds points; O(new points) when they are sorted and start at or after the last key.
   void appendPoints(const QVector<QCPGraphData>& points, bool sorted);
+
+  /// Keeps the first `count` points and drops the rest, O(dropped points + levels).
+  void truncate(int count);
 
   /// Bucket sizes of the pyramid levels built so far, finest first (for tests).
   QVector<int> levelSizes() const;

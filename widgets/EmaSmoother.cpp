@@ -19,6 +19,14 @@ double EmaSmoother::add(double x) {
   return average_ / (1.0 - weightPower_);
 }
 
+double EmaSmoother::addRepeated(double x, double times) {
+  if (!std::isfinite(x)) return x;
+  const double decay = std::pow(weight_, times);
+  average_ = decay * average_ + (1.0 - decay) * x;
+  weightPower_ *= decay;
+  return average_ / (1.0 - weightPower_);
+}
+
 void EmaSmoother::reset() {
   average_ = 0.0;
   weightPower_ = 1.0;

@@ -22,6 +22,9 @@ class EmaSmoother {
   double weight() const { return weight_; }
   /// Feeds x_t and returns the de-biased smoothed value (x itself if x is not finite).
   double add(double x);
+  /// Feeds x as if it came `times` times in a row (times > 0; fractional for a kept point
+  /// that stands for several, see Note [Bounded series] in Series.h).
+  double addRepeated(double x, double times);
   /// Forgets every value fed so far; the weight is kept.
   void reset();
 

@@ -312,13 +312,21 @@ void MetricChart::sync() {
 void MetricChart::syncCurve(Curve& curve, const Series& series) {
   const XMapping mapping = store_.xMapping(curve.key.run, xMode_);
   const int revision = store_.epochScaleRevision(curve.key.run);
-  const bool rekey = curve.synced > series.size() || curve.syncedMode != xMode_ ||
+  const bool rekey = curve.syncedStable > series.size() || curve.syncedMode != xMode_ ||
+                     curve.syncedRevision != series.revision() ||
                      (xMode_ == XAxisMode::Epoch && curve.syncedEpochRevision != revision);
-  const int from = rekey ? 0 : curve.synced;
+  // The points past the stable ones were the series' open bucket: replaced, not kept.
+  const int from = rekey ? 0 : curve.syncedStable;
+  if (from < curve.synced) {
+    curve.raw->truncate(from);
+    curve.smooth->truncate(from);
+  }
   GraphFeeder::feed(curve.raw, curve.smooth, series, mapping, from,
                     smoothingDirty_ && !curve.held ? 0 : from, !curve.held);
   const int n = series.size();
   curve.synced = n;
+  curve.syncedStable = series.stableSize();
+  curve.syncedRevision = series.revision();
   curve.syncedMode = xMode_;
   curve.syncedEpochRevision = revision;
   showCurve(curve, curveVisible(curve));

@@ -77,8 +77,9 @@ class MetricChart : public QWidget {
   /// The store's smoothed values changed (new weight): the next sync() redraws them all.
   void invalidateSmoothing() { smoothingDirty_ = true; }
 
-  /// Copies the store's new points into the graphs (only new ones, unless the x mode, the
-  /// epoch scale or the smoothing changed) and fits the axes while following. No replot.
+  /// Copies the store's new points into the graphs (only new ones and the series' open bucket,
+  /// unless the x mode, the epoch scale, the smoothing or the series' kept points changed:
+  /// Note [Bounded series], Series.h) and fits the axes while following. No replot.
   void sync();
   /// Redraws now into the plot's buffer; the widget repaints on the next paint event.
   void replot();
@@ -126,6 +127,8 @@ class MetricChart : public QWidget {
     DecimatedGraph* smooth = nullptr;
     QCPGraph* tail = nullptr;  // from the last point to the run's latest point (held only)
     int synced = 0;            // points of the series already in the graphs
+    int syncedStable = 0;      // of which the series' stable points (the rest may change)
+    int syncedRevision = -1;   // the series' revision (merges) they were copied at
     XAxisMode syncedMode = XAxisMode::Step;
     int syncedEpochRevision = -1;
   };

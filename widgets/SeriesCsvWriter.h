@@ -1,5 +1,7 @@
 #pragma once
-// SeriesCsvWriter: writes series as CSV, one row per point, in arrival order:
+// SeriesCsvWriter: writes series as CSV, one row per kept point (all of them up to
+// Series::kMaxPoints, then the lowest and highest of each bucket: Note [Bounded series]), in
+// arrival order:
 //
 //   run,name,step,epoch,wall_time,value,smoothed
 //

@@ -38,8 +38,9 @@ QVector<SeriesKey> SeriesStore::append(const MetricPoints& points) {
     lastInfo->lastStep = std::max(lastInfo->lastStep, p.step);
     lastInfo->lastEpoch = std::max(lastInfo->lastEpoch, p.epoch);
     lastInfo->lastWallTime = std::max(lastInfo->lastWallTime, p.wallTime);
+    const int before = last->size();
     last->append(p.step, p.epoch, p.wallTime, p.value);
-    ++pointCount_;
+    pointCount_ += last->size() - before;  // fewer once buckets merge (Note [Bounded series])
   }
   return touched;
 }

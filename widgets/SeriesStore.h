@@ -1,6 +1,8 @@
 #pragma once
-// SeriesStore: every point of every (run, name) series shown by the live plots, with the
-// per-run facts the x axis needs (first wall time, steps per epoch).
+// SeriesStore: the points of every (run, name) series shown by the live plots, with the
+// per-run facts the x axis needs (first wall time, steps per epoch). Each series is bounded
+// (Note [Bounded series], Series.h): a run of millions of steps keeps at most
+// Series::kMaxPoints points per scalar, its lowest and highest values in each bucket.
 //
 // Owned and used by the GUI thread only (LivePlotWidget); it has no lock. Series pointers stay
 // valid until the series' run is removed or the store is cleared.
@@ -29,7 +31,7 @@ class SeriesStore {
   const QVector<SeriesKey>& keys() const { return keys_; }
   /// Every run, in the order their first point arrived.
   const QStringList& runs() const { return runs_; }
-  /// Points held across all series.
+  /// Points held across all series (kept points, see Series::size).
   qint64 pointCount() const { return pointCount_; }
 
   /// Sets the smoothing weight a of every series, present and future (clamped to

@@ -133,6 +133,32 @@ class TestDecimatedGraph : public QObject {
     }
   }
 
+  void truncateKeepsTheFirstPointsAndTheirPyramid() {
+    // A series' open bucket is replaced at every append (Note [Bounded series], Series.h):
+    // the chart drops its last points and appends the new ones.
+    const auto points = noisy(5000);
+    Plot p;
+    auto* cut = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* fresh = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    cut->setPoints(points, true);
+    cut->truncate(1100);
+    QCOMPARE(cut->data()->size(), 1100);
+    QCOMPARE((cut->data()->constEnd() - 1)->key, 1099.0);
+    QCOMPARE(cut->levelSizes(), (QVector<int>{16, 64, 256, 1024}));
+    cut->appendPoints(points.mid(1100, 900), true);
+    fresh->setPoints(points.mid(0, 2000), true);
+    QCOMPARE(cut->levelSizes(), fresh->levelSizes());
+    p.plot.xAxis->setRange(0, 2000);
+    p.plot.xAxis->axisRect()->setOuterRect(QRect(0, 0, 120, 100));  // many points per pixel
+    p.plot.replot();
+    const auto a = cut->lineData(), b = fresh->lineData();
+    QCOMPARE(a.size(), b.size());
+    for (int i = 0; i < a.size(); ++i) QCOMPARE(a[i].value, b[i].value);
+    cut->truncate(0);
+    QCOMPARE(cut->data()->size(), 0);
+    QVERIFY(cut->levelSizes().isEmpty());
+  }
+
   void outOfOrderPointsRebuildThePyramid() {
     auto points = noisy(5000);
     Plot p;

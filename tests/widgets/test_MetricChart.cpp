@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <QImage>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QTemporaryDir>
 
@@ -139,6 +140,36 @@ class TestMetricChart : public QObject {
     add(store_, *chart_, {{"r", "cost", 5, 2, 110.0, 0.5}});
     QCOMPARE(keys(chart_->plot()->graph(1)), (QVector<double>{1, 2, 3, 4, 5}));
     QCOMPARE(chart_->graphPointCount(), qint64(20));
+  }
+
+  void aBoundedSeriesIsDrawnAsItsKeptPoints() {
+    // 100,000 steps in batches, synced after each: the series merges buckets and replaces its
+    // open bucket (Note [Bounded series]); the graphs always hold exactly its kept points.
+    QRandomGenerator rng(3);
+    const auto check = [&] {
+      const Series* s = store_.series({"r", "cost"});
+      const QCPGraph* raw = chart_->plot()->graph(0);
+      QCOMPARE(raw->data()->size(), s->size());
+      const QVector<double> k = keys(raw), v = values(raw);
+      for (int i = 0; i < s->size(); ++i) {
+        QCOMPARE(k[i], double(s->step(i)));
+        QCOMPARE(v[i], s->value(i));
+      }
+    };
+    for (qint64 from = 1; from <= 100000; from += 997) {
+      MetricPoints batch;
+      for (qint64 step = from; step < from + 997 && step <= 100000; ++step)
+        batch.append({"r", "cost", step, 1, 100.0 + step, rng.generateDouble()});
+      add(store_, *chart_, batch);
+      if (from % 10 == 1) check();
+    }
+    add(store_, *chart_, {{"r", "cost", 100001, 1, 0.0, 42.0}});  // a spike at the very end
+    check();
+    const Series* s = store_.series({"r", "cost"});
+    QVERIFY(s->size() <= Series::kMaxPoints + 3);
+    QVERIFY(s->bucketSize() > 1);
+    QCOMPARE((chart_->plot()->graph(0)->data()->constEnd() - 1)->value, 42.0);
+    QCOMPARE(chart_->plot()->yAxis->range().upper >= 42.0, true);
   }
 
   void xAxisModes() {

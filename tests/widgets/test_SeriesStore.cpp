@@ -72,6 +72,79 @@ class TestSeriesStore : public QObject {
     QCOMPARE(s.positiveBounds().upper, 2.0);
   }
 
+  void aLongSeriesIsBoundedAndKeepsItsSpikes() {
+    // Note [Bounded series]: 100,000 points into a series of at most 64 (+3 open), with a
+    // one-step spike and dip; the latest point is always the last kept one.
+    Series s(0.6, 64);
+    EmaSmoother reference(0.6);
+    QHash<qint64, double> averageAt;  // the running average over every point, by step
+    for (qint64 step = 1; step <= 100000; ++step) {
+      double value = 1.0 + 0.1 * std::sin(double(step));
+      if (step == 4321) value = 100.0;
+      if (step == 77777) value = -50.0;
+      s.append(step, 1 + step / 1000, 1000.0 + step, value);
+      averageAt.insert(step, reference.add(value));
+      QCOMPARE(s.step(s.size() - 1), step);
+      QCOMPARE(s.value(s.size() - 1), value);
+      QVERIFY(s.size() <= 64 + 3);
+      QVERIFY(s.stableSize() <= s.size() && s.size() <= s.stableSize() + 3);
+    }
+    QCOMPARE(s.appended(), qint64(100000));
+    QVERIFY(s.size() >= 32);
+    QVERIFY(s.bucketSize() >= 100000 / 64);
+    int spike = -1, dip = -1;
+    for (int i = 0; i < s.size(); ++i) {
+      if (i > 0) QVERIFY(s.step(i) > s.step(i - 1));  // kept in arrival order
+      if (s.value(i) == 100.0) spike = i;
+      if (s.value(i) == -50.0) dip = i;
+      // A kept point is a real point: its step, epoch, wall time and running average.
+      QCOMPARE(s.epoch(i), 1 + s.step(i) / 1000);
+      QCOMPARE(s.wallTime(i), 1000.0 + s.step(i));
+      QCOMPARE(s.smoothed(i), averageAt.value(s.step(i)));
+    }
+    QVERIFY(spike >= 0 && dip >= 0);
+    QCOMPARE(s.step(spike), qint64(4321));
+    QCOMPARE(s.step(dip), qint64(77777));
+    QCOMPARE(s.bounds().upper, 100.0);
+    QCOMPARE(s.bounds().lower, -50.0);
+  }
+
+  void aBoundedSeriesKeepsNumbersOverNaNAndResmoothsOnItsTimeScale() {
+    Series s(0.0, 16);
+    for (qint64 step = 1; step <= 1000; ++step)
+      s.append(step, 1, 0.0, step % 50 == 0 ? 2.0 : std::nan(""));  // a number in 50
+    int numbers = 0;
+    for (int i = 0; i < s.size(); ++i) numbers += std::isfinite(s.value(i)) ? 1 : 0;
+    QVERIFY(numbers >= s.size() / 3);  // a bucket keeps its number, NaNs only beside it
+    // A constant series re-smoothed after merges stays constant; a step up is followed at the
+    // same pace as the raw average would (within the buckets' granularity).
+    Series c(0.0, 64);
+    EmaSmoother reference(0.99);
+    double atEnd = 0.0;
+    for (qint64 step = 1; step <= 20000; ++step) {
+      const double value = step <= 19800 ? 1.0 : 3.0;
+      c.append(step, 1, 0.0, value);
+      atEnd = reference.add(value);
+    }
+    c.setSmoothingWeight(0.99);
+    QCOMPARE(c.smoothed(0), 1.0);
+    QVERIFY(std::abs(c.smoothed(c.size() / 2) - 1.0) < 1e-9);
+    QVERIFY2(std::abs(c.smoothed(c.size() - 1) - atEnd) < 0.3,
+             qPrintable(QString("%1 vs %2").arg(c.smoothed(c.size() - 1)).arg(atEnd)));
+  }
+
+  void theStoreCountsKeptPoints() {
+    SeriesStore store;
+    MetricPoints batch;
+    for (int i = 1; i <= 3 * Series::kMaxPoints; ++i)
+      batch.append(point("r", "cost", i, 1, i, std::sin(i)));
+    store.append(batch);
+    store.append({point("r", "lr", 1, 1, 1, 0.1)});
+    const Series* cost = store.series({"r", "cost"});
+    QVERIFY(cost->size() < Series::kMaxPoints + 4);
+    QCOMPARE(store.pointCount(), qint64(cost->size() + 1));
+  }
+
   void batchesAndRecomputationAgree() {
     SeriesStore store;
     store.setSmoothingWeight(0.9);

@@ -14,18 +14,29 @@
 
 namespace tbench::gui {
 
+namespace {
+constexpr qint64 kHeadBytes = 256;
+}  // namespace
+
 RunFollower::RunFollower(QObject* parent) : QObject(parent) {
   timer_.setInterval(kPollMs);
   connect(&timer_, &QTimer::timeout, this, &RunFollower::poll);
+  catchUp_.setSingleShot(true);
+  catchUp_.setInterval(0);
+  connect(&catchUp_, &QTimer::timeout, this, [this] {
+    if (timer_.isActive()) poll();  // not after stop()
+  });
 }
 
 void RunFollower::follow(const QString& runDir) {
   runDir_ = runDir;
   streamOffset_ = 0;
+  streamHead_.clear();
   partial_.clear();
   statsPoints_ = 0;
   statsSteps_.clear();
   usingStream_ = false;
+  endedSeen_ = false;
   endedSent_ = false;
   reported_.clear();
   status_ = FollowedStatus();
@@ -33,41 +44,55 @@ void RunFollower::follow(const QString& runDir) {
   poll();
 }
 
-void RunFollower::stop() { timer_.stop(); }
+void RunFollower::stop() {
+  timer_.stop();
+  catchUp_.stop();
+}
 
 void RunFollower::poll() {
   if (runDir_.isEmpty()) return;
   // run.json first: the engine writes its last scalars before it records the end, so a run
   // seen ended here has all its points in the files read next.
   const FollowedStatus before = status_;
-  const bool endedBefore = endedSent_;
-  readStatus(/*announce=*/false);
+  readStatus();
   bridge::MetricSamples samples;
-  readStream(samples);
+  const bool behind = readStream(samples);
   if (!usingStream_) readStats(samples);
   if (!samples.isEmpty()) emit metricsRead(samples);
   if (!(status_ == before)) emit statusChanged(status_);
-  if (!endedBefore && endedSent_) emit ended(status_.state);
+  if (behind) {
+    catchUp_.start();  // the end waits for the rest of the file
+  } else if (endedSeen_ && !endedSent_) {
+    endedSent_ = true;
+    emit ended(status_.state);
+  }
 }
 
-void RunFollower::readStream(bridge::MetricSamples& out) {
+bool RunFollower::readStream(bridge::MetricSamples& out) {
   QFile file(QDir(runDir_).filePath("scalars.jsonl"));
-  if (!file.exists()) return;
+  if (!file.exists()) return false;
   if (!usingStream_) {
     // From now on the stream has every point; stats.json's would repeat some.
     usingStream_ = true;
   }
-  if (file.size() < streamOffset_) {  // rewritten (a new run in this directory): start again
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  const qint64 size = file.size();
+  const QByteArray head = file.read(std::min(size, kHeadBytes));
+  if (size < streamOffset_ || !head.startsWith(streamHead_)) {
+    // Shorter, or other first bytes: rewritten or replaced (a new run in this directory).
     streamOffset_ = 0;
+    streamHead_.clear();
     partial_.clear();
   }
-  if (file.size() == streamOffset_ || !file.open(QIODevice::ReadOnly)) return;
+  if (streamHead_.size() < kHeadBytes) streamHead_ = head;
+  if (size == streamOffset_) return false;
   file.seek(streamOffset_);
-  const QByteArray data = file.read(file.size() - streamOffset_);
+  const QByteArray data = file.read(std::min(size - streamOffset_, kMaxReadBytes));
   streamOffset_ += data.size();
+  const bool behind = streamOffset_ < size;
   partial_ += data;
   const qsizetype end = partial_.lastIndexOf('\n');
-  if (end < 0) return;
+  if (end < 0) return behind;
   const QByteArray whole = partial_.left(end);
   partial_ = partial_.mid(end + 1);
   int damaged = 0;
@@ -88,6 +113,7 @@ void RunFollower::readStream(bridge::MetricSamples& out) {
                      .arg(QDir::toNativeSeparators(file.fileName()))
                      .arg(damaged));
   }
+  return behind;
 }
 
 void RunFollower::readStats(bridge::MetricSamples& out) {
@@ -107,7 +133,7 @@ void RunFollower::readStats(bridge::MetricSamples& out) {
   statsPoints_ = std::max<qsizetype>(statsPoints_, stats.points.size());
 }
 
-void RunFollower::readStatus(bool announce) {
+void RunFollower::readStatus() {
   const bridge::RunStatusView run = readRunStatusFile(runDir_);  // the engine's reader
   if (!run.present || !run.error.isEmpty()) return;  // none yet, or damaged: the next poll
   FollowedStatus status;
@@ -118,13 +144,8 @@ void RunFollower::readStatus(bool announce) {
   status.maxEpoch = std::max<qint64>(run.maxEpoch, 0);
   status.stepsPerEpoch = std::max<qint64>(run.stepsPerEpoch, 0);
   status.error = run.errorMessage;
-  const bool changed = !(status == status_);
   status_ = status;
-  if (changed && announce) emit statusChanged(status_);
-  if (!endedSent_ && bridge::hasEnded(status_.state)) {
-    endedSent_ = true;
-    if (announce) emit ended(status_.state);
-  }
+  if (bridge::hasEnded(status_.state)) endedSeen_ = true;
 }
 
 }  // namespace tbench::gui

@@ -3,13 +3,18 @@
 // distributed run's rank 0 (launched by the window as child processes) or a run started by
 // torchrun, SLURM or the CLI elsewhere (File ▸ Follow Run Directory…). Every kPollMs it reads
 //   scalars.jsonl   what was appended since (engine/monitors/ScalarStream.h): every scalar,
-//                   throttled; only whole lines, the offset remembered
+//                   throttled; only whole lines, the offset remembered. At most kMaxReadBytes
+//                   a poll: a file already long (a run of millions of lines followed late)
+//                   is read in pieces, the next one as soon as the event loop is free, so
+//                   the window stays responsive and memory holds one piece. A file that
+//                   shrank or whose first bytes changed (rewritten or replaced: a new run
+//                   in this directory) is read again from its start
 //   stats.json      only while there is no scalars.jsonl (older runs): entries not seen yet,
 //                   one point per epoch
 //   run.json        the state, epoch, global step, plan (engine/run/RunStatus.h)
 // and reports new points (metricsRead), the status when it changes (statusChanged) and, once,
-// that the run ended (run.json no longer "running"). Damaged lines and files are skipped and
-// reported once (problem), never fatal. Qt only; GUI thread.
+// that the run ended (run.json no longer "running"; only after the rest of scalars.jsonl). Damaged
+// lines and files are skipped and reported once (problem), never fatal. Qt only; GUI thread.
 
 #include <QHash>
 #include <QObject>
@@ -40,6 +45,8 @@ class RunFollower : public QObject {
   Q_OBJECT
  public:
   static constexpr int kPollMs = 500;
+  /// Most bytes of scalars.jsonl read by one poll (about 60,000 lines).
+  static constexpr qint64 kMaxReadBytes = 4 << 20;
 
   explicit RunFollower(QObject* parent = nullptr);
 
@@ -62,18 +69,22 @@ class RunFollower : public QObject {
   void problem(const QString& message);
 
  private:
-  void readStream(bridge::MetricSamples& out);
+  /// Reads the next piece of scalars.jsonl; true when more of it is there to read.
+  bool readStream(bridge::MetricSamples& out);
   void readStats(bridge::MetricSamples& out);
-  /// Reads run.json into status_; `announce`: emit statusChanged / ended here.
-  void readStatus(bool announce = true);
+  /// Reads run.json into status_ (poll() says what changed).
+  void readStatus();
 
   QString runDir_;
   QTimer timer_;
+  QTimer catchUp_;  // the next piece of a long scalars.jsonl, once the event loop is free
   qint64 streamOffset_ = 0;
-  QByteArray partial_;  // a last line without its newline yet
+  QByteArray streamHead_;  // the file's first bytes (up to kHeadBytes): a new file differs
+  QByteArray partial_;     // a last line without its newline yet
   qsizetype statsPoints_ = 0;
   QHash<QString, qint64> statsSteps_;  // the last step stats.json gave per scalar
   bool usingStream_ = false;
+  bool endedSeen_ = false;  // run.json says the run ended
   bool endedSent_ = false;
   QStringList reported_;  // files whose damage was reported
   FollowedStatus status_;

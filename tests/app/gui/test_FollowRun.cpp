@@ -134,6 +134,62 @@ class TestFollowRun : public QObject {
     QCOMPARE(samples[0].step, qint64{25});
   }
 
+  void aLongFileIsReadInPiecesAndARewrittenOneAgain() {
+    // Issue 28 (long runs): a run of millions of lines followed late is read kMaxReadBytes a
+    // poll, the rest as soon as the event loop is free; the end is said after the last line.
+    QTemporaryDir dir;
+    const QString stream = dir.filePath("scalars.jsonl");
+    QByteArray text;
+    const qint64 lines = 120000;
+    for (qint64 step = 1; step <= lines; ++step) text += scalarLine("cost", step, 1.0 / step);
+    QVERIFY(text.size() > 2 * RunFollower::kMaxReadBytes);
+    append(stream, text);
+    writeRunJson(dir.path(), "finished", lines);
+    RunFollower follower;
+    QSignalSpy metrics(&follower, &RunFollower::metricsRead);
+    QSignalSpy ended(&follower, &RunFollower::ended);
+    follower.follow(dir.path());
+    QCOMPARE(metrics.count(), 1);
+    const auto first = metrics.at(0).at(0).value<bridge::MetricSamples>();
+    QVERIFY(first.size() > 0 && first.size() < lines);  // one piece
+    QCOMPARE(ended.count(), 0);                         // not before the rest
+    QTRY_COMPARE(ended.count(), 1);
+    qint64 read = 0, lastStep = 0;
+    for (const auto& call : metrics) {
+      for (const auto& sample : call.at(0).value<bridge::MetricSamples>()) {
+        QCOMPARE(sample.step, lastStep + 1);  // every line once, in order
+        lastStep = sample.step;
+        ++read;
+      }
+    }
+    QCOMPARE(read, lines);
+
+    // A file replaced by a longer one (another run in the directory) is read from its start,
+    // as is one that shrank.
+    QTemporaryDir other;
+    const QString path = other.filePath("scalars.jsonl");
+    writeRunJson(other.path(), "running", 3);
+    append(path, scalarLine("cost", 1, 0.9) + scalarLine("cost", 2, 0.8));
+    follower.follow(other.path());
+    metrics.clear();
+    QVERIFY(QFile::remove(path));
+    append(path, scalarLine("cost", 7, 0.7, 2) + scalarLine("cost", 8, 0.6, 2) +
+                     scalarLine("cost", 9, 0.5, 2));
+    follower.poll();
+    QCOMPARE(metrics.count(), 1);
+    auto samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 3);
+    QCOMPARE(samples[0].step, qint64{7});
+    QFile shorter(path);
+    QVERIFY(shorter.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    shorter.write(scalarLine("cost", 1, 0.3));
+    shorter.close();
+    follower.poll();
+    samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 1);
+    QCOMPARE(samples[0].value, 0.3);
+  }
+
   void theWindowFollowsARunStartedElsewhere() {
     QTemporaryDir dir;
     MainWindow window;
