@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the torch-free file readers (fuzz/README.md).
+# Coverage-guided fuzzing of the file readers (fuzz/README.md).
 #
-#   scripts/fuzz.sh --build          builds every target into build-fuzz/
+#   scripts/fuzz.sh --build [TARGET...]  builds the targets (default: all) into build-fuzz/
 #   scripts/fuzz.sh TARGET SECONDS   builds, then fuzzes TARGET for SECONDS
 #
-# TARGET is one of: csv_table zip_archive image_decode run_scalars checkpoint_index.
+# TARGET is one of: csv_table zip_archive image_decode run_scalars checkpoint_index idx_file
+# npy_file run_status checkpoint_file project_json.
 # The targets are built with clang++ (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)
 # straight from the engine's sources, not with CMake: the normal build (gcc) only replays the
 # corpora (fuzz/CMakeLists.txt, the fuzz_replay_* tests). The campaign works on a copy of
@@ -18,10 +19,11 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/build-fuzz"
 cxx="${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}"
-targets=(csv_table zip_archive image_decode run_scalars checkpoint_index)
+targets=(csv_table zip_archive image_decode run_scalars checkpoint_index idx_file npy_file
+  run_status checkpoint_file project_json)
 
 usage() {
-  echo "usage: $0 --build | TARGET SECONDS   (TARGET: ${targets[*]})" >&2
+  echo "usage: $0 --build [TARGET...] | TARGET SECONDS   (TARGET: ${targets[*]})" >&2
   exit 2
 }
 
@@ -33,7 +35,10 @@ fi
 
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 cxxflags=(-std=c++17 -O1 -g -fno-omit-frame-pointer "${sanitize[@]}" -I"$repo")
-# CheckpointIndex.h includes Checkpoint.h and with it LibTorch's headers (TrainingState).
+# LibTorch's headers (every source gets them; only some include them): for the readers that
+# make tensors (IdxFile, NpyFile), CheckpointIndex.h (it includes Checkpoint.h and with it
+# TrainingState) and Callback.h (RunStatus.cpp's RunStatusWriter is a TrainingMonitor). LibTorch itself is not instrumented:
+# only our code counts for coverage and is checked by the sanitizers.
 torch_flags=(-isystem /usr/include/torch/csrc/api/include -D_GLIBCXX_USE_CXX11_ABI=1)
 
 # The engine sources of each target, and what it links.
@@ -46,6 +51,24 @@ sources_of() {
     run_scalars) echo "$common engine/run/RunScalars.cpp" ;;
     checkpoint_index)
       echo "$common engine/checkpoint/CheckpointIndex.cpp fuzz/stub_checkpoint_file.cpp" ;;
+    idx_file) echo "$common engine/data/IdxFile.cpp" ;;
+    npy_file) echo "$common engine/data/ZipArchive.cpp engine/data/NpyFile.cpp" ;;
+    # RunStatus.cpp also holds RunStatusWriter (a TrainingMonitor, so Callback.cpp) and reads
+    # the checkpoint index for the best values.
+    run_status)
+      echo "$common engine/run/RunStatus.cpp engine/callbacks/Callback.cpp" \
+        "engine/checkpoint/CheckpointIndex.cpp fuzz/stub_checkpoint_file.cpp" ;;
+    checkpoint_file)
+      echo "$common engine/checkpoint/Checkpoint.cpp engine/checkpoint/OptimizerState.cpp" \
+        "engine/checkpoint/PlainPickle.cpp engine/checkpoint/RngState.cpp" \
+        "engine/checkpoint/ZipIntegrity.cpp" ;;
+    # Parsing and validation; the registry's built-in types (their factories reach every engine
+    # library) come from the normal build's libraries (engine_libs), not instrumented.
+    project_json)
+      echo "$common engine/project/ProjectFiles.cpp engine/project/JsonReader.cpp" \
+        "engine/project/ProjectJson.cpp engine/project/ProjectStructure.cpp" \
+        "engine/project/Project.cpp engine/project/registry/ComponentRegistry.cpp" \
+        "engine/project/registry/KeyDescription.cpp" ;;
     *) usage ;;
   esac
 }
@@ -53,8 +76,29 @@ libs_of() {
   case "$1" in
     zip_archive) echo "-lz" ;;
     image_decode) echo "-lpng -ljpeg" ;;
-    checkpoint_index) echo "-lc10" ;;
+    checkpoint_index | run_status) echo "-lc10" ;;
+    idx_file | npy_file | checkpoint_file) echo "-ltorch -ltorch_cpu -lc10 -lz" ;;
+    project_json) engine_libs ;;
   esac
+}
+
+# What the normal build (build/, or TB_BUILD) links fuzz_replay_project_json with: its engine
+# libraries (gcc, not instrumented) and theirs. project_json takes the built-in component types
+# from them; the clang objects come first, so the archives' copies of them are not used.
+engine_libs() {
+  local build="${TB_BUILD:-$repo/build}" line
+  line="$(awk '/^build fuzz\/fuzz_replay_project_json:/ {f = 1}
+               f && /^ *LINK_LIBRARIES = / {sub(/^ *LINK_LIBRARIES = /, ""); print; exit}' \
+          "$build/build.ninja" 2>/dev/null || true)"
+  if [[ -z "$line" ]]; then
+    echo "fuzz.sh: $build/build.ninja has no fuzz_replay_project_json: configure the project" >&2
+    exit 1
+  fi
+  local lib
+  for lib in ${line//\"/}; do
+    # The engine's archives are named relative to the build directory.
+    if [[ "$lib" == engine/* ]]; then echo -n "$build/$lib "; else echo -n "$lib "; fi
+  done
 }
 
 # Compiles `source` (relative to the repository) into $object unless the object is newer than
@@ -62,10 +106,7 @@ libs_of() {
 compile() {
   local source="$1"
   object="$out/obj/${1//\//_}.o"
-  local flags=("${cxxflags[@]}" -fsanitize=fuzzer-no-link)
-  if [[ "$source" == *checkpoint* ]]; then
-    flags+=("${torch_flags[@]}")
-  fi
+  local flags=("${cxxflags[@]}" "${torch_flags[@]}" -fsanitize=fuzzer-no-link)
   if [[ -f "$object" && -f "$object.d" ]]; then
     local stale=0 dep
     for dep in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$object.d"); do
@@ -93,8 +134,10 @@ build() {
 
 mkdir -p "$out/obj"
 if [[ "$1" == "--build" ]]; then
-  [[ $# -eq 1 ]] || usage
-  for t in "${targets[@]}"; do
+  shift
+  [[ $# -gt 0 ]] || set -- "${targets[@]}"
+  for t in "$@"; do
+    printf '%s\n' "${targets[@]}" | grep -qx "$t" || usage
     build "$t"
     echo "fuzz.sh: built $out/fuzz_$t"
   done

@@ -8,7 +8,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <regex>
 
 #include "engine/core/Check.h"
 #include "engine/data/ZipArchive.h"
@@ -101,12 +100,43 @@ NpyBytes memberBytes(const NpyLocation& location, uint64_t limit) {
                      static_cast<int64_t>(member->size));
 }
 
-/// The value of `key` in the header dict text, or "" when absent.
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+size_t skipSpaces(const std::string& text, size_t at) {
+  while (at < text.size() && isSpace(text[at])) ++at;
+  return at;
+}
+
+/// The value of `key` in the header dict text ('...', "...", True, False or (...)), or "" when
+/// absent. A scan, not std::regex: libstdc++'s regex recurses once per character matched and
+/// overflowed the stack on a header of a few hundred kilobytes (fuzz/crashes/npy_file), and
+/// every failed match position restarted it.
 std::string dictValue(const std::string& header, const std::string& key) {
-  const std::regex pattern("['\"]" + key +
-                           "['\"]\\s*:\\s*('[^']*'|\"[^\"]*\"|True|False|\\([^)]*\\))");
-  std::smatch match;
-  return std::regex_search(header, match, pattern) ? match[1].str() : "";
+  for (size_t at = 0; at < header.size(); ++at) {
+    if (header[at] != '\'' && header[at] != '"') continue;
+    const size_t keyEnd = at + 1 + key.size();
+    if (keyEnd >= header.size() || header.compare(at + 1, key.size(), key) != 0 ||
+        (header[keyEnd] != '\'' && header[keyEnd] != '"')) {
+      continue;
+    }
+    size_t value = skipSpaces(header, keyEnd + 1);
+    if (value >= header.size() || header[value] != ':') continue;
+    value = skipSpaces(header, value + 1);
+    if (value >= header.size()) continue;
+    const char first = header[value];
+    if (first == '\'' || first == '"' || first == '(') {
+      // No closing character here means none for any later key either: stop.
+      const size_t close = header.find(first == '(' ? ')' : first, value + 1);
+      if (close == std::string::npos) return "";
+      return header.substr(value, close + 1 - value);
+    }
+    for (const char* word : {"True", "False"}) {
+      if (header.compare(value, std::strlen(word), word) == 0) return word;
+    }
+  }
+  return "";
 }
 
 NpyHeader parseHeader(const NpyBytes& bytes) {
@@ -187,17 +217,33 @@ NpyHeader parseHeader(const NpyBytes& bytes) {
   if (shape.size() < 2 || shape.front() != '(') {
     throw InputError(str(path, ": the header at byte ", headerStart, " has no 'shape' tuple"));
   }
-  const std::regex number("\\s*([0-9]+)\\s*(,|$)");
-  std::string inner = shape.substr(1, shape.size() - 2);
-  std::smatch match;
-  while (std::regex_search(inner, match, number)) {
-    if (match.position(0) != 0) break;
-    out.shape.push_back(std::stoll(match[1].str()));
-    inner = match.suffix().str();
-  }
-  if (inner.find_first_not_of(" \t") != std::string::npos) {
-    throw InputError(
+  // "(150, 4)", "(30,)", "()": numbers, each followed by a comma or the end.
+  const std::string inner = shape.substr(1, shape.size() - 2);
+  const auto unreadable = [&] {
+    return InputError(
         str(path, ": cannot read the shape ", shape, " in the header at byte ", headerStart));
+  };
+  for (size_t at = skipSpaces(inner, 0); at < inner.size();) {
+    const size_t digits = at;
+    int64_t dim = 0;
+    while (at < inner.size() && inner[at] >= '0' && inner[at] <= '9') {
+      // No array has a dimension near this; the limit keeps the value from overflowing.
+      if (dim > (int64_t{1} << 40)) {
+        throw InputError(str(path, ": the shape ", shape, " in the header at byte ", headerStart,
+                             " has a dimension over 2^40"));
+      }
+      dim = dim * 10 + (inner[at++] - '0');
+    }
+    if (at == digits) throw unreadable();
+    // NumPy itself writes at most 64 dimensions (32 before 2.0).
+    if (out.shape.size() == 64) {
+      throw InputError(
+          str(path, ": the shape in the header at byte ", headerStart, " has over 64 dimensions"));
+    }
+    out.shape.push_back(dim);
+    at = skipSpaces(inner, at);
+    if (at < inner.size() && inner[at] != ',') throw unreadable();
+    at = skipSpaces(inner, at + 1);
   }
   return out;
 }

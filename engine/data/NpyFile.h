@@ -11,9 +11,10 @@
 //   then        the elements, exactly product(shape) * element size bytes
 //
 // Accepted here: little-endian float32 ('<f4'), float64 ('<f8'), int64 ('<i8') and uint8
-// ('|u1'), C order. Anything else (big-endian, other dtypes, Fortran order, object arrays,
-// structured dtypes) throws InputError naming the file and saying how to save the array
-// instead; so do truncated files, trailing bytes and malformed headers, with the byte offset.
+// ('|u1'), C order, up to 64 dimensions (NumPy's own limit). Anything else (big-endian, other
+// dtypes, Fortran order, object arrays, structured dtypes) throws InputError naming the file and
+// saying how to save the array instead; so do truncated files, trailing bytes and malformed
+// headers, with the byte offset.
 //
 // .npz archives (np.savez, np.savez_compressed: a zip of .npy files, stored or deflated) are
 // read one array at a time, named "ARCHIVE.npz:NAME": NAME is the keyword given to np.savez

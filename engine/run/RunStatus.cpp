@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/CheckpointIndex.h"
@@ -29,6 +30,26 @@ std::string utcNow() {
 
 std::string pathIn(const std::string& runDir) {
   return (std::filesystem::path(runDir) / RunStatusRecord::kFileName).string();
+}
+
+// object[key] as an integer; throws for another type. A float is truncated, as nlohmann's
+// get<int64_t> does, but only one that has an int64_t value: casting 1e300 would be undefined
+// (found by fuzz_run_status).
+int64_t integerAt(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& value = object.at(key);
+  if (value.is_number_float()) {
+    const double number = value.get<double>();
+    if (!(number >= -0x1p63 && number < 0x1p63)) {
+      throw InputError(str("\"", key, "\" is ", value.dump(), " (expected an integer)"));
+    }
+    return static_cast<int64_t>(number);
+  }
+  return value.get<int64_t>();
+}
+
+// An optional integer field: 0 when absent.
+int64_t integerOr0(const nlohmann::json& object, const char* key) {
+  return object.contains(key) ? integerAt(object, key) : 0;
 }
 
 }  // namespace
@@ -61,7 +82,8 @@ std::string thisHost() {
 }
 
 bool processRunning(int64_t pid) {
-  if (pid <= 0) return false;
+  // pid_t is narrower than run.json's integers: a larger pid is no process, not a truncated one.
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
   if (::kill(static_cast<pid_t>(pid), 0) != 0) return errno == EPERM;  // EPERM: another user's
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
@@ -116,21 +138,21 @@ std::optional<RunStatusRecord> readRunStatus(const std::string& runDir) {
     r.origin = doc.value("origin", "");
     r.project = doc.value("project", "");
     r.host = doc.value("host", "");
-    r.pid = doc.value("pid", int64_t{0});
+    r.pid = integerOr0(doc, "pid");
     r.started = doc.value("started", "");
     r.updated = doc.value("updated", "");
     if (doc.contains("ended") && doc["ended"].is_string()) r.ended = doc["ended"];
-    r.epoch = doc.value("epoch", int64_t{0});
-    r.globalStep = doc.value("global_step", int64_t{0});
-    r.maxEpoch = doc.value("max_epoch", int64_t{0});
-    r.stepsPerEpoch = doc.value("steps_per_epoch", int64_t{0});
+    r.epoch = integerOr0(doc, "epoch");
+    r.globalStep = integerOr0(doc, "global_step");
+    r.maxEpoch = integerOr0(doc, "max_epoch");
+    r.stepsPerEpoch = integerOr0(doc, "steps_per_epoch");
     const nlohmann::json scalars = doc.value("last_scalars", nlohmann::json::object());
     for (const auto& [name, value] : scalars.items()) {
       if (value.is_number()) r.lastScalars[name] = value.get<double>();
     }
     const nlohmann::json best = doc.value("best", nlohmann::json::object());
     for (const auto& [stat, entry] : best.items()) {
-      r.best[stat] = {entry.at("value").get<double>(), entry.at("global_step").get<int64_t>()};
+      r.best[stat] = {entry.at("value").get<double>(), integerAt(entry, "global_step")};
     }
     r.error = doc.value("error", "");
     return r;

@@ -113,6 +113,36 @@ class TestNumpy : public QObject {
     expectError([&] { readNpyFile(path("missing.npy")); }, "missing.npy", "cannot be read");
   }
 
+  // Found by fuzz_npy_file: the header was parsed with std::regex, which recursed once per
+  // character and overflowed the stack (a crash) on a header of a few hundred kilobytes.
+  void longHeadersAreReadOrRefusedWithoutCrashing() {
+    const auto npy = [](std::string header) {
+      header += std::string(63 - (12 + header.size()) % 64, ' ') + "\n";
+      const uint32_t length = static_cast<uint32_t>(header.size());
+      std::string bytes = std::string("\x93NUMPY\x02\x00", 8);
+      for (int i = 0; i < 4; ++i) bytes += static_cast<char>((length >> (8 * i)) & 0xff);
+      return bytes + header;
+    };
+    writeFile("long_descr.npy", npy("{'descr': '" + std::string(500000, 'x') +
+                                    "', 'fortran_order': False, 'shape': (1,), }"));
+    expectError([&] { readNpyFile(path("long_descr.npy")); }, "long_descr.npy", "is not accepted");
+    std::string dims;
+    for (int i = 0; i < 200000; ++i) dims += "1, ";
+    writeFile("long_shape.npy",
+              npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }") +
+                  std::string(4, '\0'));
+    expectError([&] { readNpyHeader(path("long_shape.npy")); }, "long_shape.npy",
+                "has over 64 dimensions");
+    writeFile("long_space.npy", npy("{'descr'" + std::string(800000, ' ') +
+                                    ": '<f4', 'fortran_order': False, 'shape': (2,), }") +
+                                    std::string(8, '\0'));
+    QCOMPARE(readNpyFile(path("long_space.npy")).sizes().vec(), (std::vector<int64_t>{2}));
+    writeFile("huge_dim.npy",
+              npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }"));
+    expectError([&] { readNpyFile(path("huge_dim.npy")); }, "huge_dim.npy",
+                "has a dimension over 2^40");
+  }
+
   void readsNpzArchives() {
     // np.savez stores the members, np.savez_compressed deflates them: both read as np.save's.
     const torch::Tensor f32 = readNpyFile(path("f32.npy"));

@@ -273,6 +273,34 @@ class TestRunPreparation : public QObject {
          {RunState::Running, RunState::Finished, RunState::Stopped, RunState::Failed}) {
       QCOMPARE(runStateFromString(toString(s)), std::optional<RunState>(s));
     }
+    // Found by fuzz_run_status: an integer field written as a float beyond int64_t was cast
+    // (undefined behaviour); it is refused by name, an integral float in range still reads.
+    writeFileAtomically(root.path().toStdString() + "/run.json",
+                        R"({"state": "finished", "pid": 1e300})");
+    try {
+      readRunStatus(root.path().toStdString());
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("\"pid\" is 1e+300") != std::string::npos, e.what());
+    }
+    writeFileAtomically(root.path().toStdString() + "/run.json",
+                        R"({"state": "finished", "global_step": 12.0,
+                            "best": {"cost": {"value": 0.5, "global_step": -4e19}}})");
+    try {
+      readRunStatus(root.path().toStdString());
+      QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("\"global_step\" is -4e+19") != std::string::npos,
+               e.what());
+    }
+    writeFileAtomically(root.path().toStdString() + "/run.json",
+                        R"({"state": "running", "global_step": 12.0, "pid": 4294967297})");
+    RunStatusRecord status = *readRunStatus(root.path().toStdString());
+    QCOMPARE(status.globalStep, int64_t{12});
+    QCOMPARE(status.pid, int64_t{4294967297});
+    status.host = thisHost();
+    QVERIFY(!status.processAlive());  // no pid_t, not pid 1 (4294967297 truncated)
   }
 };
 
