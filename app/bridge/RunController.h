@@ -19,6 +19,7 @@
 // runFinished or runFailed, then stateChanged(Finished or Failed). GUI thread only (except
 // globalStep()).
 
+#include <QEvent>
 #include <QObject>
 #include <QTimer>
 #include <memory>
@@ -95,7 +96,12 @@ class RunController : public QObject {
   void runFinished(bool stoppedEarly);
   void runFailed(const QString& message);
 
+ protected:
+  bool event(QEvent* event) override;
+
  private:
+  /// The event the mailbox posts for its first append after a drain.
+  static QEvent::Type wakeEventType();
   void scheduleDrain();
   void drain();
   void setState(RunState state);
