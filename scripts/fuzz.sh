@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh TARGET SECONDS   builds, then fuzzes TARGET for SECONDS
 #
 # TARGET is one of: csv_table zip_archive image_decode run_scalars checkpoint_index idx_file
-# npy_file run_status checkpoint_file project_json.
+# npy_file run_status checkpoint_file project_json stats_json.
 # The targets are built with clang++ (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)
 # straight from the engine's sources, not with CMake: the normal build (gcc) only replays the
 # corpora (fuzz/CMakeLists.txt, the fuzz_replay_* tests). The campaign works on a copy of
@@ -20,7 +20,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/build-fuzz"
 cxx="${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}"
 targets=(csv_table zip_archive image_decode run_scalars checkpoint_index idx_file npy_file
-  run_status checkpoint_file project_json)
+  run_status checkpoint_file project_json stats_json)
 
 usage() {
   echo "usage: $0 --build [TARGET...] | TARGET SECONDS   (TARGET: ${targets[*]})" >&2
@@ -58,6 +58,8 @@ sources_of() {
     run_status)
       echo "$common engine/run/RunStatus.cpp engine/callbacks/Callback.cpp" \
         "engine/checkpoint/CheckpointIndex.cpp fuzz/stub_checkpoint_file.cpp" ;;
+    # JSONWriter is a TrainingMonitor (Callback.cpp).
+    stats_json) echo "$common engine/monitors/JSONWriter.cpp engine/callbacks/Callback.cpp" ;;
     checkpoint_file)
       echo "$common engine/checkpoint/Checkpoint.cpp engine/checkpoint/OptimizerState.cpp" \
         "engine/checkpoint/PlainPickle.cpp engine/checkpoint/RngState.cpp" \
@@ -76,7 +78,7 @@ libs_of() {
   case "$1" in
     zip_archive) echo "-lz" ;;
     image_decode) echo "-lpng -ljpeg" ;;
-    checkpoint_index | run_status) echo "-lc10" ;;
+    checkpoint_index | run_status | stats_json) echo "-lc10" ;;
     idx_file | npy_file | checkpoint_file) echo "-ltorch -ltorch_cpu -lc10 -lz" ;;
     project_json) engine_libs ;;
   esac

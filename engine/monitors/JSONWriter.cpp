@@ -3,6 +3,7 @@
 #include "engine/monitors/ScalarJson.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 
@@ -25,6 +26,28 @@ nlohmann::json JSONWriter::load(const std::string& path) {
   return doc;
 }
 
+nlohmann::json JSONWriter::loadUpTo(const std::string& path, int64_t globalStep) {
+  nlohmann::json kept = nlohmann::json::array();
+  const nlohmann::json old = load(path);
+  for (size_t i = 0; i < old.size(); ++i) {
+    const nlohmann::json& entry = old[i];
+    if (!entry.is_object()) continue;
+    int64_t step = 0;
+    if (const auto it = entry.find("global_step"); it != entry.end()) {
+      // Only an integer is a step: get<int64_t> of a string throws a message without the file,
+      // of 1e300 is undefined.
+      if (!it->is_number_integer() ||
+          (it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX)) {
+        throw InputError(str(path, ": entry ", i, " has \"global_step\": ", it->dump(),
+                             ", expected an integer"));
+      }
+      step = it->get<int64_t>();
+    }
+    if (step <= globalStep) kept.push_back(entry);
+  }
+  return kept;
+}
+
 void JSONWriter::processScalar(const std::string& name, double value, const MetricStamp& stamp) {
   pending_[name] = value;
 }
@@ -35,13 +58,7 @@ void JSONWriter::onBeforeTrain() {
     path_ = (std::filesystem::path(context().runDir()) / "stats.json").string();
   }
   if (!std::filesystem::exists(path_)) return;
-  const nlohmann::json old = load(path_);
-  const int64_t start = context().globalStep();
-  for (const auto& entry : old) {
-    if (entry.is_object() && entry.value("global_step", int64_t{0}) <= start) {
-      stats_.push_back(entry);
-    }
-  }
+  stats_ = loadUpTo(path_, context().globalStep());
   TB_LOG(Info) << "appending to " << path_ << " (" << stats_.size() << " earlier entries kept)";
 }
 

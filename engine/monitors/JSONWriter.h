@@ -26,6 +26,10 @@ class JSONWriter : public TrainingMonitor {
 
   /// Reads a stats.json. Throws InputError naming the file if it is not a JSON list.
   static nlohmann::json load(const std::string& path);
+  /// The entries of the stats.json at `path` that a run resuming at `globalStep` keeps: the
+  /// objects whose "global_step" (0 when absent) is at most `globalStep`. Throws InputError
+  /// naming the file and the entry when it is not a list or a "global_step" is not an integer.
+  static nlohmann::json loadUpTo(const std::string& path, int64_t globalStep);
 
  private:
   void onBeforeTrain() override;

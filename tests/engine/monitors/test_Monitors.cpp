@@ -173,6 +173,26 @@ class TestMonitors : public QObject {
     }
   }
 
+  // A resumed run's stats.json whose "global_step" is not an integer: get<int64_t> had thrown
+  // nlohmann's type_error, which does not name the file, or cast 1e300 (undefined).
+  void resumingRefusesAStepThatIsNotAnInteger() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/stats.json";
+    for (const char* step : {"\"8\"", "1e300", "12.0", "18446744073709551615", "null"}) {
+      writeFileAtomically(path, str("[{\"global_step\": 4}, {\"global_step\": ", step, "}]"));
+      try {
+        JSONWriter::loadUpTo(path, 8);
+        QFAIL(step);
+      } catch (const InputError& e) {
+        QVERIFY2(
+            std::string(e.what()).find(path + ": entry 1 has \"global_step\"") != std::string::npos,
+            e.what());
+      }
+    }
+    writeFileAtomically(path, R"([{"global_step": 4}, 3, {"cost": 1}, {"global_step": 9}])");
+    QCOMPARE(JSONWriter::loadUpTo(path, 8).size(), size_t{2});  // steps 4 and 0
+  }
+
   void scalarHistoryKeepsBoundedMemory() {
     // Issue 10: the history kept every per-step value for ever. Now: the newest N per scalar
     // and one value per epoch.
