@@ -169,9 +169,9 @@ bool RunController::start(const StartOptions& options, QString* error) {
   drain();  // whatever the last run left
   auto engine = std::make_shared<EngineRun>();
   // The wake-up is a posted event, which the engine thread does not touch once posted. A queued
-  // invokeMethod would allocate a slot object that the engine thread releases after the GUI
-  // thread ran it, ordered only by Qt's uninstrumented reference count (ThreadSanitizer
-  // reported it, scripts/sanitize.sh).
+  // invokeMethod allocates a slot object that the engine thread may release after the GUI
+  // thread ran it, ordered by Qt's reference count, which ThreadSanitizer cannot see in the
+  // uninstrumented Qt (it reported that; docs/ARCHITECTURE.md §8a).
   engine->mailbox = std::make_shared<RunMailbox>(
       [this] { QCoreApplication::postEvent(this, new QEvent(wakeEventType())); });
   engine->monitor = std::make_shared<BridgeMonitor>(engine->mailbox);
