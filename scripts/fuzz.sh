@@ -159,6 +159,9 @@ echo "fuzz.sh: fuzzing $target for ${seconds}s (corpus $work, $(ls "$work" | wc 
 log="$out/fuzz_$target.log"
 set +e
 # The campaign's scratch files (fuzz/FuzzScratch.h) go to /dev/shm; it runs in $out.
+# A target's known leaks in libraries we do not build (fuzz/lsan_<target>.supp) are suppressed.
+supp="$repo/fuzz/lsan_$target.supp"
+[[ -f "$supp" ]] && export LSAN_OPTIONS="suppressions=$supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 (cd "$out" && "./fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$crashes/" "$work") >"$log" 2>&1
 status=$?

@@ -351,10 +351,16 @@ TrainingState readCheckpointFile(const std::string& path) {
   if (bytes.size() < 4 || std::memcmp(bytes.data(), "PK\x03\x04", 4) != 0) {
     notACheckpoint(path, "not a zip archive written by torch::pickle_save or torch.save");
   }
+  std::optional<std::vector<ZipRecord>> records;
   try {
-    verifyZipArchive(bytes.data(), bytes.size());
+    records = verifyZipArchive(bytes.data(), bytes.size());
   } catch (const std::exception& e) {
     throw InputError(str(path, ": truncated or corrupt checkpoint (", e.what(), ")"));
+  }
+  // Note [Checkpoint integrity]: what LibTorch would refuse leaking, or allocate for, is refused.
+  if (records) {
+    const std::string problem = torchArchiveProblem(bytes.data(), *records);
+    if (!problem.empty()) notACheckpoint(path, problem);
   }
   c10::IValue root;
   try {

@@ -70,7 +70,7 @@ class ZipBytes {
 
 }  // namespace
 
-void verifyZipArchive(const char* data, size_t size) {
+std::optional<std::vector<ZipRecord>> verifyZipArchive(const char* data, size_t size) {
   const ZipBytes zip(data, size);
   constexpr uint32_t kEndSignature = 0x06054b50, kCentralSignature = 0x02014b50,
                      kLocalSignature = 0x04034b50;
@@ -84,7 +84,8 @@ void verifyZipArchive(const char* data, size_t size) {
   }
   const uint64_t entries = zip.read(end + 10, 2);
   const uint64_t directory = zip.read(end + 16, 4);
-  if (entries == 0xFFFF || directory == 0xFFFFFFFF) return;  // zip64: not walked
+  if (entries == 0xFFFF || directory == 0xFFFFFFFF) return std::nullopt;  // zip64: not walked
+  std::vector<ZipRecord> records;
   uint64_t offset = directory;
   for (uint64_t i = 0; i < entries; ++i) {
     if (zip.read(offset, 4) != kCentralSignature) {
@@ -96,12 +97,13 @@ void verifyZipArchive(const char* data, size_t size) {
     const uint64_t nameLength = zip.read(offset + 28, 2);
     const uint64_t local = zip.read(offset + 42, 4);
     const std::string name = zip.text(offset + 46, nameLength);
-    if (stored == 0xFFFFFFFF || local == 0xFFFFFFFF) return;  // zip64 record: not walked
+    if (stored == 0xFFFFFFFF || local == 0xFFFFFFFF) return std::nullopt;  // zip64 record
     // LibTorch's reader hands out uninitialised memory for a record flagged as a directory.
     if (zip.read(offset + 38, 4) & 0x10) {
       throw std::runtime_error(str(name, ": flagged as a directory"));
     }
     offset += 46 + nameLength + zip.read(offset + 30, 2) + zip.read(offset + 32, 2);
+    records.push_back({name, method == 0, 0, 0});
     if (method != 0) continue;  // compressed: LibTorch never writes it, nothing to compare
     if (zip.read(local, 4) != kLocalSignature) {
       throw std::runtime_error(str(name, ": local header is damaged"));
@@ -109,7 +111,187 @@ void verifyZipArchive(const char* data, size_t size) {
     const uint64_t begin = local + 30 + zip.read(local + 26, 2) + zip.read(local + 28, 2);
     if (!zip.fits(begin, stored)) throw std::runtime_error(str(name, " is cut off"));
     if (crc32(zip.at(begin), stored) != crc) throw std::runtime_error(str(name, ": CRC mismatch"));
+    records.back().offset = begin;
+    records.back().size = stored;
   }
+  return records;
+}
+
+namespace {
+
+/// The little-endian unsigned integer of `width` bytes at `p`.
+uint64_t littleEndian(const uint8_t* p, int width) {
+  uint64_t value = 0;
+  for (int i = width - 1; i >= 0; --i) value = (value << 8) | p[i];
+  return value;
+}
+
+// LibTorch 1.13's unpickler allocates what a length-prefixed opcode claims before reading it (a
+// string of 4 GB from a 600-byte file), and reserves memo room for a LONG_BINPUT's index (up to
+// 2^32 entries): both are checked against the pickle's own size here. The walk stops at STOP
+// or at an opcode it does not know; the unpickler judges everything else.
+std::string pickleProblem(const std::string& name, const uint8_t* pickle, uint64_t size) {
+  uint64_t at = 0;
+  const auto line = [&]() {  // an argument ending in a newline: GLOBAL, INT, ...
+    while (at < size && pickle[at] != '\n') ++at;
+    return at++ < size;
+  };
+  while (at < size) {
+    const uint64_t opcode = at;
+    const uint8_t op = pickle[at++];
+    int lengthWidth = 0;  // a length-prefixed argument: the width of its length
+    int width = 0;        // a fixed-size argument
+    int lines = 0;
+    switch (op) {
+      case '.':  // STOP
+        return "";
+      case 'X':
+      case 'T':
+      case 'B':
+      case 0x8b:  // BINUNICODE, BINSTRING, BINBYTES, LONG4
+        lengthWidth = 4;
+        break;
+      case 'U':
+      case 'C':
+      case 0x8c:
+      case 0x8a:  // SHORT_BINSTRING, SHORT_BINBYTES, _UNICODE, LONG1
+        lengthWidth = 1;
+        break;
+      case 0x8d:
+      case 0x8e:  // BINUNICODE8, BINBYTES8
+        lengthWidth = 8;
+        break;
+      case 'r':
+      case 'j':  // LONG_BINPUT, LONG_BINGET: a memo index
+        if (at + 4 > size) return "";
+        if (littleEndian(pickle + at, 4) > size) {
+          return str(name, ": memo index ", littleEndian(pickle + at, 4), " at byte ", opcode,
+                     " is beyond what a pickle of ", size, " bytes can hold");
+        }
+        width = 4;
+        break;
+      case 0x80:
+      case 'K':
+      case 'h':
+      case 'q':
+      case 0x82:  // PROTO, BININT1, BINGET, BINPUT, EXT1
+        width = 1;
+        break;
+      case 'M':
+      case 0x83:  // BININT2, EXT2
+        width = 2;
+        break;
+      case 'J':
+      case 0x84:  // BININT, EXT4
+        width = 4;
+        break;
+      case 'G':
+      case 0x95:  // BINFLOAT, FRAME
+        width = 8;
+        break;
+      case 'c':
+      case 'i':  // GLOBAL, INST: module and name
+        lines = 2;
+        break;
+      case 'F':
+      case 'I':
+      case 'L':
+      case 'S':
+      case 'V':
+      case 'g':
+      case 'p':
+      case 'P':
+        lines = 1;
+        break;
+      case '(':
+      case '0':
+      case '1':
+      case '2':
+      case 'N':
+      case 'Q':
+      case 'R':
+      case 'a':
+      case 'b':
+      case 'd':
+      case '}':
+      case 'e':
+      case 'l':
+      case ']':
+      case 'o':
+      case 's':
+      case 't':
+      case ')':
+      case 'u':
+      case 0x81:
+      case 0x85:
+      case 0x86:
+      case 0x87:
+      case 0x88:
+      case 0x89:
+      case 0x8f:
+      case 0x90:
+      case 0x91:
+      case 0x92:
+      case 0x93:
+      case 0x94:
+        break;
+      default:
+        return "";  // not an opcode this walk knows: the unpickler refuses it
+    }
+    if (lengthWidth > 0) {
+      if (at + lengthWidth > size) return "";
+      const uint64_t length = littleEndian(pickle + at, lengthWidth);
+      at += lengthWidth;
+      if (length > size - at) {
+        return str(name, ": the opcode at byte ", opcode, " claims ", length, " bytes, ", size - at,
+                   " follow");
+      }
+      at += length;
+    }
+    at += width;
+    for (int i = 0; i < lines; ++i) {
+      if (!line()) return "";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string torchArchiveProblem(const char* data, const std::vector<ZipRecord>& records) {
+  // As caffe2::serialize::PyTorchStreamReader::init: the first record names the directory.
+  if (records.empty()) return "the archive has no records";
+  const size_t slash = records.front().name.find('/');
+  if (slash == std::string::npos) {
+    return str("its first record \"", records.front().name, "\" is not in a directory");
+  }
+  const std::string dir = records.front().name.substr(0, slash + 1);
+  const ZipRecord* version = nullptr;
+  for (const std::string& name : {dir + ".data/version", dir + "version"}) {
+    for (const ZipRecord& record : records) {
+      if (record.name == name && version == nullptr) version = &record;
+    }
+  }
+  if (version == nullptr) return str("the archive has no ", dir, "version record");
+  if (!version->stored) return "";  // LibTorch never compresses it: let its reader judge
+  const std::string text(data + version->offset, version->size);
+  uint64_t number = 0;
+  size_t digits = 0;
+  while (digits < text.size() && digits < 6 && text[digits] >= '0' && text[digits] <= '9') {
+    number = number * 10 + static_cast<uint64_t>(text[digits++] - '0');
+  }
+  const bool endsWell = digits == text.size() || text.substr(digits) == "\n";
+  if (digits == 0 || !endsWell || number < 1 || number > 10) {
+    return str(version->name, " is \"", text.substr(0, 16), text.size() > 16 ? "..." : "",
+               "\", not a format version LibTorch reads (1 to 10)");
+  }
+  for (const ZipRecord& record : records) {
+    if (record.name == dir + "data.pkl" && record.stored) {
+      return pickleProblem(record.name, reinterpret_cast<const uint8_t*>(data) + record.offset,
+                           record.size);
+    }
+  }
+  return "";
 }
 
 }  // namespace tbench

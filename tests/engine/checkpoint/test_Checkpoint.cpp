@@ -349,6 +349,43 @@ class TestCheckpoint : public QObject {
     QVERIFY(rejected > 0);
   }
 
+  // Found by fuzz_checkpoint_file: LibTorch 1.13's reader leaks its zip state when it refuses
+  // an archive while opening it (no version record, a version it does not read), and its
+  // unpickler allocates what a length prefix claims; such archives, intact otherwise, are
+  // refused before LibTorch sees them (Note [Checkpoint integrity]).
+  void archivesLibTorchWouldRefuseAreRefusedFirst() {
+    const char* script = R"(
+import sys, zipfile
+d = sys.argv[1]
+src = zipfile.ZipFile(d + '/model-3.pt')
+def rewrite(name, version, pickle=None):
+    with zipfile.ZipFile(d + '/' + name, 'w', zipfile.ZIP_STORED) as z:
+        for i in src.infolist():
+            if i.filename.endswith('/data.pkl') and pickle is not None:
+                z.writestr(i.filename, pickle)
+            elif not i.filename.endswith('/version'):
+                z.writestr(i.filename, src.read(i))
+            elif version is not None:
+                z.writestr(i.filename, version)
+rewrite('noversion.pt', None)
+rewrite('version99.pt', '99\n')
+rewrite('version3.pt', '3\n')
+rewrite('longstring.pt', '3\n', b'\x80\x02}X\xff\xff\xff\x7fabc.')
+rewrite('memoindex.pt', '3\n', b'\x80\x02}r\xff\xff\xff\xff.')
+)";
+    QProcess python;
+    python.start("/usr/bin/python3", {"-c", script, dir_.path()});
+    QVERIFY(python.waitForFinished(60000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    EXPECT_INPUT_ERROR(path("noversion.pt"), "the archive has no archive/version record");
+    EXPECT_INPUT_ERROR(path("version99.pt"), "archive/version is \"99");
+    QCOMPARE(readCheckpointFile(path("version3.pt")).globalStep, int64_t{3});
+    // LibTorch's unpickler allocated 2 GB for this string, and reserved 2^33 memo entries.
+    EXPECT_INPUT_ERROR(path("longstring.pt"),
+                       "archive/data.pkl: the opcode at byte 3 claims 2147483647 bytes, 4 follow");
+    EXPECT_INPUT_ERROR(path("memoindex.pt"), "memo index 4294967295 at byte 3");
+  }
+
   void foreignPicklesAreNotCheckpoints() {
     auto dictWith = [](std::initializer_list<std::pair<const char*, c10::IValue>> entries) {
       c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
