@@ -1,7 +1,9 @@
 #include "engine/checkpoint/ZipIntegrity.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -126,25 +128,36 @@ uint64_t littleEndian(const uint8_t* p, int width) {
   return value;
 }
 
-// LibTorch 1.13's unpickler allocates what a length-prefixed opcode claims before reading it (a
-// string of 4 GB from a 600-byte file), and reserves memo room for a LONG_BINPUT's index (up to
-// 2^32 entries): both are checked against the pickle's own size here. The walk stops at STOP
-// or at an opcode it does not know; the unpickler judges everything else.
+// Note [Pickles LibTorch cannot take]: LibTorch 1.13's unpickler trusts its input. It allocates
+// what a length prefix claims before reading it (a string of 4 GB from a 600-byte file),
+// reserves memo room for a LONG_BINPUT's index (up to 2^32 entries), and pops its stack without
+// checking it (TUPLE3 on an empty stack reads before the stack: a crash). pickleProblem walks
+// the opcodes first, with their arguments and their effect on the stack and its marks, as the
+// pickle format defines them; it stops at STOP, at the end, or at an opcode it does not know
+// (the unpickler refuses those itself). All found by fuzz_checkpoint_file.
 std::string pickleProblem(const std::string& name, const uint8_t* pickle, uint64_t size) {
   uint64_t at = 0;
-  const auto line = [&]() {  // an argument ending in a newline: GLOBAL, INT, ...
-    while (at < size && pickle[at] != '\n') ++at;
-    return at++ < size;
-  };
+  uint64_t depth = 0;           // values on the stack
+  std::vector<uint64_t> marks;  // the depth at each MARK
+  std::set<uint64_t> memo;      // the memo indices put
+  const auto above = [&] { return depth - (marks.empty() ? 0 : marks.back()); };
   while (at < size) {
     const uint64_t opcode = at;
     const uint8_t op = pickle[at++];
+    const auto bad = [&](const std::string& what) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", op);
+      return str(name, ": opcode ", hex, " at byte ", opcode, " ", what);
+    };
     int lengthWidth = 0;  // a length-prefixed argument: the width of its length
     int width = 0;        // a fixed-size argument
-    int lines = 0;
+    int lines = 0;        // arguments ending in a newline
+    uint64_t pops = 0;    // values it takes from above the top mark
+    bool toMark = false;  // it takes every value above the top mark, and the mark
+    uint64_t pushes = 1;
     switch (op) {
       case '.':  // STOP
-        return "";
+        return depth == 0 ? bad("ends the pickle with nothing on the stack") : "";
       case 'X':
       case 'T':
       case 'B':
@@ -154,28 +167,24 @@ std::string pickleProblem(const std::string& name, const uint8_t* pickle, uint64
       case 'U':
       case 'C':
       case 0x8c:
-      case 0x8a:  // SHORT_BINSTRING, SHORT_BINBYTES, _UNICODE, LONG1
+      case 0x8a:  // SHORT_BINSTRING, _BINBYTES, _BINUNICODE, LONG1
         lengthWidth = 1;
         break;
       case 0x8d:
       case 0x8e:  // BINUNICODE8, BINBYTES8
         lengthWidth = 8;
         break;
-      case 'r':
-      case 'j':  // LONG_BINPUT, LONG_BINGET: a memo index
-        if (at + 4 > size) return "";
-        if (littleEndian(pickle + at, 4) > size) {
-          return str(name, ": memo index ", littleEndian(pickle + at, 4), " at byte ", opcode,
-                     " is beyond what a pickle of ", size, " bytes can hold");
-        }
-        width = 4;
-        break;
-      case 0x80:
       case 'K':
-      case 'h':
-      case 'q':
-      case 0x82:  // PROTO, BININT1, BINGET, BINPUT, EXT1
+      case 0x82:  // BININT1, EXT1
         width = 1;
+        break;
+      case 'h':
+      case 'j':  // BINGET, LONG_BINGET: a memo index that was put
+        width = op == 'h' ? 1 : 4;
+        if (at + width <= size && memo.count(littleEndian(pickle + at, width)) == 0) {
+          return bad(
+              str("gets memo index ", littleEndian(pickle + at, width), ", which was never put"));
+        }
         break;
       case 'M':
       case 0x83:  // BININT2, EXT2
@@ -185,13 +194,34 @@ std::string pickleProblem(const std::string& name, const uint8_t* pickle, uint64
       case 0x84:  // BININT, EXT4
         width = 4;
         break;
-      case 'G':
-      case 0x95:  // BINFLOAT, FRAME
+      case 'G':  // BINFLOAT
         width = 8;
         break;
+      case 0x80:  // PROTO
+        width = 1;
+        pushes = 0;
+        break;
+      case 0x95:  // FRAME
+        width = 8;
+        pushes = 0;
+        break;
+      case 'q':
+      case 'r':  // BINPUT, LONG_BINPUT (which reserves memo room for its index)
+        width = op == 'q' ? 1 : 4;
+        pops = 1;
+        if (at + width <= size) {
+          const uint64_t index = littleEndian(pickle + at, width);
+          if (index > size) {
+            return bad(
+                str("puts memo index ", index, ", beyond what a pickle of ", size, " bytes holds"));
+          }
+          memo.insert(index);
+        }
+        break;
       case 'c':
-      case 'i':  // GLOBAL, INST: module and name
+      case 'i':  // GLOBAL; INST takes the values above the mark too
         lines = 2;
+        toMark = op == 'i';
         break;
       case 'F':
       case 'I':
@@ -199,59 +229,108 @@ std::string pickleProblem(const std::string& name, const uint8_t* pickle, uint64
       case 'S':
       case 'V':
       case 'g':
-      case 'p':
       case 'P':
         lines = 1;
         break;
-      case '(':
-      case '0':
-      case '1':
-      case '2':
+      case 'p':  // PUT
+        lines = 1;
+        pops = 1;
+        break;
       case 'N':
-      case 'Q':
-      case 'R':
-      case 'a':
-      case 'b':
-      case 'd':
-      case '}':
-      case 'e':
-      case 'l':
       case ']':
-      case 'o':
-      case 's':
-      case 't':
+      case '}':
       case ')':
-      case 'u':
-      case 0x81:
-      case 0x85:
-      case 0x86:
-      case 0x87:
       case 0x88:
       case 0x89:
       case 0x8f:
-      case 0x90:
-      case 0x91:
-      case 0x92:
-      case 0x93:
-      case 0x94:
+        break;    // NONE, EMPTY_LIST, _DICT, _TUPLE, NEWTRUE, NEWFALSE, EMPTY_SET: push one
+      case 0x94:  // MEMOIZE
+        pops = 1;
+        memo.insert(memo.size());
+        break;
+      case '(':  // MARK
+        marks.push_back(depth);
+        pushes = 0;
+        break;
+      case '0':  // POP
+        pops = 1;
+        pushes = 0;
+        break;
+      case '1':  // POP_MARK
+        toMark = true;
+        pushes = 0;
+        break;
+      case '2':  // DUP
+        pops = 1;
+        pushes = 2;
+        break;
+      case 'Q':
+      case 0x85:  // BINPERSID, TUPLE1
+        pops = 1;
+        break;
+      case 'R':
+      case 0x86:
+      case 0x81:
+      case 0x93:  // REDUCE, TUPLE2, NEWOBJ, STACK_GLOBAL
+        pops = 2;
+        break;
+      case 0x87:
+      case 0x92:  // TUPLE3, NEWOBJ_EX
+        pops = 3;
+        break;
+      case 'a':
+      case 'b':  // APPEND, BUILD: into the value below
+        pops = 2;
+        break;
+      case 's':  // SETITEM
+        pops = 3;
+        break;
+      case 'd':
+      case 'l':
+      case 't':
+      case 'o':
+      case 0x91:  // DICT, LIST, TUPLE, OBJ, FROZENSET
+        toMark = true;
+        break;
+      case 'e':
+      case 'u':
+      case 0x90:  // APPENDS, SETITEMS, ADDITEMS: into the value below
+        toMark = true;
         break;
       default:
         return "";  // not an opcode this walk knows: the unpickler refuses it
     }
     if (lengthWidth > 0) {
-      if (at + lengthWidth > size) return "";
+      if (at + lengthWidth > size) return "";  // cut off: the unpickler says so
       const uint64_t length = littleEndian(pickle + at, lengthWidth);
       at += lengthWidth;
       if (length > size - at) {
-        return str(name, ": the opcode at byte ", opcode, " claims ", length, " bytes, ", size - at,
-                   " follow");
+        return bad(str("claims ", length, " bytes, ", size - at, " follow"));
       }
       at += length;
     }
     at += width;
     for (int i = 0; i < lines; ++i) {
-      if (!line()) return "";
+      while (at < size && pickle[at] != '\n') ++at;
+      if (at++ >= size) return "";
     }
+    if (pops > above()) {
+      return bad(str("takes ", pops, " values, the stack has ", above(),
+                     marks.empty() ? "" : " above its mark"));
+    }
+    if (toMark) {
+      if (marks.empty()) return bad("takes the values above a mark, and there is none");
+      depth = marks.back();
+      marks.pop_back();
+      // APPENDS, SETITEMS, ADDITEMS add to the value below the mark; OBJ's first is a class.
+      if ((op == 'e' || op == 'u' || op == 0x90) && above() == 0) {
+        return bad("has no value to add to below its mark");
+      }
+      if (op == 'e' || op == 'u' || op == 0x90 || op == '1') pushes = 0;
+    }
+    // APPEND, BUILD and SETITEM leave the value they add to; the others push their result.
+    if (op == 'a' || op == 'b' || op == 's') pushes = 0, pops -= 1;
+    depth = depth - pops + pushes;
   }
   return "";
 }

@@ -5,9 +5,9 @@
 // stored record's CRC is checked (verifyZipArchive). Once the archive is known to be intact, a
 // pickle that LibTorch cannot read is a foreign file, not a damaged one. Zip64 archives (records
 // over 4 GiB) are not walked; LibTorch's reader alone judges them. Nor is an archive handed to
-// LibTorch that it would refuse while opening it, or whose pickle claims more than it holds
+// LibTorch that it would refuse while opening it, or whose pickle its unpickler cannot take
 // (torchArchiveProblem): LibTorch 1.13's reader leaks its zip state when its constructor throws,
-// and its unpickler allocates what a length prefix says (found by fuzz_checkpoint_file).
+// and its unpickler trusts lengths and its stack (found by fuzz_checkpoint_file).
 //
 // Checkpoint files are zip archives (torch::pickle_save), see engine/checkpoint/Checkpoint.h.
 
@@ -40,8 +40,8 @@ std::optional<std::vector<ZipRecord>> verifyZipArchive(const char* data, size_t 
 /// What LibTorch's reader would refuse while opening the intact archive `data` with `records`
 /// (from verifyZipArchive), "" when nothing: its records must be in one top directory with a
 /// `version` record (or `.data/version`) holding a format version it reads (1 to 10 in 1.13);
-/// and a data.pkl whose length-prefixed items and memo indices fit in it (LibTorch's unpickler
-/// allocates what they claim before reading them).
+/// and a data.pkl whose lengths and memo indices fit in it and whose opcodes find the values
+/// they take on the stack (Note [Pickles LibTorch cannot take], ZipIntegrity.cpp).
 std::string torchArchiveProblem(const char* data, const std::vector<ZipRecord>& records);
 
 }  // namespace tbench

@@ -372,6 +372,8 @@ rewrite('version99.pt', '99\n')
 rewrite('version3.pt', '3\n')
 rewrite('longstring.pt', '3\n', b'\x80\x02}X\xff\xff\xff\x7fabc.')
 rewrite('memoindex.pt', '3\n', b'\x80\x02}r\xff\xff\xff\xff.')
+rewrite('tuple3.pt', '3\n', b'\x80\x02\x87.')
+rewrite('binget.pt', '3\n', b'\x80\x02}q\x00h\x01.')
 )";
     QProcess python;
     python.start("/usr/bin/python3", {"-c", script, dir_.path()});
@@ -380,10 +382,13 @@ rewrite('memoindex.pt', '3\n', b'\x80\x02}r\xff\xff\xff\xff.')
     EXPECT_INPUT_ERROR(path("noversion.pt"), "the archive has no archive/version record");
     EXPECT_INPUT_ERROR(path("version99.pt"), "archive/version is \"99");
     QCOMPARE(readCheckpointFile(path("version3.pt")).globalStep, int64_t{3});
-    // LibTorch's unpickler allocated 2 GB for this string, and reserved 2^33 memo entries.
+    // Note [Pickles LibTorch cannot take]: LibTorch's unpickler allocated 2 GB for this string,
+    // reserved 2^33 memo entries, read before its stack for a TUPLE3 (a crash).
     EXPECT_INPUT_ERROR(path("longstring.pt"),
-                       "archive/data.pkl: the opcode at byte 3 claims 2147483647 bytes, 4 follow");
-    EXPECT_INPUT_ERROR(path("memoindex.pt"), "memo index 4294967295 at byte 3");
+                       "archive/data.pkl: opcode 0x58 at byte 3 claims 2147483647 bytes, 4 follow");
+    EXPECT_INPUT_ERROR(path("memoindex.pt"), "at byte 3 puts memo index 4294967295");
+    EXPECT_INPUT_ERROR(path("tuple3.pt"), "opcode 0x87 at byte 2 takes 3 values, the stack has 0");
+    EXPECT_INPUT_ERROR(path("binget.pt"), "gets memo index 1, which was never put");
   }
 
   void foreignPicklesAreNotCheckpoints() {
