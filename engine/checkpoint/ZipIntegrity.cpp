@@ -1,6 +1,8 @@
 #include "engine/checkpoint/ZipIntegrity.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -345,31 +347,42 @@ std::string torchArchiveProblem(const char* data, const std::vector<ZipRecord>& 
     return str("its first record \"", records.front().name, "\" is not in a directory");
   }
   const std::string dir = records.front().name.substr(0, slash + 1);
-  const ZipRecord* version = nullptr;
-  for (const std::string& name : {dir + ".data/version", dir + "version"}) {
-    for (const ZipRecord& record : records) {
-      if (record.name == name && version == nullptr) version = &record;
-    }
-  }
-  if (version == nullptr) return str("the archive has no ", dir, "version record");
-  if (!version->stored) return "";  // LibTorch never compresses it: let its reader judge
-  const std::string text(data + version->offset, version->size);
-  uint64_t number = 0;
-  size_t digits = 0;
-  while (digits < text.size() && digits < 6 && text[digits] >= '0' && text[digits] <= '9') {
-    number = number * 10 + static_cast<uint64_t>(text[digits++] - '0');
-  }
-  const bool endsWell = digits == text.size() || text.substr(digits) == "\n";
-  if (digits == 0 || !endsWell || number < 1 || number > 10) {
-    return str(version->name, " is \"", text.substr(0, 16), text.size() > 16 ? "..." : "",
-               "\", not a format version LibTorch reads (1 to 10)");
-  }
+  // LibTorch's zip reader (miniz) finds a record by its name in any case: every record it may
+  // take for version or data.pkl is checked.
+  const auto is = [](const std::string& name, const std::string& wanted) {
+    return name.size() == wanted.size() &&
+           std::equal(name.begin(), name.end(), wanted.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) ==
+                    std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  bool hasVersion = false;
   for (const ZipRecord& record : records) {
-    if (record.name == dir + "data.pkl" && record.stored) {
-      return pickleProblem(record.name, reinterpret_cast<const uint8_t*>(data) + record.offset,
-                           record.size);
+    const bool version = is(record.name, dir + ".data/version") || is(record.name, dir + "version");
+    if (!version && !is(record.name, dir + "data.pkl")) continue;
+    // LibTorch and torch.save write every record stored; a compressed one is not theirs.
+    if (!record.stored) return str(record.name, " is compressed");
+    const char* bytes = data + record.offset;
+    if (!version) {
+      const std::string problem =
+          pickleProblem(record.name, reinterpret_cast<const uint8_t*>(bytes), record.size);
+      if (!problem.empty()) return problem;
+      continue;
+    }
+    hasVersion = true;
+    const std::string text(bytes, record.size);
+    uint64_t number = 0;
+    size_t digits = 0;
+    while (digits < text.size() && digits < 6 && text[digits] >= '0' && text[digits] <= '9') {
+      number = number * 10 + static_cast<uint64_t>(text[digits++] - '0');
+    }
+    const bool endsWell = digits == text.size() || text.substr(digits) == "\n";
+    if (digits == 0 || !endsWell || number < 1 || number > 10) {
+      return str(record.name, " is \"", text.substr(0, 16), text.size() > 16 ? "..." : "",
+                 "\", not a format version LibTorch reads (1 to 10)");
     }
   }
+  if (!hasVersion) return str("the archive has no ", dir, "version record");
   return "";
 }
 
