@@ -305,14 +305,16 @@ int follow(qint64 lines, double rate, int samples, const QString& dir) {
     sampler.row(written.load());
   }
   describeCharts(window);
-  // Opening the finished run afresh: its whole file in the first polls.
-  QElapsedTimer opened;
-  opened.start();
+  // Opening the finished run afresh: the whole file, a piece a poll (RunFollower), while the
+  // event loop keeps running; a row when every line has been read.
+  qint64 read = 0;
+  QObject::connect(window.session(), &gui::RunSession::metrics,
+                   [&](const bridge::MetricSamples& batch) { read += batch.size(); });
+  std::printf("following the whole file afresh:\n");
+  Sampler again(window, "lines read");
   window.followRunDirectory(runDir);
-  const double firstPoll = opened.nsecsElapsed() / 1e6;
-  window.plots()->flush();
-  std::printf("following the whole file afresh: first poll and its replot %.0f ms, RSS %.1f MiB\n",
-              firstPoll + window.plots()->lastFlushMs(), residentMiB());
+  while (read < written.load()) QTest::qWait(20);
+  again.row(read);
   std::printf("scalars.jsonl: %.1f MiB\n",
               QFileInfo(QString::fromStdString(stream)).size() / (1024.0 * 1024.0));
   return 0;
