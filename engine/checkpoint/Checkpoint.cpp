@@ -78,6 +78,48 @@ std::vector<char> readBytes(const std::string& path) {
   throw InputError(str(path, ": not a Towerbench checkpoint (", why, ")"));
 }
 
+// Note [Pickles LibTorch cannot take] (ZipIntegrity.cpp), continued: LibTorch 1.13 builds a
+// tensor from the pickle's sizes, strides and offset without checking that they stay inside its
+// storage, and the first read (contiguous(), a copy) goes past it: a crash (found by
+// fuzz_checkpoint_file). Every tensor of the pickle is checked here, containers walked without
+// recursion.
+void checkTensorsFitStorage(const std::string& path, const c10::IValue& root) {
+  std::vector<const c10::IValue*> pending{&root};
+  while (!pending.empty()) {
+    const c10::IValue& value = *pending.back();
+    pending.pop_back();
+    if (value.isGenericDict()) {
+      for (const auto& entry : value.toGenericDict()) pending.push_back(&entry.value());
+    } else if (value.isList()) {
+      for (const c10::IValue& item : value.toListRef()) pending.push_back(&item);
+    } else if (value.isTuple()) {
+      for (const c10::IValue& item : value.toTupleRef().elements()) pending.push_back(&item);
+    } else if (value.isTensor() && value.toTensor().defined()) {
+      const at::Tensor& tensor = value.toTensor();
+      bool fits = tensor.storage_offset() >= 0;
+      int64_t last = tensor.storage_offset();  // the last element's index in the storage
+      const bool empty = tensor.numel() == 0;
+      for (int64_t d = 0; fits && !empty && d < tensor.dim(); ++d) {
+        int64_t step = 0;
+        fits = tensor.stride(d) >= 0 &&
+               !__builtin_mul_overflow(tensor.size(d) - 1, tensor.stride(d), &step) &&
+               !__builtin_add_overflow(last, step, &last);
+      }
+      int64_t bytes = 0;
+      fits =
+          fits && (empty || (!__builtin_add_overflow(last, 1, &bytes) &&
+                             !__builtin_mul_overflow(bytes, int64_t(tensor.itemsize()), &bytes) &&
+                             bytes <= static_cast<int64_t>(tensor.storage().nbytes())));
+      if (!fits) {
+        notACheckpoint(path, tbench::str("a tensor of shape ", tensor.sizes(), ", strides ",
+                                         tensor.strides(), " and offset ", tensor.storage_offset(),
+                                         " reaches past its storage of ", tensor.storage().nbytes(),
+                                         " bytes"));
+      }
+    }
+  }
+}
+
 const c10::IValue& requireKey(const std::string& path, const c10::impl::GenericDict& dict,
                               const std::string& key) {
   auto it = dict.find(c10::IValue(key));
@@ -370,6 +412,7 @@ TrainingState readCheckpointFile(const std::string& path) {
     // LibTorch cannot read, e.g. a torch.save pickle using opcodes LibTorch does not know.
     notACheckpoint(path, str("LibTorch cannot unpickle it: ", torchReason(e)));
   }
+  checkTensorsFitStorage(path, root);
   return stateFromPickle(path, root);
 }
 
