@@ -181,6 +181,24 @@ json parseJsonText(const std::string& text, std::vector<ProjectIssue>& issues) {
     issues.push_back({"$", str("syntax error at line ", line, ", column ", offset - lineStart + 1,
                                ": ", detail)});
     return nullptr;
+  } catch (const json::out_of_range& e) {
+    // A number beyond double ("1E6666"): nlohmann says "number overflow parsing '<token>'" with
+    // no position, and the message named no file (found by fuzz_project_json). Find the token.
+    const std::string detail = e.what();
+    const size_t open = detail.find('\'');
+    const size_t close = detail.rfind('\'');
+    std::string where;
+    if (open != std::string::npos && close > open + 1) {
+      const size_t offset = text.find(detail.substr(open + 1, close - open - 1));
+      if (offset != std::string::npos) {
+        const size_t lineStart = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;
+        where = str(" at line ", 1 + std::count(text.begin(), text.begin() + offset, '\n'),
+                    ", column ", offset - lineStart + 1);
+      }
+    }
+    issues.push_back({"$", str("number out of range", where, ": ",
+                               open == std::string::npos ? detail : detail.substr(open))});
+    return nullptr;
   }
   if (duplicates.issues().empty()) return doc;
   issues.insert(issues.end(), duplicates.issues().begin(), duplicates.issues().end());

@@ -118,6 +118,10 @@ const std::map<QString, QStringList>& malformedExpectations() {
        {"syntax_error.json: invalid project:\n  $: syntax error at line 4, column 9",
         "unexpected string literal"}},
       {"empty.json", {"$: syntax error at line 1, column 1"}},
+      // Found by fuzz_project_json: nlohmann's out_of_range escaped without the file's name.
+      {"number_overflow.json",
+       {"number_overflow.json: invalid project:\n  $: number out of range at line 3, column 16",
+        "'1E400'"}},
       {"duplicate_key.json", {"$.optimizer: duplicate key"}},
       {"not_an_object.json", {"$: expected an object, found an array"}},
       {"missing_format.json", {"$.format: missing required key"}},
