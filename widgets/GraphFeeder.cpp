@@ -5,7 +5,7 @@
 
 namespace tbench::ui {
 
-void GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
+bool GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
                        const XMapping& mapping, int rawFrom, int smoothFrom, bool smoothValues) {
   const int n = series.size();
   const int first = std::min(rawFrom, smoothFrom);
@@ -14,7 +14,8 @@ void GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series
   smoothData.reserve(std::max(0, n - smoothFrom));
   // Steps only go back when a run resumes from a checkpoint; then QCustomPlot sorts.
   bool sorted = true;
-  double previous = -std::numeric_limits<double>::infinity();
+  double previous =
+      first > 0 ? mapping.x(series, first - 1) : -std::numeric_limits<double>::infinity();
   for (int i = first; i < n; ++i) {
     const double x = mapping.x(series, i);
     if (x < previous) sorted = false;
@@ -31,6 +32,7 @@ void GraphFeeder::feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series
     smooth->setPoints(smoothData, sorted);
   else
     smooth->appendPoints(smoothData, sorted);
+  return sorted;
 }
 
 }  // namespace tbench::ui

@@ -15,7 +15,10 @@ class GraphFeeder {
   /// replaces the graph's data, any other appends. Appending keys that follow the graph's
   /// last key costs O(new points) (QCPDataContainer appends without sorting). With
   /// `smoothValues` false, `smooth` gets the raw values too (a held value is never averaged).
-  static void feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
+  /// Returns whether the points fed follow each other and the point before them in x (false
+  /// after a resume took the steps back: the graphs then hold them sorted by x, not in the
+  /// series' order).
+  static bool feed(DecimatedGraph* raw, DecimatedGraph* smooth, const Series& series,
                    const XMapping& mapping, int rawFrom, int smoothFrom, bool smoothValues = true);
 };
 

@@ -312,8 +312,10 @@ void MetricChart::sync() {
 void MetricChart::syncCurve(Curve& curve, const Series& series) {
   const XMapping mapping = store_.xMapping(curve.key.run, xMode_);
   const int revision = store_.epochScaleRevision(curve.key.run);
-  const bool rekey = curve.syncedStable > series.size() || curve.syncedMode != xMode_ ||
-                     curve.syncedRevision != series.revision() ||
+  // Once x went back (a resume), the graphs are sorted by x and their tail is not the series'
+  // open bucket: they are copied whole at every sync (a series holds at most 32,769 points).
+  const bool rekey = curve.keyOrder || curve.syncedStable > series.size() ||
+                     curve.syncedMode != xMode_ || curve.syncedRevision != series.revision() ||
                      (xMode_ == XAxisMode::Epoch && curve.syncedEpochRevision != revision);
   // The points past the stable ones were the series' open bucket: replaced, not kept.
   const int from = rekey ? 0 : curve.syncedStable;
@@ -321,8 +323,10 @@ void MetricChart::syncCurve(Curve& curve, const Series& series) {
     curve.raw->truncate(from);
     curve.smooth->truncate(from);
   }
-  GraphFeeder::feed(curve.raw, curve.smooth, series, mapping, from,
-                    smoothingDirty_ && !curve.held ? 0 : from, !curve.held);
+  const bool inOrder = GraphFeeder::feed(curve.raw, curve.smooth, series, mapping, from,
+                                         smoothingDirty_ && !curve.held ? 0 : from, !curve.held);
+  // A whole copy that is in order again (another x mode) ends it.
+  curve.keyOrder = from == 0 ? !inOrder : curve.keyOrder || !inOrder;
   const int n = series.size();
   curve.synced = n;
   curve.syncedStable = series.stableSize();

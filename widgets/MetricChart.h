@@ -129,6 +129,7 @@ class MetricChart : public QWidget {
     int synced = 0;            // points of the series already in the graphs
     int syncedStable = 0;      // of which the series' stable points (the rest may change)
     int syncedRevision = -1;   // the series' revision (merges) they were copied at
+    bool keyOrder = false;     // x went back: the graphs are sorted by x, not in series order
     XAxisMode syncedMode = XAxisMode::Step;
     int syncedEpochRevision = -1;
   };

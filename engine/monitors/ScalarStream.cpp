@@ -30,7 +30,8 @@ void ScalarStream::onBeforeTrain() {
   lost_.clear();
   lastStep_ = flushedStep_ = context().globalStep();
   file_ = std::fopen(path_.c_str(), "a");
-  if (file_ == nullptr) lose(str("cannot open it: ", std::strerror(errno)), lastStep_);
+  // Nothing of this run is in it: its values start after the step it starts from.
+  if (file_ == nullptr) lose(str("cannot open it: ", std::strerror(errno)), lastStep_ + 1);
 }
 
 void ScalarStream::lose(const std::string& reason, int64_t fromStep) {
@@ -107,8 +108,8 @@ void ScalarStream::onAfterTrain() {
     lose(std::strerror(errno), flushedStep_);
   }
   if (lost_.empty()) return;
-  const std::string what = str(path_, " lacks the scalars from global step ", lostFrom_,
-                               " on: ", lost_, " (stats.json has them once per epoch)");
+  const std::string what =
+      str(path_, " lacks the scalars from global step ", lostFrom_, " on: ", lost_);
   lost_.clear();
   throw std::runtime_error(what);
 }

@@ -204,6 +204,7 @@ bool TensorBoardWriter::open() {
   for (int suffix = 1; (file_ = std::fopen(path_.c_str(), "wbx")) == nullptr; ++suffix) {
     if (errno != EEXIST || suffix > 100) {
       fail(str("cannot create: ", std::strerror(errno)));
+      failedFrom_ = flushedStep_ + 1;  // nothing of this run is in it
       return false;
     }
     path_ = str(base, ".", suffix);

@@ -2,6 +2,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 #include <QImage>
 #include <QRandomGenerator>
 #include <QSet>
@@ -170,6 +172,32 @@ class TestMetricChart : public QObject {
     QVERIFY(s->bucketSize() > 1);
     QCOMPARE((chart_->plot()->graph(0)->data()->constEnd() - 1)->value, 42.0);
     QCOMPARE(chart_->plot()->yAxis->range().upper >= 42.0, true);
+  }
+
+  void aBoundedSeriesWhoseStepsGoBackIsDrawnAsItsKeptPoints() {
+    // 40,000 steps (buckets merged), then the run resumes from step 30,000 and its steps arrive
+    // one sync at a time: the graphs, sorted by step, hold exactly the series' kept points
+    // (they had kept stale points of the open bucket and dropped the highest steps).
+    MetricPoints first;
+    for (qint64 step = 1; step <= 40000; ++step)
+      first.append({"r", "cost", step, 1, 100.0 + step, 1.0});
+    add(store_, *chart_, first);
+    for (qint64 step = 30001; step <= 30200; ++step)
+      add(store_, *chart_, {{"r", "cost", step, 2, 1e6 + step, 2.0}});
+    const Series* s = store_.series({"r", "cost"});
+    QVERIFY(s->bucketSize() > 1);
+    QVector<QPair<double, double>> want, got;
+    for (int i = 0; i < s->size(); ++i) want.append({double(s->step(i)), s->value(i)});
+    std::stable_sort(want.begin(), want.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const QCPGraph* raw = chart_->plot()->graph(0);
+    for (auto it = raw->data()->constBegin(); it != raw->data()->constEnd(); ++it)
+      got.append({it->key, it->value});
+    QCOMPARE(got.size(), want.size());
+    QCOMPARE(got.last().first, 40000.0);
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    QCOMPARE(got, want);
   }
 
   void xAxisModes() {

@@ -394,7 +394,7 @@ class TestTensorBoardWriter : public QObject {
     logging::setExtraSink(nullptr, nullptr);
     QCOMPARE(epochsDone, 2);
     QVERIFY2(said.find(eventsDir + "/events.out.tfevents.") != std::string::npos &&
-                 said.find("lacks the TensorBoard events from global step 0 on: cannot create: "
+                 said.find("lacks the TensorBoard events from global step 1 on: cannot create: "
                            "Not a directory") != std::string::npos,
              said.c_str());
     // Logged once when it happened (afterTrain's own line, "afterTrain of ... failed", is the
