@@ -60,6 +60,10 @@ function(tb_engine_library name)
   target_precompile_headers(${name} REUSE_FROM tb_torch_pch)
 endfunction()
 
+# Seconds a test may run; scripts/sanitize.sh raises it for its slower trees (ctest --timeout
+# does not override a test's own TIMEOUT).
+set(TOWERBENCH_TEST_TIMEOUT 300 CACHE STRING "Seconds each tb_test may run")
+
 # tb_test(NAME SOURCE LINK deps...) : one Qt Test executable registered with CTest.
 function(tb_test name source)
   cmake_parse_arguments(ARG "NO_PCH" "" "LINK;LABELS" ${ARGN})
@@ -75,7 +79,7 @@ function(tb_test name source)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TB_QUIET=1"
-    LABELS "${ARG_LABELS}" TIMEOUT 300)
+    LABELS "${ARG_LABELS}" TIMEOUT ${TOWERBENCH_TEST_TIMEOUT})
 endfunction()
 
 # Every engine library, in link order (engine/CMakeLists.txt).

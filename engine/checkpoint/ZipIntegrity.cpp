@@ -361,7 +361,11 @@ std::string torchArchiveProblem(const char* data, const std::vector<ZipRecord>& 
     const bool version = is(record.name, dir + ".data/version") || is(record.name, dir + "version");
     if (!version && !is(record.name, dir + "data.pkl")) continue;
     // LibTorch and torch.save write every record stored; a compressed one is not theirs.
-    if (!record.stored) return str(record.name, " is compressed");
+    if (!record.stored) {
+      return str(record.name,
+                 " is compressed, which these checks do not read (re-zip the file stored, "
+                 "`zip -0`, to load it here)");
+    }
     const char* bytes = data + record.offset;
     if (!version) {
       const std::string problem =

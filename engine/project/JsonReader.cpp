@@ -12,6 +12,33 @@ using nlohmann::json;
 
 namespace {
 
+/// Where `token` stands as a whole number in the JSON `text`, outside strings; npos if nowhere.
+size_t findNumberToken(const std::string& text, const std::string& token) {
+  const auto numberChar = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+           c == '+' || c == '-';
+  };
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        inString = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (text.compare(i, token.size(), token) == 0 && (i == 0 || !numberChar(text[i - 1])) &&
+               (i + token.size() == text.size() || !numberChar(text[i + token.size()]))) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
 bool isIdentifier(const std::string& key) {
   if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
@@ -189,7 +216,7 @@ json parseJsonText(const std::string& text, std::vector<ProjectIssue>& issues) {
     const size_t close = detail.rfind('\'');
     std::string where;
     if (open != std::string::npos && close > open + 1) {
-      const size_t offset = text.find(detail.substr(open + 1, close - open - 1));
+      const size_t offset = findNumberToken(text, detail.substr(open + 1, close - open - 1));
       if (offset != std::string::npos) {
         const size_t lineStart = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;
         where = str(" at line ", 1 + std::count(text.begin(), text.begin() + offset, '\n'),
