@@ -29,6 +29,10 @@ void onSignal(int signal) {
   lastSignal = signal;
   signalCount = signalCount + 1;
 }
+// SIGHUP (whoever started launch is gone: a closed terminal, the window, which asks for it
+// with PR_SET_PDEATHSIG) or SIGPIPE (nobody reads launch's output). Set by the handler only.
+volatile std::sig_atomic_t readerGoneSignal = 0;
+void onReaderGone(int) { readerGoneSignal = 1; }
 
 /// A port nobody listens on now (rank 0 binds it a moment later).
 int freePort() {
@@ -86,6 +90,20 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Note [Launch outlives its reader]: when whoever reads launch's output is gone (SIGHUP, or
+  // SIGPIPE on a write: the window was killed, the terminal closed, `| head` ended), the workers
+  // are asked to stop once, as by a first Ctrl-C: each stops at the same step and its saver
+  // saves it, so nothing trained is lost; launch goes on without printing. (SIGPIPE used to end
+  // launch at its next line, and PR_SET_PDEATHSIG then killed the workers mid-epoch.) Under
+  // nohup SIGHUP stays ignored.
+  struct sigaction readerGone {};
+  readerGone.sa_handler = onReaderGone;
+  sigemptyset(&readerGone.sa_mask);
+  struct sigaction previousHangUp {};
+  sigaction(SIGHUP, nullptr, &previousHangUp);
+  const bool hangUpIgnored = previousHangUp.sa_handler == SIG_IGN;
+  if (!hangUpIgnored) sigaction(SIGHUP, &readerGone, nullptr);
+  sigaction(SIGPIPE, &readerGone, nullptr);
 
   std::vector<Worker> workers(static_cast<size_t>(local));
   for (int l = 0; l < local; ++l) {
@@ -113,6 +131,8 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       close(pipefd[1]);
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
+      signal(SIGPIPE, SIG_DFL);
+      if (!hangUpIgnored) signal(SIGHUP, SIG_DFL);
       setenv("RANK", std::to_string(w.rank).c_str(), 1);
       setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
       setenv("LOCAL_RANK", std::to_string(l).c_str(), 1);
@@ -136,11 +156,20 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> firstFailure;
   std::sig_atomic_t forwarded = 0;
+  bool stoppedForReader = false;
   for (;;) {
     if (signalCount != forwarded) {
       forwarded = signalCount;
       for (auto& w : workers) {
         if (w.running) kill(w.pid, lastSignal);
+      }
+    }
+    if (readerGoneSignal && !stoppedForReader) {
+      stoppedForReader = true;  // once: the hang-up and the failed writes after it are one event
+      if (forwarded == 0) {
+        for (auto& w : workers) {
+          if (w.running) kill(w.pid, SIGTERM);
+        }
       }
     }
     std::vector<pollfd> fds;

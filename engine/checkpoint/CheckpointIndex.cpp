@@ -133,7 +133,7 @@ void CheckpointIndex::addManual(const std::string& name) {
   latest = name;
 }
 
-std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir) {
+std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir, std::string* note) {
   std::error_code ec;
   if (!fs::is_directory(runDir, ec)) {
     throw InputError(str(runDir, ": not a directory, cannot look for checkpoints in it"));
@@ -156,23 +156,32 @@ std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir) 
     try {
       return LatestCheckpoint{path, readCheckpointFile(path)};
     } catch (const std::exception& e) {
-      skipped = str("the index's latest does not load: ", e.what());
+      // The reader's message starts with the path.
+      skipped = str("the run's latest checkpoint does not load, refused: ", e.what());
     }
   }
+  const auto warn = [&](const std::string& text) {
+    if (note != nullptr) {
+      *note = text;
+    } else {
+      TB_LOG(Warning) << text;
+    }
+  };
+  bool refused = !indexLatest.empty();  // a file that does not load was named in `skipped`
   for (const auto& [step, name] : modelFilesNewestFirst(runDir)) {
     if (name == indexLatest) continue;
     const std::string path = (fs::path(runDir) / name).string();
     try {
       LatestCheckpoint found{path, readCheckpointFile(path)};
-      TB_LOG(Warning) << skipped << "; using " << path << ", the newest checkpoint that loads";
+      warn(str(skipped, "; using ", path, ", the newest checkpoint that loads",
+               refused ? " (the steps after it are trained again)" : ""));
       return found;
     } catch (const std::exception& e) {
-      TB_LOG(Warning) << "skipping a checkpoint that does not load: " << e.what();
+      skipped = str(skipped, refused ? "; refused too: " : "; refused: ", e.what());
+      refused = true;
     }
   }
-  if (!indexLatest.empty()) {
-    TB_LOG(Warning) << skipped << "; no other checkpoint loads";
-  }
+  if (refused) warn(str(skipped, "; no other checkpoint loads"));
   return std::nullopt;
 }
 

@@ -64,9 +64,12 @@ struct LatestCheckpoint {
 
 /// The checkpoint a run continues from: the index's `latest` when it loads; otherwise (no index,
 /// an unreadable index, or a `latest` that is gone or does not load) the model-<step>.pt with
-/// the highest step that loads, with a warning naming what was skipped. nullopt when nothing
-/// loads. Never throws for damaged files; throws InputError when `runDir` is not a directory.
-std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir);
+/// the highest step that loads, with a warning naming each file refused and why, and the one
+/// used. nullopt when nothing loads. The warning goes to `*note` when given (the caller logs it
+/// where it belongs: a resume, into the run's log.log), else to the log. Never throws for
+/// damaged files; throws InputError when `runDir` is not a directory.
+std::optional<LatestCheckpoint> loadLatestCheckpoint(const std::string& runDir,
+                                                     std::string* note = nullptr);
 
 /// The path of loadLatestCheckpoint(runDir), or "" when the run has no loadable checkpoint.
 std::string latestCheckpoint(const std::string& runDir);

@@ -12,9 +12,14 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <csignal>
+#include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "engine/core/Check.h"
@@ -165,6 +170,36 @@ void awaitAcknowledgements(c10d::Store& store, int size, std::chrono::millisecon
   }
 }
 
+// Note [LibTorch's store threads]: every c10d::TCPStore client of LibTorch 1.13 has a thread of
+// its own (TCPStoreWorkerDaemon, for watchKey) that lets std::system_error out when the store's
+// host resets the connection: a rank SIGKILLed made about 1 in 30 of its peers abort here
+// (status 134, "terminate called after throwing ... Connection reset by peer") at once, before
+// the diagnosis (tests/app/test_Faults, scripts/faults.sh). Nothing can catch it on that thread,
+// so the rank's terminate handler ends that one case as the diagnosis would have: it names the
+// store's host, and the rank exits with status 1, as for any distributed failure. Any other
+// termination goes to the previous handler.
+std::terminate_handler previousTerminate = nullptr;
+std::string storeResetMessage;  // set once, before the first store exists
+
+[[noreturn]] void onTerminate() {
+  if (const std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const std::system_error& e) {
+      const int code = e.code().value();
+      if (e.code().category() == std::system_category() &&
+          (code == ECONNRESET || code == EPIPE || code == ECONNABORTED)) {
+        const std::string message = storeResetMessage + " (" + e.what() + ")\n";
+        [[maybe_unused]] const ssize_t written = ::write(2, message.data(), message.size());
+        ::_exit(1);
+      }
+    } catch (...) {
+    }
+  }
+  if (previousTerminate != nullptr) previousTerminate();
+  std::abort();
+}
+
 class GlooPending : public PendingCollective {
  public:
   explicit GlooPending(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
@@ -224,6 +259,17 @@ std::shared_ptr<DistributedGroup> DistributedGroup::join(const WorkerEnvironment
     std::lock_guard<std::mutex> lock(currentMutex);
     TB_CHECK(currentGroup == nullptr, "this process already joined a distributed group");
   }
+  // Gloo writes to its peers with writev, which raises SIGPIPE once a peer is gone: that would
+  // end this rank at once, status 141 and no word, instead of the diagnosis naming the peer
+  // (found by test_Faults: a rank continued after SIGSTOP, rank 0 gone). PyTorch's ranks run
+  // under Python, which ignores SIGPIPE; so do these.
+  std::signal(SIGPIPE, SIG_IGN);
+  storeResetMessage = str(
+      "distributed: rank ", env.rank, " ends: ",
+      env.agentStore ? str("torchrun's store at ", storeAddress(env), " is gone")
+                     : str("rank 0 died (the store it hosted at ", storeAddress(env), " is gone)"),
+      "; LibTorch's thread for the store lost its connection");
+  if (previousTerminate == nullptr) previousTerminate = std::set_terminate(onTerminate);
   std::shared_ptr<DistributedGroup> group(new DistributedGroup(env, options));
   State& state = *group->state_;
   const int rank = env.rank;
@@ -382,24 +428,32 @@ void DistributedGroup::reportFailure(const std::string& message) {
   }
 }
 
-std::string DistributedGroup::diagnose(const std::string& cause) {
+namespace {
+
+/// What diagnose asks the store, on a thread of its own: a published failure, a heartbeat that
+/// stopped, a rank behind. Takes copies only: it may outlive the group (Note [A store that stops
+/// answering]). `answered()` is called once the store has answered a first question.
+std::string askTheStore(const WorkerEnvironment& env, int self, int worldSize,
+                        std::chrono::milliseconds heartbeat, int64_t progress,
+                        const std::function<void()>& answered) {
   StorePtr store;
   try {
-    store = openStore(env_, false, std::chrono::milliseconds(3000));
+    store = openStore(env, false, std::chrono::milliseconds(3000));
   } catch (const std::exception&) {
-    if (env_.agentStore) return str("torchrun's store at ", storeAddress(env_), " is gone");
-    return str("rank 0 died (the store it hosted at ", storeAddress(env_), " is gone)");
+    if (env.agentStore) return str("torchrun's store at ", storeAddress(env), " is gone");
+    return str("rank 0 died (the store it hosted at ", storeAddress(env), " is gone)");
   }
   try {
-    for (int r = 0; r < worldSize(); ++r) {
-      if (r != rank() && store->check({str("failed/", r)})) {
+    for (int r = 0; r < worldSize; ++r) {
+      if (r != self && store->check({str("failed/", r)})) {
         return str("rank ", r, " failed: ", text(store->get(str("failed/", r))));
       }
     }
+    answered();
     auto beats = [&] {
       std::map<int, std::pair<int64_t, int64_t>> out;  // rank -> (count, step)
-      for (int r = 0; r < worldSize(); ++r) {
-        if (r == rank()) continue;
+      for (int r = 0; r < worldSize; ++r) {
+        if (r == self) continue;
         std::pair<int64_t, int64_t> beat{-1, -1};
         if (store->check({str("beat/", r)})) {
           std::istringstream in(text(store->get(str("beat/", r))));
@@ -410,7 +464,7 @@ std::string DistributedGroup::diagnose(const std::string& cause) {
       return out;
     };
     const auto before = beats();
-    std::this_thread::sleep_for(options_.heartbeat * 5 / 2);
+    std::this_thread::sleep_for(heartbeat * 5 / 2);
     const auto after = beats();
     for (const auto& [r, beat] : after) {
       if (beat.first == before.at(r).first) {
@@ -423,15 +477,63 @@ std::string DistributedGroup::diagnose(const std::string& cause) {
       }
     }
     for (const auto& [r, beat] : after) {
-      if (beat.second < progress_.load()) {
-        return str("rank ", r, " is stuck at global step ", beat.second, " (rank ", rank(),
-                   " is at ", progress_.load(), ")");
+      if (beat.second < progress) {
+        return str("rank ", r, " is stuck at global step ", beat.second, " (rank ", self, " is at ",
+                   progress, ")");
       }
     }
   } catch (const std::exception&) {
-    return str("rank 0 died (the store it hosted at ", storeAddress(env_), " stopped answering)");
+    return str("rank 0 died (the store it hosted at ", storeAddress(env), " stopped answering)");
   }
-  return str("a peer failed (", cause, ")");
+  return {};
+}
+
+/// How long the store may take to answer diagnose's first question (3 s of them to connect).
+constexpr std::chrono::milliseconds kFirstAnswer{4000};
+
+}  // namespace
+
+std::string DistributedGroup::diagnose(const std::string& cause) {
+  // Note [A store that stops answering]: a TCPStore client waits for an answer without limit
+  // (LibTorch 1.13 sets no receive timeout for check and get), and a store host that is stopped
+  // (SIGSTOP, a machine that hangs) keeps its connections open, so asking it would never
+  // return: the other ranks would wait forever. The questions go to a thread of their own;
+  // when the store has not answered the first within kFirstAnswer, or the rest in the time
+  // they need, its host is named, and the thread is left to end with the process.
+  struct Shared {
+    std::mutex mutex;  // guards answered and verdict; paired with changed
+    std::condition_variable changed;
+    bool answered = false;
+    std::optional<std::string> verdict;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::thread([shared, env = env_, self = rank(), size = worldSize(),
+               heartbeat = options_.heartbeat, progress = progress_.load()] {
+    const auto answered = [&] {
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      shared->answered = true;
+      shared->changed.notify_all();
+    };
+    std::string verdict = askTheStore(env, self, size, heartbeat, progress, answered);
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->verdict = std::move(verdict);
+    shared->changed.notify_all();
+  }).detach();
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  const bool done = shared->changed.wait_for(lock, kFirstAnswer, [&] {
+    return shared->answered || shared->verdict.has_value();
+  }) && shared->changed.wait_for(lock, options_.heartbeat * 5 / 2 + kFirstAnswer, [&] {
+    return shared->verdict.has_value();
+  });
+  if (!done) {
+    if (env_.agentStore) {
+      return str("torchrun's store at ", storeAddress(env_), " stopped answering");
+    }
+    return str("rank 0 died or hangs (the store it hosts at ", storeAddress(env_),
+               " stopped answering)");
+  }
+  if (shared->verdict->empty()) return str("a peer failed (", cause, ")");
+  return *shared->verdict;
 }
 
 void DistributedGroup::fail(const std::exception& cause, const std::string& during) {

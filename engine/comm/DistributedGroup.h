@@ -12,7 +12,11 @@
 // others names the culprit, and the rank throws DistributedError with that name and the cause.
 // If the store itself is gone, the rank that hosted it (rank 0, unless torchrun's agent hosts
 // it) is named. After a failure the group is unusable: every rank ends, and --resume restarts
-// all of them from the last checkpoint.
+// all of them from the last checkpoint. A store host that is stopped (SIGSTOP) keeps its
+// connections open and never answers: the diagnosis has a deadline and then names it (Note [A
+// store that stops answering], DistributedGroup.cpp). A connection reset that LibTorch's own
+// store thread cannot survive ends the rank with status 1 naming the store's host (Note
+// [LibTorch's store threads]).
 //
 // Threads: join, the collectives and diagnose are called from the engine thread only; the
 // heartbeat runs on its own thread with its own store connection.

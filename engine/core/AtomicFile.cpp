@@ -52,6 +52,20 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
   }
 }
 
+std::optional<TemporaryFileWriter> temporaryFileWriter(const std::string& fileName) {
+  // The host may contain '-' and '.', the target '.tmp-' only if someone named it so: the
+  // last ".tmp-" and the last '-' delimit them.
+  const size_t tag = fileName.rfind(".tmp-");
+  const size_t dash = fileName.rfind('-');
+  if (tag == std::string::npos || tag == 0 || dash <= tag + 4) return std::nullopt;
+  const std::string pid = fileName.substr(dash + 1);
+  if (pid.empty() || pid.size() > 18 || pid.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return TemporaryFileWriter{fileName.substr(0, tag), fileName.substr(tag + 5, dash - tag - 5),
+                             std::stoll(pid)};
+}
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str("cannot open ", path, ": ", std::strerror(errno)));

@@ -10,6 +10,7 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
+#include "engine/run/RunStatus.h"
 #include "engine/train/TowerTrainer.h"
 
 namespace tbench {
@@ -45,16 +46,20 @@ PreparedRun::~PreparedRun() {
 
 namespace {
 
-/// Rank 0's (or the only process's) choice of directory and checkpoint.
-void chooseRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint) {
+/// Rank 0's (or the only process's) choice of directory and checkpoint. `note` says which
+/// checkpoints were refused and why, for the run's log (empty when the latest loads).
+void chooseRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint,
+                        std::string& note) {
   const Project& project = run.project;
   if (request.resume) {
     run.runDir = request.runDir.empty() ? newestRunDirectory(project) : request.runDir;
-    checkpoint = latestCheckpoint(run.runDir);
-    if (checkpoint.empty()) {
-      throw InputError(str("nothing to resume in ", run.runDir,
-                           ": it has no checkpoint that loads (add a model_saver callback)"));
+    const auto found = loadLatestCheckpoint(run.runDir, &note);
+    if (!found) {
+      throw InputError(
+          str("nothing to resume in ", run.runDir, ": ",
+              note.empty() ? "it has no checkpoint (add a model_saver callback)" : note));
     }
+    checkpoint = found->path;
   } else {
     run.runDir = prepareRunDirectory(
         request.runDir, project.runRoot, project.name,
@@ -87,7 +92,8 @@ void refuseOneProcessStrategyAsRank(const std::string& strategy) {
 
 /// Note [One run, one directory]: joins the group of a multi-process strategy and agrees on
 /// the directory and checkpoint that rank 0 chose.
-void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint) {
+void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::string& checkpoint,
+                         std::string& note) {
   const Project& project = run.project;
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
   if (strategy.join) {
@@ -100,7 +106,7 @@ void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::strin
   run.rank = run.group ? run.group->rank() : 0;
   if (run.rank == 0) {
     try {
-      chooseRunDirectory(request, run, checkpoint);
+      chooseRunDirectory(request, run, checkpoint, note);
     } catch (const std::exception& e) {
       if (run.group) run.group->publish("run_dir", str("!", e.what()));
       throw;
@@ -125,6 +131,22 @@ void agreeOnRunDirectory(const RunRequest& request, PreparedRun& run, std::strin
   }
 }
 
+/// A resumed run's directory may hold the temporary files of writers killed before their rename
+/// (a checkpoint's is as large as the model): those of this host's processes that are gone are
+/// removed, and said.
+void removeTemporaryFilesOfKilledWriters(const std::string& runDir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(runDir, ec)) {
+    const auto writer = temporaryFileWriter(entry.path().filename().string());
+    if (!writer || writer->host != thisHost() || processRunning(writer->pid)) continue;
+    std::error_code removed;
+    if (fs::remove(entry.path(), removed)) {
+      TB_LOG(Info) << "removed " << entry.path().string() << ": process " << writer->pid
+                   << " ended before it became " << writer->target;
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
@@ -133,11 +155,14 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   run.project = std::move(request.project);
   const Project& project = run.project;
   std::string checkpoint;
-  agreeOnRunDirectory(request, run, checkpoint);
+  std::string checkpointNote;  // refused checkpoints: logged once the run's log is open
+  agreeOnRunDirectory(request, run, checkpoint, checkpointNote);
   const bool owner = run.rank == 0;
   const std::string logName = owner ? "log.log" : str("log-rank", run.rank, ".log");
   run.logOpen = logging::openFile((fs::path(run.runDir) / logName).string());
   TB_LOG(Info) << "command: " << request.origin;
+  if (!checkpointNote.empty()) TB_LOG(Warning) << checkpointNote;
+  if (owner && request.resume) removeTemporaryFilesOfKilledWriters(run.runDir);
   if (run.group) {
     TB_LOG(Info) << "distributed: " << run.group->environment().describe();
   }

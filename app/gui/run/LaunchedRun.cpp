@@ -6,6 +6,11 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+
 namespace tbench::gui {
 
 QString RankState::stateText() const {
@@ -23,6 +28,13 @@ LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
     process_.kill();
   });
   process_.setProcessChannelMode(QProcess::MergedChannels);
+  // A window that is killed (or crashes) cannot stop its run: launch gets SIGHUP then, which
+  // stops every rank at the same step, saved (Note [Launch outlives its reader],
+  // app/cli/LaunchCommand.cpp). The GUI thread starts it, and lives as long as the window.
+  process_.setChildProcessModifier([window = ::getpid()] {
+    ::prctl(PR_SET_PDEATHSIG, SIGHUP);
+    if (::getppid() != window) ::_exit(128 + SIGHUP);  // the window died before prctl
+  });
   connect(&process_, &QProcess::readyReadStandardOutput, this, &LaunchedRun::readOutput);
   connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
     readOutput();

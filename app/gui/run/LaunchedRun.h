@@ -6,7 +6,8 @@
 // process, turns its output into log lines and each rank's state, and stops it: Stop sends
 // SIGTERM, which launch forwards to every rank, and each rank stops at the same step boundary
 // (the distributed strategy votes on it) and saves; a launch still there after kStopGraceMs is
-// killed. Qt only; GUI thread.
+// killed. A window that is killed or crashes stops them the same way: launch gets SIGHUP
+// (PR_SET_PDEATHSIG) and forwards a stop. Qt only; GUI thread.
 
 #include <QObject>
 #include <QProcess>

@@ -77,6 +77,23 @@ class TestCore : public QObject {
              1L);
     QVERIFY_THROWS_EXCEPTION(InputError, readFile(bad));
   }
+
+  void temporaryFilesNameTheirWriter() {
+    // What a writer killed before its rename leaves (test_Faults finds them after SIGKILLs).
+    auto writer = temporaryFileWriter("model-24.pt.tmp-vm-30194");
+    QVERIFY(writer.has_value());
+    QCOMPARE(writer->target, std::string("model-24.pt"));
+    QCOMPARE(writer->host, std::string("vm"));
+    QCOMPARE(writer->pid, int64_t{30194});
+    writer = temporaryFileWriter("stats.json.tmp-node-1.cluster-42");
+    QVERIFY(writer.has_value());
+    QCOMPARE(writer->host, std::string("node-1.cluster"));
+    QCOMPARE(writer->pid, int64_t{42});
+    for (const char* other : {"model-24.pt", "a.tmp-host-x1", ".tmp-host-1", "a.tmp-12",
+                              "a.tmp-host-", "a.tmp-host-1234567890123456789"}) {
+      QVERIFY2(!temporaryFileWriter(other).has_value(), other);
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCore)
