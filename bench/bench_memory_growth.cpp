@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "bench/ResidentMemory.h"
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/Environment.h"
 #include "engine/project/ProjectBuilder.h"
@@ -23,20 +24,7 @@
 
 namespace {
 
-/// The process's resident set size in MiB, from /proc/self/status.
-double residentMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      double kib = 0;
-      status >> kib;
-      return kib / 1024.0;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return -1;
-}
+using tbench::bench::residentMiB;
 
 }  // namespace
 

@@ -38,6 +38,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"
+#include "bench/ResidentMemory.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
 #include "engine/monitors/ScalarJson.h"
@@ -50,19 +51,7 @@ using namespace tbench;
 
 namespace {
 
-double residentMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      double kib = 0;
-      status >> kib;
-      return kib / 1024.0;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return -1;
-}
+using tbench::bench::residentMiB;
 
 /// "AMD EPYC, family 26 model 2" from /proc/cpuinfo.
 std::string cpuName() {
