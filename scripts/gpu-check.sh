@@ -459,6 +459,74 @@ PY
       row "StagingInput (queue_input, staging $staging)" FAILED "$(tail -2 "$work/staging-$staging.log" | tr '\n' ' ')"
     fi
   done
+  # Issue 33: staging on must not be slower than off (5% for noise).
+  on=$(last_stat "$work/runs/staging-true" ThroughputTracker/steps_per_sec)
+  off=$(last_stat "$work/runs/staging-false" ThroughputTracker/steps_per_sec)
+  if [ -n "$on" ] && [ -n "$off" ]; then
+    verdict=ran
+    py "$on" "$off" <<'PY' || verdict=FAILED
+import sys
+on, off = map(float, sys.argv[1:3])
+sys.exit(0 if on >= 0.95 * off else 1)
+PY
+    row "StagingInput on >= off" "$verdict" "on $on, off $off steps/s (limit: on >= 0.95 x off)"
+  else
+    row "StagingInput on >= off" FAILED "a staging run has no steps/s"
+  fi
+
+  # ---- issue 33: the resident training set (data.resident) trains as the streaming pipeline
+  # does (the same batches) and reports host_syncs_per_step; the project's default callbacks
+  # with a steady-state epoch (500 steps).
+  for resident in false true; do
+    make_project "$synthetic" "$work/resident-$resident.json" 'trainer.strategy="queue_input"' \
+      "trainer.devices=[\"$device\"]" "data.resident=$resident" "max_epoch=2" "steps_per_epoch=500"
+    train "resident-$resident" "$work/resident-$resident.json" ||
+      row "resident dataset ($resident)" FAILED "$(tail -2 "$work/resident-$resident.log" | tr '\n' ' ')"
+  done
+  rf=$work/runs/resident-false rt=$work/runs/resident-true
+  vf=$(last_stat "$rf" validation_error) vt=$(last_stat "$rt" validation_error)
+  syncs=$(last_stat "$rt" ThroughputTracker/host_syncs_per_step)
+  verdict=ran
+  py "$vf" "$vt" <<'PY' || verdict=FAILED
+import sys
+try:
+    a, b = map(float, sys.argv[1:3])
+except ValueError:
+    sys.exit(1)
+sys.exit(0 if abs(a - b) <= 1e-3 else 1)
+PY
+  row "resident dataset (data.resident)" "$verdict" "validation error $vt (streaming $vf, limit ±1e-3); $(grep -ohE 'data.resident: [^(]*\([^)]*\) held on [a-z0-9:]*' "$rt/log.log" | head -1)" "$(last_stat "$rt" ThroughputTracker/steps_per_sec) (streaming $(last_stat "$rf" ThroughputTracker/steps_per_sec))"
+  verdict=ran
+  py "${syncs:-nan}" <<'PY' || verdict=FAILED
+import sys
+v = float(sys.argv[1])
+sys.exit(0 if v <= 0.1 else 1)
+PY
+  row "host_syncs_per_step (steady state, default callbacks)" "$verdict" "$syncs reads of the device a step in epoch 2 (limit 0.1)"
+
+  # ---- issue 33: TF32 for matrix products and convolutions ("all") against none, on the ConvNet
+  # when Fashion-MNIST is here (else the synthetic MLP): both train, and agree.
+  tf32src=$synthetic tf32edits=()
+  if [ -n "$fmnist" ]; then
+    tf32src=$root/projects/fashion-mnist-convnet.json tf32edits=("+fmnist=$fmnist" "max_epoch=1" "steps_per_epoch=200")
+  fi
+  for tf32 in none all; do
+    make_project "$tf32src" "$work/tf32-$tf32.json" "trainer.devices=[\"$device\"]" \
+      "speed={\"tf32\": \"$tf32\"}" "${tf32edits[@]}"
+    train "tf32-$tf32" "$work/tf32-$tf32.json" ||
+      row "TF32 $tf32" FAILED "$(tail -2 "$work/tf32-$tf32.log" | tr '\n' ' ')"
+  done
+  a=$(last_stat "$work/runs/tf32-all" validation_error) n=$(last_stat "$work/runs/tf32-none" validation_error)
+  verdict=ran
+  py "$a" "$n" <<'PY' || verdict=FAILED
+import sys
+try:
+    a, n = map(float, sys.argv[1:3])
+except ValueError:
+    sys.exit(1)
+sys.exit(0 if abs(a - n) <= 0.03 else 1)
+PY
+  row "TF32 all vs none" "$verdict" "validation error $a (none: $n, limit ±0.03); $(grep -ohE 'speed: TF32[^;]*' "$work/runs/tf32-all/log.log" | head -1)" "$(last_stat "$work/runs/tf32-all" ThroughputTracker/steps_per_sec) (none: $(last_stat "$work/runs/tf32-none" ThroughputTracker/steps_per_sec))"
   # ---- the sweep queue (issue 27): a CUDA project's trials each get one GPU (the slot's entry
   # of CUDA_VISIBLE_DEVICES) seen as cuda:0; two trials, one slot, hyperband on.
   make_project "$synthetic" "$work/sweep-base.json" "trainer.devices=[\"$device\"]" \
@@ -497,6 +565,7 @@ else
   row "gpu_tracker (NVML)" skipped "no GPU (--device $device)"
   row "resume on the GPU" skipped "no GPU (--device $device): tests/engine/train/test_Resume on the CPU"
   row "StagingInput side stream" skipped "no GPU: CPU towers take the host batch (tests/engine/input/test_StagingInput)"
+  row "resident dataset, host_syncs_per_step, TF32" skipped "no GPU: the CPU paths are tests/app/test_Projects"
   row "sweep queue (one GPU per slot)" skipped "no GPU: the queue on the CPU is tests/app/test_Sweeps"
 fi
 

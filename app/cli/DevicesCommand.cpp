@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 #include "engine/comm/NcclCommunicator.h"
@@ -12,6 +13,7 @@
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Nvml.h"
+#include "engine/train/SpeedSettings.h"
 
 namespace tbench::cli {
 
@@ -47,6 +49,13 @@ int printDevices() {
                     : ncclVersionText())
             << "\n";
   std::cout << "GPU trackers (gpu_tracker): " << nvmlStatusText() << "\n";
+  // The project's "speed" defaults on the devices found (a project's own settings are in its
+  // run's log.log, "speed: ...").
+  std::vector<Device> cuda;
+  std::copy_if(devices.begin(), devices.end(), std::back_inserter(cuda),
+               [](const Device& d) { return d.isCuda(); });
+  std::cout << "speed defaults (project \"speed\"): "
+            << describeSpeedSettings(SpeedSettings{}, cuda.empty() ? devices : cuda) << "\n";
   return 0;
 }
 

@@ -4,6 +4,7 @@
 // epoch, global step and wall time and fans it out. Engine thread only.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +19,30 @@ struct ImageData {
   std::vector<uint8_t> pixels;
 };
 
+/// Where and when a value was put.
+struct MetricStamp {
+  int64_t globalStep = 0;
+  int64_t epochNum = 0;
+  double wallTime = 0;  ///< seconds since the Unix epoch
+};
+
+/// Sees every scalar as the monitors get it: its name, value and stamp.
+using ScalarWatcher = std::function<void(const std::string&, double, const MetricStamp&)>;
+
 class MonitorSink {
  public:
   virtual ~MonitorSink() = default;
+  /// A value of now (the current global step, epoch and time).
   virtual void putScalar(const std::string& name, double value) = 0;
+  /// A value taken earlier, with the stamp it was taken at: a trainer's step scalars, read in
+  /// batches (Note [Step scalars read in batches]).
+  virtual void putScalarAt(const std::string& name, double value, const MetricStamp& stamp) = 0;
+  /// Calls `watcher` with every scalar put from now on, as the monitors get it (a check that
+  /// must see every value, not only the latest). Before training.
+  virtual void watchScalars(ScalarWatcher watcher) = 0;
   virtual void putImage(const std::string& name, const ImageData& image) = 0;
-  /// The latest value put under `name` in this run, if any.
+  /// The latest value put under `name` in this run, if any. Values of steps run but not yet
+  /// read (Note [Step scalars read in batches]) are read first: the answer is never stale.
   virtual std::optional<double> latest(const std::string& name) const = 0;
   /// How many values were put under `name` in this run so far (0 if none): a callback that
   /// must not count the same value twice (a stat produced every few epochs) remembers it.

@@ -1,5 +1,7 @@
 #include "engine/callbacks/ThroughputTracker.h"
 
+#include "engine/core/HostRead.h"
+
 namespace tbench {
 
 void ThroughputTracker::mark() {
@@ -7,6 +9,7 @@ void ThroughputTracker::mark() {
   callbackSecondsAtMark_ = context().secondsInCallbacks();
   pausedSecondsAtMark_ = context().secondsPaused();
   stepAtMark_ = context().globalStep();
+  readsAtMark_ = hostReadCount();
 }
 
 void ThroughputTracker::onTrigger() {
@@ -19,6 +22,9 @@ void ThroughputTracker::onTrigger() {
   context().monitors().putScalar("ThroughputTracker/steps_per_sec", stepsPerSec);
   context().monitors().putScalar("ThroughputTracker/samples_per_sec",
                                  stepsPerSec * static_cast<double>(context().samplesPerStep()));
+  context().monitors().putScalar(
+      "ThroughputTracker/host_syncs_per_step",
+      static_cast<double>(hostReadCount() - readsAtMark_) / static_cast<double>(steps));
   mark();
 }
 

@@ -290,7 +290,9 @@ TrainingState captureState(torch::nn::Module& module, torch::optim::Optimizer* o
   torch::NoGradGuard noGrad;
   TrainingState state;
   auto copy = [](const torch::Tensor& t) {
-    return t.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true);
+    // Contiguous whatever the tower's memory format (channels-last weights): what torch.load
+    // users and the exports expect.
+    return t.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
   };
   for (const auto& item : module.named_parameters()) {
     state.model.emplace_back(item.key(), copy(item.value()));

@@ -21,7 +21,9 @@ class ClassificationError : public Inferencer {
  private:
   std::string wrongOutput_;
   std::string scalarName_;
-  double wrong_ = 0;
+  double wrongCount() const;  // wrong_ with unread_ added
+  mutable double wrong_ = 0;
+  mutable torch::Tensor unread_;  // wrong samples counted on the model's device, not yet read
   int64_t samples_ = 0;
 };
 

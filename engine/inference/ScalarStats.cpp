@@ -1,6 +1,7 @@
 #include "engine/inference/ScalarStats.h"
 
 #include "engine/core/Check.h"
+#include "engine/core/HostRead.h"
 
 namespace tbench {
 
@@ -11,17 +12,33 @@ ScalarStats::ScalarStats(std::vector<std::string> names, std::string prefix)
 
 void ScalarStats::beforeInference() {
   sums_.assign(names_.size(), 0.0);
+  unread_ = torch::Tensor();
   samples_ = 0;
 }
 
+const std::vector<double>& ScalarStats::sums() const {
+  if (unread_.defined()) {
+    const torch::Tensor read = hostCopy(unread_, torch::kDouble);
+    for (size_t i = 0; i < sums_.size(); ++i) sums_[i] += read.data_ptr<double>()[i];
+    unread_ = torch::Tensor();
+  }
+  return sums_;
+}
+
 void ScalarStats::onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) {
+  std::vector<torch::Tensor> values;
+  values.reserve(names_.size());
   for (size_t i = 0; i < names_.size(); ++i) {
     auto it = outputs.find(names_[i]);
     TB_CHECK(it != outputs.end(), "the model has no inference output \"", names_[i], "\"");
     TB_CHECK(it->second.numel() == 1, "inference output \"", names_[i],
              "\" must be a scalar, got shape ", it->second.sizes());
-    sums_[i] += it->second.item<double>() * static_cast<double>(batchSize);
+    values.push_back(it->second.detach().to(torch::kDouble).reshape({}) *
+                     static_cast<double>(batchSize));
   }
+  // Summed where the model ran and read once a pass (Note [Host reads]).
+  const torch::Tensor batch = torch::stack(values);
+  unread_ = unread_.defined() ? unread_ + batch.to(unread_.device()) : batch;
   samples_ += batchSize;
 }
 
@@ -29,13 +46,13 @@ std::map<std::string, double> ScalarStats::afterInference() {
   std::map<std::string, double> scalars;
   if (samples_ == 0) return scalars;
   for (size_t i = 0; i < names_.size(); ++i) {
-    scalars[prefix_ + names_[i]] = sums_[i] / static_cast<double>(samples_);
+    scalars[prefix_ + names_[i]] = sums()[i] / static_cast<double>(samples_);
   }
   return scalars;
 }
 
 torch::Tensor ScalarStats::totals() const {
-  std::vector<double> values(sums_);
+  std::vector<double> values(sums());
   values.push_back(static_cast<double>(samples_));
   return torch::tensor(values, torch::kDouble);
 }
@@ -46,6 +63,7 @@ void ScalarStats::setTotals(const torch::Tensor& totals) {
   const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
   const double* v = t.data_ptr<double>();
   for (size_t i = 0; i < names_.size(); ++i) sums_[i] = v[i];
+  unread_ = torch::Tensor();
   samples_ = static_cast<int64_t>(v[names_.size()]);
 }
 

@@ -24,7 +24,9 @@ class ScalarStats : public Inferencer {
  private:
   std::vector<std::string> names_;
   std::string prefix_;
-  std::vector<double> sums_;
+  const std::vector<double>& sums() const;  // sums_ with unread_ added
+  mutable std::vector<double> sums_;
+  mutable torch::Tensor unread_;  // the batches' sums where the model ran, not yet read
   int64_t samples_ = 0;
 };
 

@@ -59,6 +59,18 @@ int64_t Batch::batchSize() const {
   return tensors_.empty() || tensors_[0].dim() == 0 ? 0 : tensors_[0].size(0);
 }
 
+Batch Batch::channelsLast() const {
+  Batch converted;
+  converted.names_ = names_;
+  converted.tensors_.reserve(tensors_.size());
+  for (const auto& t : tensors_) {
+    converted.tensors_.push_back(t.dim() == 4 && t.is_floating_point()
+                                     ? t.contiguous(torch::MemoryFormat::ChannelsLast)
+                                     : t);
+  }
+  return converted;
+}
+
 Batch Batch::to(const torch::Device& device) const {
   Batch moved;
   moved.names_ = names_;

@@ -27,6 +27,9 @@ class Batch {
   int64_t batchSize() const;
   /// A copy on `device` (non-blocking where possible).
   Batch to(const torch::Device& device) const;
+  /// The same batch with its 4-D floating-point tensors (images) in channels-last (NHWC)
+  /// memory order; the others as they are.
+  Batch channelsLast() const;
 
  private:
   std::vector<std::string> names_;

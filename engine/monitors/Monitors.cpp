@@ -29,11 +29,32 @@ MetricStamp Monitors::stamp() const {
 }
 
 void Monitors::putScalar(const std::string& name, double value) {
+  putScalarAt(name, value, stamp());
+}
+
+void Monitors::putScalarAt(const std::string& name, double value, const MetricStamp& stamp) {
   Latest& latest = latest_[name];
   latest.value = value;
   ++latest.count;
-  const MetricStamp s = stamp();
-  for (const auto& m : monitors_) m->processScalar(name, value, s);
+  for (const auto& watch : watchers_) watch(name, value, stamp);
+  for (const auto& m : monitors_) m->processScalar(name, value, stamp);
+}
+
+void Monitors::watchScalars(ScalarWatcher watcher) {
+  TB_CHECK(watcher != nullptr, "null scalar watcher");
+  watchers_.push_back(std::move(watcher));
+}
+
+void Monitors::readPending() const {
+  if (!beforeRead_ || reading_) return;
+  reading_ = true;
+  try {
+    beforeRead_();
+  } catch (...) {
+    reading_ = false;
+    throw;
+  }
+  reading_ = false;
 }
 
 void Monitors::putImage(const std::string& name, const ImageData& image) {
@@ -42,12 +63,14 @@ void Monitors::putImage(const std::string& name, const ImageData& image) {
 }
 
 std::optional<double> Monitors::latest(const std::string& name) const {
+  readPending();
   auto it = latest_.find(name);
   if (it == latest_.end()) return std::nullopt;
   return it->second.value;
 }
 
 int64_t Monitors::count(const std::string& name) const {
+  readPending();
   auto it = latest_.find(name);
   return it == latest_.end() ? 0 : it->second.count;
 }

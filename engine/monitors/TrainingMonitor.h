@@ -6,15 +6,9 @@
 #include <string>
 
 #include "engine/callbacks/Callback.h"
+#include "engine/callbacks/MonitorSink.h"
 
 namespace tbench {
-
-/// Where and when a value was put.
-struct MetricStamp {
-  int64_t globalStep = 0;
-  int64_t epochNum = 0;
-  double wallTime = 0;  ///< seconds since the Unix epoch
-};
 
 // Note [Records that cannot be written]
 // The files a run records as it goes (stats.json, scalars.jsonl, the TensorBoard events) are

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/project/registry/ComponentRegistry.h"
+#include "engine/train/SpeedSettings.h"
 
 namespace tbench {
 
@@ -26,6 +27,9 @@ struct DataSpec {
   int64_t batchSize = 128;  ///< per tower
   bool shuffle = true;      ///< shuffle the training set every epoch
   bool remainder = false;   ///< keep the last smaller training batch of a pass
+  /// Keep the training set on the first tower's device, shuffled and batched there
+  /// (engine/input/ResidentInput.h).
+  bool resident = false;
 };
 
 /// "schedule.learning_rate": the learning rate as a function of epoch or step.
@@ -69,6 +73,8 @@ struct Project {
   int64_t numThreads = 0;  ///< intra-op threads; 0 = the cores available
   /// "32", "bf16-mixed" or "16-mixed" (engine/train/MixedPrecision.h).
   std::string precision = "32";
+  /// "speed": TF32, cuDNN autotuning, channels-last, step-scalar reads (SpeedSettings.h).
+  SpeedSettings speed;
   std::string runRoot = "train_log";  ///< runs go to <run_root>/<name>/<run-id>/
   /// The directory of the file the project was read from (not written to the file): relative
   /// file and directory paths of its components (data files, a TorchScript model) are resolved

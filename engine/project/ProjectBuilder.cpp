@@ -11,6 +11,7 @@
 #include "engine/inference/ConfusionMatrix.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
+#include "engine/input/ResidentInput.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectJson.h"
@@ -136,7 +137,9 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   for (const auto& d : deviceNames) devices.push_back(Device::parse(d));
 
   OpenRequest request;
-  request.shuffle = project.data.shuffle;
+  // A resident set is read once in the source's own order and shuffled on the device with the
+  // same PassOrder (ResidentInput.h).
+  request.shuffle = project.data.shuffle && !project.data.resident;
   request.seed = project.seed;
   OpenedSource train = openDataSource(project.data.train, request, project.baseDir);
   auto batched =
@@ -150,7 +153,13 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
                             modelContext(train, str("data.train (", project.data.train.type, ")")),
                             project.optimizer, project.baseDir);
   const StrategyMaker& strategy = strategyMaker(project.trainer.type);
-  config.input = strategy.input(batched, project.trainer.resolved());
+  if (project.data.resident) {
+    config.input = std::make_shared<ResidentInput>(
+        train.flow, ResidentInputOptions{project.data.batchSize, project.data.remainder,
+                                         project.data.shuffle, project.seed});
+  } else {
+    config.input = strategy.input(batched, project.trainer.resolved());
+  }
   run.trainer = strategy.trainer(project.trainer.resolved(), devices, *config.model);
   config.extraCallbacks = buildCallbacks(project, run, rank);
   config.monitors = buildMonitors(project, !runDir.empty());
@@ -166,6 +175,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   config.seed = project.seed;
   config.numThreads = project.numThreads;
   config.precision = parsePrecision(project.precision);
+  config.speed = project.speed;
   config.initFrom = project.init.checkpoint;
   config.initIgnore = project.init.ignore;
   run.trainer->setProjectText(projectToJson(project).dump());

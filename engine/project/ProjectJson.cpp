@@ -255,6 +255,7 @@ void readData(JsonReader& r, const json& node, Project& project) {
   data.batchSize = s.integer("batch_size");
   data.shuffle = s.boolean("shuffle");
   data.remainder = s.boolean("remainder");
+  data.resident = s.boolean("resident");
   obj.finish();
 }
 
@@ -330,6 +331,19 @@ void readInit(JsonReader& r, const json& node, InitSpec& init) {
   readFixedKeys(r, obj, "init", s);
   init.checkpoint = s.string("checkpoint");
   init.ignore = s.strings("ignore");
+  obj.finish();
+}
+
+void readSpeed(JsonReader& r, const json& node, SpeedSettings& speed) {
+  ObjectReader obj(r, node, "$.speed");
+  if (!obj.valid()) return;
+  Settings s;
+  readFixedKeys(r, obj, "speed", s);
+  speed.tf32 = s.string("tf32");
+  speed.cudnnBenchmark = s.boolean("cudnn_benchmark");
+  speed.channelsLast = s.string("channels_last");
+  speed.readScalarsEverySteps = s.integer("read_scalars_every_steps");
+  speed.readScalarsEverySeconds = s.number("read_scalars_every_seconds");
   obj.finish();
 }
 
@@ -410,7 +424,26 @@ void readProject(JsonReader& r, const json& given, Project& project) {
   if (const json* callbacks = top.get("callbacks")) readCallbacks(r, *callbacks, project);
   if (const json* init = top.get("init")) readInit(r, *init, project.init);
   if (const json* monitors = top.get("monitors")) readMonitors(r, *monitors, project);
+  if (const json* speed = top.get("speed")) readSpeed(r, *speed, project.speed);
   if (const json* trainer = top.get("trainer")) readTrainer(r, *trainer, project);
+  if (project.data.resident) {
+    // The samples are read once (ResidentInput.h): augmentation drawn per read would be frozen,
+    // and ranks shard the data by position through their own pipeline.
+    const ComponentSpec& train = project.data.train;
+    if (train.type == "image_folder" &&
+        (train.integer("random_crop_padding") > 0 || train.boolean("horizontal_flip") ||
+         train.number("jitter") > 0)) {
+      r.report("$.data.resident",
+               "data.train augments its images at random every time they are read, but a "
+               "resident training set is read once: turn the augmentation off or "
+               "\"resident\": false");
+    }
+    if (project.trainer.type == "distributed") {
+      r.report("$.data.resident",
+               "strategy \"distributed\" gives each rank its shard of the data pipeline; "
+               "\"resident\" is for one process");
+    }
+  }
   if (valid("precision") && project.precision == "16-mixed") {
     for (const std::string& device : project.devices()) {
       if (device.rfind("cuda", 0) == 0) continue;
@@ -485,6 +518,7 @@ json projectToJson(const Project& p) {
                  {"batch_size", p.data.batchSize},
                  {"shuffle", p.data.shuffle},
                  {"remainder", p.data.remainder}};
+  if (p.data.resident) doc["data"]["resident"] = true;
   if (p.data.hasValidation) doc["data"]["validation"] = componentToJson(p.data.validation);
   doc["optimizer"] = componentToJson(p.optimizer);
   if (p.schedule.enabled) {
@@ -511,6 +545,22 @@ json projectToJson(const Project& p) {
   doc["seed"] = p.seed;
   doc["num_threads"] = p.numThreads;
   doc["precision"] = p.precision;
+  // Written when a setting differs from its default (a project that never mentions speed
+  // stays as it was written).
+  const SpeedSettings defaults;
+  json speed = json::object();
+  if (p.speed.tf32 != defaults.tf32) speed["tf32"] = p.speed.tf32;
+  if (p.speed.cudnnBenchmark != defaults.cudnnBenchmark) {
+    speed["cudnn_benchmark"] = p.speed.cudnnBenchmark;
+  }
+  if (p.speed.channelsLast != defaults.channelsLast) speed["channels_last"] = p.speed.channelsLast;
+  if (p.speed.readScalarsEverySteps != defaults.readScalarsEverySteps) {
+    speed["read_scalars_every_steps"] = p.speed.readScalarsEverySteps;
+  }
+  if (p.speed.readScalarsEverySeconds != defaults.readScalarsEverySeconds) {
+    speed["read_scalars_every_seconds"] = p.speed.readScalarsEverySeconds;
+  }
+  if (!speed.empty()) doc["speed"] = speed;
   doc["run_root"] = p.runRoot;
   return doc;
 }

@@ -99,7 +99,12 @@ const std::vector<ObjectDescription>& fixedObjects() {
                         .help("Shuffle the training set every epoch"),
                     key::boolean("remainder", p.data.remainder)
                         .label("Keep the last, smaller batch")
-                        .help("Keep the last, smaller training batch of a pass")}});
+                        .help("Keep the last, smaller training batch of a pass"),
+                    key::boolean("resident", p.data.resident)
+                        .label("Keep on the device")
+                        .help("Read the training set once and keep it on the first tower's "
+                              "device, shuffled and batched there (for data that fits, "
+                              "without random augmentation)")}});
     out.push_back({"schedule.learning_rate",
                    "Learning-rate schedule",
                    {key::choice("unit", p.schedule.unit, {"epoch", "step"})
@@ -115,6 +120,30 @@ const std::vector<ObjectDescription>& fixedObjects() {
                               "increasing; at least one")
                         .required()}});
     out.push_back({"monitors", "Monitors", {}});
+    out.push_back(
+        {"speed",
+         "Device speed",
+         {key::choice("tf32", p.speed.tf32, {"cudnn", "all", "none"})
+              .label("TF32")
+              .help("TensorFloat-32 on CUDA (Ampere and later): cudnn = convolutions only "
+                    "(PyTorch's default), all = matrix products too, none = full 32-bit"),
+          key::boolean("cudnn_benchmark", p.speed.cudnnBenchmark)
+              .label("cuDNN autotuning")
+              .help("cuDNN times its algorithms once per shape and keeps the fastest"),
+          key::choice("channels_last", p.speed.channelsLast, {"auto", "on", "off"})
+              .label("Channels-last")
+              .help("NHWC weights and image batches for 2-D convolutions: auto = on CUDA "
+                    "towers, on = every tower, off"),
+          key::integer("read_scalars_every_steps", p.speed.readScalarsEverySteps)
+              .label("Read scalars every (steps)")
+              .help("A step's scalars (cost, summaries) stay on the device and are read back "
+                    "in batches: after this many steps at most (and at each epoch's end)")
+              .atLeast(1),
+          key::number("read_scalars_every_seconds", p.speed.readScalarsEverySeconds)
+              .label("Read scalars every (s)")
+              .help("... or after this many seconds, so live charts stay fresh on slow steps")
+              .atLeast(0)
+              .zeroMeans("no time limit")}});
     out.push_back({"init",
                    "Initial weights",
                    {key::file("checkpoint", p.init.checkpoint)

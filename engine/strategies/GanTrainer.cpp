@@ -115,7 +115,7 @@ std::vector<torch::Tensor>& GanTrainer::params(GanRole role, int t) {
 }
 
 void GanTrainer::runStep() {
-  std::vector<double> dLosses, gLosses;
+  std::vector<torch::Tensor> dLosses, gLosses;
   for (int64_t i = 0; i < schedule_.discriminatorSteps; ++i) {
     const std::vector<Batch> batches = takeBatches(torchDevices_);
     dLosses.push_back(update(GanRole::Discriminator, batches, i));
@@ -123,10 +123,8 @@ void GanTrainer::runStep() {
   for (int64_t i = 0; i < schedule_.generatorSteps; ++i) {
     gLosses.push_back(update(GanRole::Generator, {}, i));
   }
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
+  auto mean = [](const std::vector<torch::Tensor>& v) {
+    return v.size() == 1 ? v.front() : torch::stack(v).mean();
   };
   putStepScalar("d_loss", mean(dLosses));
   putStepScalar("g_loss", mean(gLosses));
@@ -135,7 +133,7 @@ void GanTrainer::runStep() {
   if (numTowers() > 1) broadcast(/*buffersOnly=*/true);
 }
 
-double GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64_t index) {
+torch::Tensor GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64_t index) {
   if (observer_) observer_({role, globalStep() + 1, index});
   // Noise on the engine thread, in tower order (Note [Trainer state]); one sample per image of
   // the tower's batch (the generator's updates use the step's last discriminator batch size).
@@ -145,7 +143,7 @@ double GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64
     const int64_t n = batches.empty() ? batchSize_ : batches[static_cast<size_t>(t)].batchSize();
     noise.push_back(model_->sampleNoise(n).to(torchDevices_[static_cast<size_t>(t)]));
   }
-  std::vector<double> costs(static_cast<size_t>(numTowers()));
+  std::vector<torch::Tensor> costs(static_cast<size_t>(numTowers()));
   workers_->run([&](int t) {
     const size_t i = static_cast<size_t>(t);
     auto& net = *replicas_[i];
@@ -170,7 +168,7 @@ double GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64
     TB_CHECK(cost.numel() == 1, "the ", roleName(role), "'s cost must be a scalar, got shape ",
              cost.sizes(), " on ", towers_[i]->name());
     cost.backward();
-    costs[i] = cost.item<double>();
+    costs[i] = cost.detach().to(torchDevices_.front(), torch::kFloat).reshape({});
   });
   if (communicator_) {
     Communicator::PerTower grads;
@@ -185,11 +183,10 @@ double GanTrainer::update(GanRole role, const std::vector<Batch>& batches, int64
   for (size_t t = 0; t < towers_.size(); ++t) {
     auto summaries = towers_[t]->takeSummaries();
     if (t != 0) continue;
-    for (auto& [name, value] : summaries) summaries_[name] = value.item<double>();
+    for (auto& [name, value] : summaries) summaries_[name] = value.detach();
   }
-  double sum = 0;
-  for (double c : costs) sum += c;
-  return sum / static_cast<double>(costs.size());
+  // Read with the step's other scalars (Note [Step scalars read in batches]).
+  return costs.size() == 1 ? costs.front() : torch::stack(costs).mean();
 }
 
 void GanTrainer::broadcast(bool buffersOnly) {

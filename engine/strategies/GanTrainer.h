@@ -75,7 +75,7 @@ class GanTrainer : public TowerTrainer {
   class Broadcaster;
   /// One update of `role` on every tower; `batches` holds one batch per tower (discriminator)
   /// or is empty (generator). Returns the mean cost over towers.
-  double update(GanRole role, const std::vector<Batch>& batches, int64_t index);
+  torch::Tensor update(GanRole role, const std::vector<Batch>& batches, int64_t index);
   std::vector<torch::Tensor>& params(GanRole role, int t);
   void broadcast(bool buffersOnly);
 
@@ -90,8 +90,8 @@ class GanTrainer : public TowerTrainer {
   std::unique_ptr<TowerWorkers> workers_;
   std::unique_ptr<Communicator> communicator_;
   std::array<int64_t, 2> updates_{0, 0};
-  int64_t batchSize_ = 0;                    // of the step's last discriminator batch
-  std::map<std::string, double> summaries_;  // tower 0's, of the step being run
+  int64_t batchSize_ = 0;                           // of the step's last discriminator batch
+  std::map<std::string, torch::Tensor> summaries_;  // tower 0's, of the step being run
   std::function<void(const GanUpdate&)> observer_;
 };
 

@@ -60,9 +60,13 @@ void MultiTowerTrainer::computeGradients(const std::vector<Batch>& batches) {
 }
 
 void MultiTowerTrainer::report(const std::vector<torch::Tensor>& costs) {
-  double sum = 0;
-  for (const auto& c : costs) sum += c.item<double>();
-  putStepScalar("cost", sum / static_cast<double>(costs.size()));
+  // The mean of the towers' costs, on tower 0's device, read later (Note [Step scalars read in
+  // batches]).
+  const torch::Device device = costs.front().device();
+  std::vector<torch::Tensor> onOne;
+  onOne.reserve(costs.size());
+  for (const auto& c : costs) onOne.push_back(c.to(device).reshape({}));
+  putStepScalar("cost", costs.size() == 1 ? onOne.front() : torch::stack(onOne).mean());
   putSummaries(*towers_[0]);
   for (size_t t = 1; t < towers_.size(); ++t) towers_[t]->takeSummaries();  // tower 0 reports
 }

@@ -27,7 +27,7 @@ void SimpleTrainer::runStep() {
   backward(cost);
   if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
   finishUpdate();
-  putStepScalar("cost", cost.item<double>());
+  putStepScalar("cost", cost);
   putSummaries(*tower_);
 }
 

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "engine/core/Check.h"
+#include "engine/core/HostRead.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
@@ -62,17 +63,21 @@ void SyncReplicatedTrainer::broadcastFromTowerZero() {
 
 double SyncReplicatedTrainer::maxReplicaDifference() {
   torch::NoGradGuard noGrad;
-  double worst = 0;
   const auto reference = replica(0).parameters();
+  if (reference.empty()) return 0;
+  // Every difference's maximum where tower 0's parameters are, read once (Note [Host reads]).
+  std::vector<torch::Tensor> maxima;
   for (int t = 1; t < numTowers(); ++t) {
     const auto params = replica(t).parameters();
     for (size_t i = 0; i < params.size(); ++i) {
-      const double d =
-          (params[i].to(reference[i].device()) - reference[i]).abs().max().item<double>();
-      worst = std::max(worst, d);
+      maxima.push_back((params[i].to(reference[i].device()) - reference[i])
+                           .abs()
+                           .max()
+                           .to(reference.front().device(), torch::kDouble));
     }
   }
-  return worst;
+  if (maxima.empty()) return 0;
+  return hostItem<double>(torch::stack(maxima).max());
 }
 
 void SyncReplicatedTrainer::runStep() {

@@ -45,9 +45,12 @@ struct GradientProcessing {
 };
 
 /// Applies `processing` to the gradients of `params` (parameters without a gradient are
-/// skipped). Returns the global L2 norm of the gradients before clipping, or -1 when neither
-/// norm clipping nor reporting asked for it. Throws CheckError for negative limits.
-double processGradients(const std::vector<torch::Tensor>& params,
-                        const GradientProcessing& processing);
+/// skipped). Returns the global L2 norm of the gradients before clipping as a 0-dim float tensor
+/// on the gradients' device (0 when no parameter has a gradient), or an undefined tensor when
+/// neither norm clipping nor reporting asked for it. Reads nothing back to the host (Note [Host
+/// reads]): the clip multiplies every gradient by the clamped coefficient, as
+/// torch.nn.utils.clip_grad_norm_ does. Throws CheckError for negative limits.
+torch::Tensor processGradients(const std::vector<torch::Tensor>& params,
+                               const GradientProcessing& processing);
 
 }  // namespace tbench

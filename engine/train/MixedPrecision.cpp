@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/core/Check.h"
+#include "engine/core/HostRead.h"
 #include "engine/core/TorchCompat.h"
 
 namespace tbench {
@@ -92,14 +93,16 @@ bool GradScaler::unscale(const std::vector<torch::Tensor>& params) {
       torch::Tensor foundInf = torch::zeros({1}, options);
       torch::Tensor invScale = torch::full({1}, 1.0 / scale_, options);
       at::_amp_foreach_non_finite_check_and_unscale_(grads, foundInf, invScale);
-      if (foundInf.item<float>() != 0) finite = false;
+      // Read every step, as torch.cuda.amp.GradScaler.step() does before deciding to step (only
+      // a fused optimizer avoids it): one host read a step under 16-mixed (Note [Host reads]).
+      if (hostItem<float>(foundInf) != 0) finite = false;
     } else {
       torch::Tensor allFinite = torch::ones({}, torch::kBool);
       for (auto& g : grads) {
         allFinite.logical_and_(torch::isfinite(g).all());
         g.mul_(1.0 / scale_);
       }
-      if (!allFinite.item<bool>()) finite = false;
+      if (!hostItem<bool>(allFinite)) finite = false;
     }
   }
   if (!finite) foundInf_ = true;

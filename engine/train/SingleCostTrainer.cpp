@@ -27,8 +27,8 @@ void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& param
                    localStep() + 1 >= stepsPerEpoch();
   if (!report || !due) processing.reportNorm(false);  // no norm unless clipping needs it
   if (!processing.active()) return;
-  const double norm = tbench::processGradients(params, processing);
-  if (processing.reportNorm_) putStepScalar("grad_norm", norm);
+  const torch::Tensor norm = tbench::processGradients(params, processing);
+  if (processing.reportNorm_ && norm.defined()) putStepScalar("grad_norm", norm);
 }
 
 void SingleCostTrainer::setPrecision(Precision precision, GradScalerOptions scaler) {

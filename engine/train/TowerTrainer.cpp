@@ -2,8 +2,13 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "engine/core/Check.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/HostRead.h"
+#include "engine/core/Logging.h"
 #include "engine/train/TorchDevice.h"
 
 namespace tbench {
@@ -38,6 +43,20 @@ std::shared_ptr<torch::nn::Module> TowerTrainer::makeTower(const TowerContext& t
   }
   TB_CHECK(module != nullptr, "buildTower returned no module for ", tower.name());
   module->to(toTorch(tower.device()));
+  if (!channelsLastDecided_) {
+    bool convolutions = false;
+    for (const auto& p : module->parameters()) convolutions = convolutions || p.dim() == 4;
+    channelsLast_ = useChannelsLast(speed_, devices_, convolutions);
+    channelsLastDecided_ = true;
+    if (channelsLast_)
+      TB_LOG(Info) << "channels-last: convolution weights and image batches in NHWC";
+  }
+  if (channelsLast_) {
+    torch::NoGradGuard noGrad;
+    for (auto& p : module->parameters()) {
+      if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
   return module;
 }
 
@@ -47,6 +66,7 @@ std::vector<Batch> TowerTrainer::takeBatches(const std::vector<torch::Device>& d
   for (const torch::Device& device : devices) {
     Batch batch = input().nextBatch();
     if (!device.is_cpu()) batch = batch.to(device);
+    if (channelsLast_) batch = batch.channelsLast();
     batches.push_back(std::move(batch));
   }
   if (samplesPerStep_ == 0 && !batches.empty()) {
@@ -56,14 +76,88 @@ std::vector<Batch> TowerTrainer::takeBatches(const std::vector<torch::Device>& d
 }
 
 void TowerTrainer::putSummaries(TowerContext& tower) {
-  for (auto& [name, value] : tower.takeSummaries()) {
-    putStepScalar(name, value.item<double>());
+  for (auto& [name, value] : tower.takeSummaries()) putStepScalar(name, std::move(value));
+}
+
+void TowerTrainer::putStepScalar(std::string name, torch::Tensor value) {
+  TB_CHECK(value.defined() && value.numel() == 1, "the step scalar \"", name,
+           "\" must be a one-element tensor, got ",
+           value.defined() ? tbench::str(value.sizes()) : std::string("an undefined tensor"));
+  pendingScalars_.push_back({std::move(name), 0.0, value.detach().reshape({})});
+}
+
+void TowerTrainer::setStepScalarReads(int64_t steps, double seconds) {
+  TB_CHECK(steps >= 1 && seconds >= 0, "step scalars are read every >= 1 steps and >= 0 s, got ",
+           steps, " steps and ", seconds, " s");
+  readEverySteps_ = steps;
+  readEverySeconds_ = seconds;
+}
+
+// Note [Step scalars read in batches]
+// A step's scalars (its cost, summaries, gradient norm) are tensors on the tower's device.
+// Reading each at its step would make every step wait for the device (Note [Host reads]), so
+// a step's scalars are kept, stamped with the step's global step, epoch and time, and read all
+// at once: every readEverySteps_ steps or readEverySeconds_ seconds (the live charts stay
+// fresh on a slow step), at an epoch's last step (the epoch's callbacks and stats.json see all
+// of it), before the loop waits paused, when it ends, and whenever a callback asks the
+// monitors for a value (MonitorSink::latest and count). One read per device, each a copy of
+// the stacked values. Every value still reaches the monitors with its own step, in step
+// order; only when changes: up to readEverySteps_ steps later. A check of every value
+// (CheckNumerics) watches them as they arrive (MonitorSink::watchScalars).
+void TowerTrainer::onStepCounted() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  unread_.push_back(
+      {MetricStamp{globalStep(), epochNum(), std::chrono::duration<double>(now).count()},
+       std::move(pendingScalars_)});
+  pendingScalars_.clear();
+  if (static_cast<int64_t>(unread_.size()) >= readEverySteps_ ||
+      localStep() + 1 >= stepsPerEpoch() ||
+      (readEverySeconds_ > 0 && sinceRead_.seconds() >= readEverySeconds_)) {
+    readStepScalars();
   }
 }
 
-void TowerTrainer::onStepCounted() {
-  for (const auto& [name, value] : pendingScalars_) monitors().putScalar(name, value);
-  pendingScalars_.clear();
+void TowerTrainer::readStepScalars() {
+  if (unread_.empty()) return;
+  std::vector<StepScalars> steps = std::move(unread_);
+  unread_.clear();
+  sinceRead_.restart();
+  // One stacked copy per device.
+  std::vector<std::pair<torch::Device, std::vector<StepScalar*>>> byDevice;
+  for (StepScalars& step : steps) {
+    for (StepScalar& scalar : step.scalars) {
+      if (!scalar.tensor.defined()) continue;
+      const torch::Device device = scalar.tensor.device();
+      auto it = std::find_if(byDevice.begin(), byDevice.end(),
+                             [&](const auto& entry) { return entry.first == device; });
+      if (it == byDevice.end()) it = byDevice.insert(byDevice.end(), {device, {}});
+      it->second.push_back(&scalar);
+    }
+  }
+  for (auto& [device, scalars] : byDevice) {
+    std::vector<torch::Tensor> values;
+    values.reserve(scalars.size());
+    for (StepScalar* scalar : scalars) values.push_back(scalar->tensor.to(torch::kDouble));
+    const torch::Tensor read = hostCopy(torch::stack(values), torch::kDouble);
+    const double* data = read.data_ptr<double>();
+    for (size_t i = 0; i < scalars.size(); ++i) {
+      scalars[i]->value = data[i];
+      scalars[i]->tensor = torch::Tensor();
+    }
+  }
+  // Every value is put, also after one that a watcher refused (CheckNumerics): the first
+  // failure is rethrown once all are.
+  std::exception_ptr failure;
+  for (const StepScalars& step : steps) {
+    for (const StepScalar& scalar : step.scalars) {
+      try {
+        monitors().putScalarAt(scalar.name, scalar.value, step.stamp);
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> TowerTrainer::parameters() {
@@ -146,6 +240,7 @@ std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint&
   inferenceModule_->eval();
   Batch batch(model_->inferenceInputs(), datapoint);
   if (device.isCuda()) batch = batch.to(toTorch(device));
+  if (channelsLast_) batch = batch.channelsLast();
   return model_->inferenceOutputs(*inferenceTower_, *inferenceModule_, batch);
 }
 

@@ -10,8 +10,10 @@
 // own (optimizerSlots, extraState) and nothing else.
 
 #include "engine/checkpoint/Checkpoint.h"
+#include "engine/core/Stopwatch.h"
 #include "engine/input/InputSource.h"
 #include "engine/train/ModelDesc.h"
+#include "engine/train/SpeedSettings.h"
 #include "engine/train/Trainer.h"
 
 namespace tbench {
@@ -34,6 +36,15 @@ class TowerTrainer : public Trainer {
   const std::vector<Device>& devices() const { return devices_; }
   int numTowers() const { return static_cast<int>(devices_.size()); }
   int64_t samplesPerStep() const override { return samplesPerStep_; }
+  /// Note [Step scalars read in batches]: read them after at most `steps` steps or `seconds`
+  /// since the last read (whichever comes first; 0 seconds: no time limit), and at every
+  /// epoch's last step. Before train(). Default: 50 steps, 1 s.
+  void setStepScalarReads(int64_t steps, double seconds);
+  /// The project's "speed" settings that act on towers (channels-last); before setupGraph.
+  void setSpeedSettings(SpeedSettings settings) { speed_ = std::move(settings); }
+  /// Whether the towers hold their convolution weights and take image batches in
+  /// channels-last order (decided when the first tower is made).
+  bool channelsLast() const { return channelsLast_; }
   /// The replica of the main tower (tower 0): the one checkpoints are taken from. Holds every
   /// network of the model (a GAN's generator and discriminator as submodules).
   virtual torch::nn::Module& mainModule() = 0;
@@ -81,9 +92,13 @@ class TowerTrainer : public Trainer {
   void putSummaries(TowerContext& tower);
   /// A scalar of the step being run ("cost"), put once the step is counted (onStepCounted).
   void putStepScalar(std::string name, double value) {
-    pendingScalars_.emplace_back(std::move(name), value);
+    pendingScalars_.push_back({std::move(name), value, {}});
   }
+  /// A scalar of the step being run, as a one-element tensor where it was computed: kept there
+  /// and read with the others in one batch (Note [Step scalars read in batches]).
+  void putStepScalar(std::string name, torch::Tensor value);
   void onStepCounted() override;
+  void readStepScalars() override;
   void setSamplesPerStep(int64_t samples) { samplesPerStep_ = samples; }
   /// Note [One tower maker]: every replica of the model (training towers, a parameter
   /// server's or async master, the inference tower) is made here: the device checked
@@ -97,13 +112,32 @@ class TowerTrainer : public Trainer {
   /// tower order), each from input() and moved there. The first call sets samplesPerStep() to
   /// the first batch's size × batchesPerStep() × worldSize().
   std::vector<Batch> takeBatches(const std::vector<torch::Device>& devices);
+  /// The inference tower copies the main tower's weights and buffers again at its next use
+  /// (after they changed within a step: a distributed trainer's buffer broadcast).
+  void invalidateInferenceTower() { inferenceWeightsStep_ = -1; }
 
  private:
   std::vector<Device> devices_;
   InputSourcePtr input_;
   ModelDescBasePtr model_;
   int64_t samplesPerStep_ = 0;
-  std::vector<std::pair<std::string, double>> pendingScalars_;
+  struct StepScalar {
+    std::string name;
+    double value = 0;      // when `tensor` is undefined
+    torch::Tensor tensor;  // a one-element tensor not yet read
+  };
+  std::vector<StepScalar> pendingScalars_;  // of the step being run
+  struct StepScalars {
+    MetricStamp stamp;
+    std::vector<StepScalar> scalars;
+  };
+  std::vector<StepScalars> unread_;  // steps counted, their scalars not yet put
+  SpeedSettings speed_;
+  bool channelsLast_ = false;
+  bool channelsLastDecided_ = false;
+  int64_t readEverySteps_ = 50;
+  double readEverySeconds_ = 1.0;
+  Stopwatch sinceRead_;
   std::string projectText_;
   std::string dataText_;
   // The inference tower, built on first use; its weights are copied from the main tower

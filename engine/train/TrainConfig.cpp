@@ -162,6 +162,10 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& traine
                          "\" is implemented by the single-cost trainers only; this trainer "
                          "trains in \"32\""));
   }
+  TB_LOG(Info) << "speed: " << applySpeedSettings(config.speed, trainer.devices());
+  trainer.setSpeedSettings(config.speed);
+  trainer.setStepScalarReads(config.speed.readScalarsEverySteps,
+                             config.speed.readScalarsEverySeconds);
   trainer.setupGraph(input, config.model);
   for (const auto& cb : config.callbacks) trainer.registerCallback(cb);
   for (const auto& cb : config.extraCallbacks ? *config.extraCallbacks

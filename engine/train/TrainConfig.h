@@ -17,6 +17,7 @@
 #include "engine/monitors/TrainingMonitor.h"
 #include "engine/train/ModelDesc.h"
 #include "engine/train/SingleCostTrainer.h"
+#include "engine/train/SpeedSettings.h"
 
 namespace tbench {
 
@@ -51,6 +52,8 @@ struct TrainConfig {
   GradientProcessing gradients;
   /// "32", "bf16-mixed" or "16-mixed" (MixedPrecision.h); the single-cost trainers only.
   Precision precision = Precision::Full32;
+  /// TF32, cuDNN autotuning, channels-last, how often step scalars are read (SpeedSettings.h).
+  SpeedSettings speed;
 
   int64_t stepsPerEpoch = 0;  ///< 0: the input's size (batches per pass)
   int64_t startingEpoch = 1;

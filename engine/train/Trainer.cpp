@@ -156,6 +156,7 @@ void Trainer::train(const LoopOptions& options) {
 
 void Trainer::mainLoop() {
   std::exception_ptr failure;
+  monitors_->setBeforeRead([this] { readStepScalars(); });
   try {
     group_->beforeTrain();
     runAfterTriggers();  // a trigger in beforeTrain (PeriodicTrigger's atStart) saves the start
@@ -197,10 +198,16 @@ void Trainer::mainLoop() {
   }
   afterTriggers_.clear();  // a point whose triggers did not all run: not saved there
   try {
+    readStepScalars();  // the last steps' values, also those of a failed run (its NaN cost)
+  } catch (...) {
+    if (!failure) failure = std::current_exception();
+  }
+  try {
     group_->afterTrain();
   } catch (...) {
     if (!failure) failure = std::current_exception();
   }
+  monitors_->setBeforeRead(nullptr);
   if (failure) std::rethrow_exception(failure);
 }
 
@@ -209,6 +216,10 @@ void Trainer::afterTriggers(std::function<void()> action) {
 }
 
 void Trainer::runAfterTriggers() {
+  if (afterTriggers_.empty()) return;
+  // A checkpoint is written only once every step's scalars were seen (a bad cost stops the run
+  // before its state is saved: CheckNumerics).
+  readStepScalars();
   // An action may ask for more (it runs them after its own); none is lost.
   for (size_t i = 0; i < afterTriggers_.size(); ++i) {
     auto action = std::move(afterTriggers_[i]);
@@ -234,6 +245,9 @@ void Trainer::betweenSteps() {
       if (!paused_ || stopRequested_) break;
       if (!waiting) {
         waiting = true;
+        lock.unlock();
+        readStepScalars();  // a paused run's charts show every step run
+        lock.lock();
         pausedAt = std::chrono::steady_clock::now();
         TB_LOG(Info) << "paused at global step " << globalStep_;
       }

@@ -124,6 +124,10 @@ class Trainer : public TrainerContext {
   /// the scalars of that step, so that they carry its global step (1 for the first step), as
   /// tensorpack's summaries do.
   virtual void onStepCounted() {}
+  /// Puts the scalars of the steps run that onStepCounted kept unread (Note [Step scalars read
+  /// in batches]). Called before the loop waits paused, when it ends (before afterTrain), and
+  /// whenever a callback asks the monitors for a value.
+  virtual void readStepScalars() {}
   /// After an epoch's last step, before afterEpoch and triggerEpoch (DistributedTrainer checks
   /// and aligns its ranks there, before validation and the savers see the state).
   virtual void onEpochStepsDone() {}

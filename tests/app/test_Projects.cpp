@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "engine/callbacks/Callback.h"
+#include "engine/core/HostRead.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectFiles.h"
@@ -12,6 +15,19 @@
 
 using namespace tbench;
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The engine's host reads (Note [Host reads]) counted before every step's beforeRun.
+class ReadRecorder : public Callback {
+ public:
+  std::vector<int64_t> atStep;  ///< [k]: the count before step k + 1 ran
+
+ private:
+  void onBeforeRun() override { atStep.push_back(hostReadCount()); }
+};
+
+}  // namespace
 
 class TestProjects : public QObject {
   Q_OBJECT
@@ -44,6 +60,100 @@ class TestProjects : public QObject {
       QVERIFY(std::isfinite(history->get(cost).back().value));
     }
     QVERIFY(fs::exists(dir.path().toStdString() + "/stats.json"));
+  }
+
+  // Issue 33: a step of the default ConvNet project with its default callbacks reads nothing
+  // back from its device (Note [Host reads]) except where a callback asks: the progress bar at
+  // every tenth of the epoch (stderr is no terminal here) and the step scalars' batch read
+  // every 50 steps (Note [Step scalars read in batches]). Its cost and train_error had been
+  // read at every step. The time limit of the batch read is off: how many steps fit in a
+  // second depends on the machine. The throughput callback's host_syncs_per_step counts the
+  // epoch's reads, the validation pass's (a few, not one a batch) included.
+  void aConvNetStepReadsNothingBackBeyondItsCallbacks() {
+    Project project =
+        loadProjectFile(std::string(TB_SOURCE_DIR) + "/projects/fashion-mnist-convnet.json");
+    project.maxEpoch = 1;
+    project.stepsPerEpoch = 60;
+    project.speed.readScalarsEverySeconds = 0;
+    QTemporaryDir dir;
+    BuiltRun run = buildRun(project, dir.path().toStdString());
+    auto recorder = std::make_shared<ReadRecorder>();
+    run.config.callbacks.push_back(recorder);
+    auto history = std::make_shared<ScalarHistory>();
+    run.config.monitors->push_back(history);
+    launchTrainWithConfig(run.config, *run.trainer);
+    QCOMPARE(recorder->atStep.size(), size_t{60});
+    std::set<int64_t> asked = {50};                                   // the batch read
+    for (int64_t done = 6; done < 60; done += 6) asked.insert(done);  // the progress bar
+    int64_t reads = 0;
+    for (int64_t step = 1; step < 60; ++step) {
+      const int64_t made = recorder->atStep[step] - recorder->atStep[step - 1];
+      reads += made;
+      if (asked.count(step)) {
+        QVERIFY2(made <= 1, qPrintable(QString("step %1 made %2 reads").arg(step).arg(made)));
+      } else {
+        QVERIFY2(
+            made == 0,
+            qPrintable(
+                QString("step %1 made %2 reads, where no callback asked").arg(step).arg(made)));
+      }
+    }
+    // The counter counts: at least the batch read at step 50 (the progress bar draws only when
+    // the log shows Info, which TB_QUIET turns off in the suite).
+    QVERIFY2(reads >= 1 && reads <= 10, qPrintable(QString::number(reads)));
+    // Every step's values still reached the monitors, with their own steps.
+    const auto& cost = history->get("cost");
+    QCOMPARE(cost.size(), size_t{60});
+    for (size_t i = 0; i < cost.size(); ++i) QCOMPARE(cost[i].globalStep, int64_t(i + 1));
+    QCOMPARE(history->get("train_error").size(), size_t{60});
+    const auto& syncs = history->get("ThroughputTracker/host_syncs_per_step");
+    QCOMPARE(syncs.size(), size_t{1});
+    QVERIFY2(syncs.front().value > 0 && syncs.front().value < 0.5,
+             qPrintable(QString::number(syncs.front().value)));
+  }
+
+  // Issue 33: data.resident keeps the training set on the device and shuffles it there with
+  // the same pass orders, so a run trains exactly as with the streaming pipeline (here across
+  // pass boundaries: 2048 samples with batch 60 and remainder make 35 batches a pass, and 40
+  // steps an epoch), resumes included: a run resumed from its epoch-1 checkpoint ends where the
+  // whole run did.
+  void aResidentTrainingSetTrainsAsTheStreamingOne() {
+    const auto trainWith = [](bool resident, const std::string& runDir, int64_t maxEpoch,
+                              bool resume) {
+      Project project =
+          loadProjectFile(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
+      project.data.batchSize = 60;
+      project.data.remainder = true;
+      project.data.resident = resident;
+      project.stepsPerEpoch = 40;
+      project.maxEpoch = maxEpoch;
+      project.callbacks = {ComponentSpec::of("callback", "model_saver")};
+      BuiltRun run = buildRun(project, runDir);
+      if (resume) run.config.resumeFrom = runDir + "/model-40.pt";
+      launchTrainWithConfig(run.config, *run.trainer);
+      std::map<std::string, torch::Tensor> params;
+      for (const auto& [name, tensor] : run.trainer->parameters()) params[name] = tensor.clone();
+      return params;
+    };
+    QTemporaryDir dir;
+    const auto streaming = trainWith(false, dir.filePath("streaming").toStdString(), 2, false);
+    const auto resident = trainWith(true, dir.filePath("resident").toStdString(), 2, false);
+    trainWith(true, dir.filePath("resumed").toStdString(), 1, false);
+    const auto resumed = trainWith(true, dir.filePath("resumed").toStdString(), 2, true);
+    QCOMPARE(streaming.size(), resident.size());
+    for (const auto& [name, tensor] : streaming) {
+      QVERIFY2(torch::equal(tensor, resident.at(name)), name.c_str());
+      QVERIFY2(torch::equal(tensor, resumed.at(name)), name.c_str());
+    }
+    // Refused where it cannot hold: a source that augments at random, ranks.
+    nlohmann::json doc = nlohmann::json::parse(
+        std::ifstream(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json"));
+    doc["data"]["resident"] = true;
+    doc["trainer"] = {{"strategy", "distributed"}, {"devices", {"cpu"}}};
+    std::string text;
+    for (const auto& issue : validateProjectJson(doc)) text += issue.toString() + "\n";
+    QVERIFY2(text.find("$.data.resident: strategy \"distributed\"") != std::string::npos,
+             text.c_str());
   }
 
   void aGanProjectNeedsAStrategyWithAGanForm() {
