@@ -70,6 +70,7 @@ ConfusionView readConfusionFile(const QString& path) {
   }
   view.misclassifiedCount = view.misclassified.size();
   view.misclassifiedColumns = std::max(1, o["misclassified_columns"].toInt(8));
+  view.misclassifiedFrom = o["misclassified_from"].toString();
   // epoch-<E>.json -> epoch-<E>-misclassified.png, written before the JSON.
   const QFileInfo json(path);
   const QString grid = json.dir().filePath(json.completeBaseName() + "-misclassified.png");

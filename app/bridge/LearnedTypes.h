@@ -40,6 +40,8 @@ struct ConfusionView {
   QVector<MisclassifiedView> misclassified;  ///< the grid's tiles, row by row
   int misclassifiedColumns = 8;              ///< tiles per row of the grid
   QString misclassifiedImage;  ///< confusion/epoch-<E>-misclassified.png; empty when absent
+  /// In a sharded pass, which batches the misclassified list comes from; empty: all of them.
+  QString misclassifiedFrom;
 };
 
 /// Reads one confusion file (Qt's JSON reader; no engine). Never throws.

@@ -284,8 +284,27 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
   if (!out.slurm && (out.cpusPerTrial > 0 || out.gpusPerTrial >= 0 || !out.sbatchArgs.empty())) {
     throw UsageError("--cpus-per-trial, --gpus-per-trial and --sbatch go with --slurm");
   }
-  if (out.trial >= 0 && (out.slurm || out.dryRun || out.retryFailed || out.sweepSlots > 0)) {
-    throw UsageError("--trial runs one trial: without --slurm, --dry-run, --retry-failed, --slots");
+  // Issue 34: options that ask for different things are refused by name (--slurm with
+  // --dry-run had run the dry run and ignored --slurm).
+  const std::vector<std::pair<const char*, bool>> modes = {
+      {"--dry-run", out.dryRun}, {"--trial", out.trial >= 0}, {"--slurm", out.slurm}};
+  const std::vector<std::pair<const char*, bool>> queueOnly = {{"--retry-failed", out.retryFailed},
+                                                               {"--slots", out.sweepSlots > 0}};
+  for (size_t i = 0; i < modes.size(); ++i) {
+    if (!modes[i].second) continue;
+    for (size_t j = i + 1; j < modes.size(); ++j) {
+      if (modes[j].second) {
+        throw UsageError(
+            str(modes[i].first, " and ", modes[j].first, " exclude each other: give one"));
+      }
+    }
+    if (std::string(modes[i].first) == "--slurm") continue;  // a job array takes both
+    for (const auto& [option, given] : queueOnly) {
+      if (given) {
+        throw UsageError(str(modes[i].first, " and ", option, " exclude each other: ", option,
+                             " is for the sweep's own queue"));
+      }
+    }
   }
   if (out.command == "eval" && out.checkpoint.empty())
     throw UsageError("eval needs --checkpoint FILE");

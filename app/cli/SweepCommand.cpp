@@ -333,7 +333,8 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto* a, const auto* b) { return key(a) < key(b); });
-  std::vector<std::string> header = {"trial", "state", sweep.metric.name, "epochs"};
+  // "values": the metric's logged values (Note [A sweep's metric by occurrence]).
+  std::vector<std::string> header = {"trial", "state", sweep.metric.name, "values"};
   for (const auto& p : sweep.parameters) header.push_back(p.path);
   std::vector<std::vector<std::string>> rows;
   for (const TrialRecord* t : order) {
@@ -377,13 +378,18 @@ int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
     out << ", metric " << sweep.metric.name << " ("
         << (sweep.metric.maximize ? "maximize" : "minimize") << "), " << first.maxEpoch
         << " epoch(s) each\n";
+    if (const std::string note = sweepMetricNote(sweep, first); !note.empty()) {
+      out << "  note: " << note << "\n";
+    }
     if (sweep.earlyTerminate) {
+      // Bands count the metric's values (Note [A sweep's metric by occurrence]); at most one a
+      // epoch, so max_epoch bounds them.
       out << "  early termination: hyperband, min_iter " << sweep.earlyTerminate->minIter
-          << ", eta " << sweep.earlyTerminate->eta << ": judged after epoch(s)";
+          << ", eta " << sweep.earlyTerminate->eta << ": judged at value(s) number";
       const std::vector<int64_t> bands = hyperbandBands(*sweep.earlyTerminate, first.maxEpoch);
       for (int64_t b : bands) out << " " << b;
       if (bands.empty()) out << " (none: max_epoch " << first.maxEpoch << " < min_iter)";
-      out << "\n";
+      out << " of " << sweep.metric.name << "\n";
     }
     // The trials as a table: one column per parameter, in the sweep's order.
     std::vector<std::string> header = {"trial"};

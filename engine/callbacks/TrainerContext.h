@@ -84,6 +84,10 @@ class TrainerContext {
   /// Note [Sharded validation]: this process's share of a validation pass, {shard, count}:
   /// batch i of a pass is this process's when i mod count == shard. {0, 1} in one process.
   virtual std::pair<int, int> validationShard() const { return {0, 1}; }
+  /// At the start of a validation pass, which every process of a run starts at the same point:
+  /// a distributed trainer gives every rank rank 0's buffers (BatchNorm statistics) there, so a
+  /// pass between epoch ends validates rank 0's model too (issue 34, N9). Default: nothing.
+  virtual void beforeValidation() {}
   /// Sums a float64 CPU tensor over the processes of the run, in place (nothing to do in one
   /// process). Every process calls it at the same point, with the same length.
   virtual void sumOverProcesses(torch::Tensor& totals) { (void)totals; }

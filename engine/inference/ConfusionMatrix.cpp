@@ -11,6 +11,7 @@
 #include "engine/callbacks/TrainerContext.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/core/HostRead.h"
 #include "engine/core/Logging.h"
 #include "engine/monitors/PngEncoder.h"
 
@@ -55,6 +56,7 @@ ConfusionMatrix::ConfusionMatrix(int64_t numClasses, std::vector<std::string> cl
 
 void ConfusionMatrix::beforeInference() {
   counts_.assign(numClasses_, std::vector<int64_t>(numClasses_, 0));
+  unread_ = torch::Tensor();
   wrong_.clear();
   wrongImages_.clear();
   seen_ = 0;
@@ -68,36 +70,60 @@ void ConfusionMatrix::onBatch(const std::map<std::string, torch::Tensor>& output
 void ConfusionMatrix::onBatchWithInputs(const Datapoint& batch,
                                         const std::map<std::string, torch::Tensor>& outputs,
                                         int64_t batchSize) {
-  const torch::Tensor labels = outputOf(outputs, "label", batchSize).to(torch::kCPU, torch::kLong);
-  const torch::Tensor predictions =
-      outputOf(outputs, "prediction", batchSize).to(torch::kCPU, torch::kLong).contiguous();
-  const torch::Tensor truth = labels.contiguous();
-  const int64_t* t = truth.data_ptr<int64_t>();
-  const int64_t* p = predictions.data_ptr<int64_t>();
+  const torch::Tensor label = outputOf(outputs, "label", batchSize).to(torch::kLong).reshape({-1});
+  const torch::Tensor prediction =
+      outputOf(outputs, "prediction", batchSize).to(label.device(), torch::kLong).reshape({-1});
+  // The counts stay on the device, in a fixed K × K + 1 tensor (the last cell counts samples
+  // whose label or prediction is outside 0..K-1, reported when the counts are read): no
+  // data-dependent size, so nothing is read back here.
+  const int64_t k = numClasses_;
+  if (!unread_.defined()) unread_ = torch::zeros({k * k + 1}, label.options());
+  const torch::Tensor outside = (label < 0) | (label >= k) | (prediction < 0) | (prediction >= k);
+  const torch::Tensor cell = torch::where(outside, torch::full_like(label, k * k),
+                                          label.clamp(0, k - 1) * k + prediction.clamp(0, k - 1));
+  unread_.index_add_(0, cell.to(unread_.device()), torch::ones_like(cell).to(unread_.device()));
+  const int64_t firstIndex = seen_;
+  seen_ += batchSize;
+  if (static_cast<int64_t>(wrong_.size()) >= maxWrong_) return;
+  // Labels and predictions in one read (Note [Host reads]), while the list is not full.
+  const torch::Tensor both = hostCopy(torch::stack({label, prediction}), torch::kLong);
+  const int64_t* t = both.data_ptr<int64_t>();
+  const int64_t* p = t + batchSize;
   const bool images = !batch.empty() && batch[0].dim() == 4 &&
                       (batch[0].size(1) == 1 || batch[0].size(1) == 3) && batch[0].size(2) > 1 &&
                       batch[0].size(3) > 1 && batch[0].is_floating_point();
-  for (int64_t i = 0; i < batchSize; ++i) {
+  for (int64_t i = 0; i < batchSize && static_cast<int64_t>(wrong_.size()) < maxWrong_; ++i) {
     TB_CHECK(t[i] >= 0 && t[i] < numClasses_ && p[i] >= 0 && p[i] < numClasses_,
              "a validation sample has label ", t[i], " and prediction ", p[i], " outside 0..",
              numClasses_ - 1);
-    ++counts_[t[i]][p[i]];
-    if (t[i] != p[i] && static_cast<int64_t>(wrong_.size()) < maxWrong_) {
-      wrong_.push_back({seen_ + i, t[i], p[i]});
+    if (t[i] != p[i]) {
+      wrong_.push_back({firstIndex + i, t[i], p[i]});
       if (images) wrongImages_.push_back(batch[0][i].detach().to(torch::kCPU).clone());
     }
   }
-  seen_ += batchSize;
+}
+
+const std::vector<std::vector<int64_t>>& ConfusionMatrix::counts() const {
+  if (!unread_.defined()) return counts_;
+  const torch::Tensor read = hostCopy(unread_, torch::kLong);
+  unread_ = torch::Tensor();
+  const int64_t* v = read.data_ptr<int64_t>();
+  TB_CHECK(v[numClasses_ * numClasses_] == 0, v[numClasses_ * numClasses_],
+           " validation sample(s) have a label or prediction outside 0..", numClasses_ - 1);
+  for (int64_t a = 0; a < numClasses_; ++a) {
+    for (int64_t b = 0; b < numClasses_; ++b) counts_[a][b] += v[a * numClasses_ + b];
+  }
+  return counts_;
 }
 
 std::map<std::string, double> ConfusionMatrix::afterInference() {
   std::map<std::string, double> out;
   for (int64_t k = 0; k < numClasses_; ++k) {
     int64_t samples = 0;
-    for (int64_t c : counts_[k]) samples += c;
+    for (int64_t c : counts()[k]) samples += c;
     if (samples == 0) continue;
     out["validation_accuracy/" + scalarPart(names_[k])] =
-        static_cast<double>(counts_[k][k]) / static_cast<double>(samples);
+        static_cast<double>(counts()[k][k]) / static_cast<double>(samples);
   }
   return out;
 }
@@ -109,15 +135,15 @@ nlohmann::json ConfusionMatrix::toJson(int64_t epoch, int64_t globalStep) const 
   std::vector<int64_t> colSum(numClasses_, 0);
   for (int64_t t = 0; t < numClasses_; ++t) {
     for (int64_t p = 0; p < numClasses_; ++p) {
-      rowSum[t] += counts_[t][p];
-      colSum[p] += counts_[t][p];
-      total += counts_[t][p];
+      rowSum[t] += counts()[t][p];
+      colSum[p] += counts()[t][p];
+      total += counts()[t][p];
     }
-    correct += counts_[t][t];
+    correct += counts()[t][t];
   }
   nlohmann::json perClass = nlohmann::json::array();
   for (int64_t k = 0; k < numClasses_; ++k) {
-    const int64_t tp = counts_[k][k];
+    const int64_t tp = counts()[k][k];
     const int64_t tn = total - rowSum[k] - colSum[k] + tp;
     // "accuracy" is the class's accuracy as DIGITS and the validation_accuracy/<class>
     // scalars give it: the share of its samples predicted right (its recall); "one_vs_rest"
@@ -133,15 +159,24 @@ nlohmann::json ConfusionMatrix::toJson(int64_t epoch, int64_t globalStep) const 
   for (const Misclassified& m : wrong_) {
     wrong.push_back({{"index", m.index}, {"true", m.trueClass}, {"predicted", m.predicted}});
   }
-  return {{"epoch", epoch},
-          {"global_step", globalStep},
-          {"class_names", names_},
-          {"counts", counts_},
-          {"samples", total},
-          {"accuracy", ratio(correct, total)},
-          {"per_class", perClass},
-          {"misclassified", wrong},
-          {"misclassified_columns", kGridColumns}};
+  nlohmann::json doc = {{"epoch", epoch},
+                        {"global_step", globalStep},
+                        {"class_names", names_},
+                        {"counts", counts()},
+                        {"samples", total},
+                        {"accuracy", ratio(correct, total)},
+                        {"per_class", perClass},
+                        {"misclassified", wrong},
+                        {"misclassified_columns", kGridColumns}};
+  if (shards_ > 1) {
+    doc["misclassified_from"] =
+        str("this process's batches only: every ", shards_,
+            shards_ == 2   ? "nd"
+            : shards_ == 3 ? "rd"
+                           : "th",
+            " batch from batch ", shard_, " (shard ", shard_, " of ", shards_, ")");
+  }
+  return doc;
 }
 
 void ConfusionMatrix::publish(TrainerContext& context) {
@@ -169,7 +204,7 @@ void ConfusionMatrix::publish(TrainerContext& context) {
                       << " was not written: " << e.what();
     }
   }
-  context.monitors().putImage("confusion_matrix", confusionHeatMap(counts_));
+  context.monitors().putImage("confusion_matrix", confusionHeatMap(counts()));
   if (grid) context.monitors().putImage("misclassified", *grid);
 }
 
@@ -208,7 +243,7 @@ torch::Tensor ConfusionMatrix::totals() const {
   double* v = t.data_ptr<double>();
   for (int64_t a = 0; a < numClasses_; ++a) {
     for (int64_t b = 0; b < numClasses_; ++b)
-      v[a * numClasses_ + b] = static_cast<double>(counts_[a][b]);
+      v[a * numClasses_ + b] = static_cast<double>(counts()[a][b]);
   }
   return t;
 }
@@ -218,6 +253,7 @@ void ConfusionMatrix::setTotals(const torch::Tensor& totals) {
            "ConfusionMatrix: totals of another length");
   const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
   const double* v = t.data_ptr<double>();
+  unread_ = torch::Tensor();
   for (int64_t a = 0; a < numClasses_; ++a) {
     for (int64_t b = 0; b < numClasses_; ++b)
       counts_[a][b] = static_cast<int64_t>(v[a * numClasses_ + b]);

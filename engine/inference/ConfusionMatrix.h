@@ -49,11 +49,18 @@ class ConfusionMatrix : public Inferencer {
   torch::Tensor totals() const override;
   void setTotals(const torch::Tensor& totals) override;
   void skipBatch(int64_t batchSize) override { seen_ += batchSize; }
+  /// Issue 34 (N5): in a sharded pass the counts are summed over the processes, but the
+  /// misclassified samples (their images) are this process's share only; the JSON's
+  /// "misclassified_from" and the window say so.
+  void setShard(int64_t shard, int64_t shards) override {
+    shard_ = shard;
+    shards_ = shards;
+  }
   std::map<std::string, double> afterInference() override;
   void publish(TrainerContext& context) override;
 
   /// counts()[t][p]: samples of true class t predicted as p in the last pass.
-  const std::vector<std::vector<int64_t>>& counts() const { return counts_; }
+  const std::vector<std::vector<int64_t>>& counts() const;
   const std::vector<std::string>& classNames() const { return names_; }
   const std::vector<Misclassified>& misclassified() const { return wrong_; }
   /// The JSON of the last pass: {"epoch", "global_step", "class_names": [K], "counts": [K][K]
@@ -61,17 +68,23 @@ class ConfusionMatrix : public Inferencer {
   /// [{"name", "samples", "precision", "recall", "accuracy", "one_vs_rest"}] (accuracy: the
   /// recall, as validation_accuracy/<class> and DIGITS; one_vs_rest: (TP + TN) / samples; null
   /// when undefined), "misclassified": [{"index", "true", "predicted"}] (the grid's tiles, row
-  /// by row), "misclassified_columns"}.
+  /// by row), "misclassified_columns", and in a sharded pass "misclassified_from" (which
+  /// batches the list was taken from: "every 2nd batch from the 1st (shard 0 of 2)")}.
   nlohmann::json toJson(int64_t epoch, int64_t globalStep) const;
 
  private:
   int64_t numClasses_;
   std::vector<std::string> names_;
   int64_t maxWrong_;
-  std::vector<std::vector<int64_t>> counts_;
+  // Counted where the model ran (a bincount of true × K + predicted) and read once a pass
+  // (Note [Host reads]); a batch's labels are read only while the misclassified list fills.
+  mutable std::vector<std::vector<int64_t>> counts_;
+  mutable torch::Tensor unread_;
   std::vector<Misclassified> wrong_;
   std::vector<torch::Tensor> wrongImages_;  // [C, H, W] each, in the order of wrong_
   int64_t seen_ = 0;
+  int64_t shard_ = 0;
+  int64_t shards_ = 1;
 };
 
 /// The heat map of `counts` (K x K) as an RGB image: rows true class, columns predicted, each

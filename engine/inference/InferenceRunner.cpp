@@ -30,12 +30,16 @@ std::map<std::string, double> InferenceRunner::evaluate(TrainerContext& context)
   }
   // Note [Sharded validation]: in a run of several processes each takes every count-th batch
   // of the pass, and the inferencers' totals are summed over the processes.
+  context.beforeValidation();
   auto [shard, shards] = context.validationShard();
   const bool sharded = shards > 1 && sharding_ &&
                        std::all_of(inferencers_.begin(), inferencers_.end(),
                                    [](const InferencerPtr& inf) { return inf->canShard(); });
   if (!sharded) shard = 0, shards = 1;
-  for (auto& inf : inferencers_) inf->beforeInference();
+  for (auto& inf : inferencers_) {
+    inf->setShard(shard, shards);
+    inf->beforeInference();
+  }
   DataPass pass = batches_->pass();
   Datapoint batch;
   int64_t batches = 0;

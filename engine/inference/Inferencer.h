@@ -41,6 +41,12 @@ class Inferencer {
   virtual torch::Tensor totals() const { return {}; }
   virtual void setTotals(const torch::Tensor& totals) { (void)totals; }
   virtual void skipBatch(int64_t batchSize) { (void)batchSize; }
+  /// Before beforeInference: this process validates batch i when i % shards == shard (0, 1
+  /// when it validates them all).
+  virtual void setShard(int64_t shard, int64_t shards) {
+    (void)shard;
+    (void)shards;
+  }
   /// The scalars of the pass, by name.
   virtual std::map<std::string, double> afterInference() = 0;
   /// After the pass's scalars were put: images and files of the pass (default: nothing).

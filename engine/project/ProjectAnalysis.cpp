@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/project/registry/ComponentFactories.h"
@@ -169,6 +170,57 @@ ProjectAnalysis analyzeProjectText(const std::string& text) {
     return a;
   }
   return analyzeProject(doc);
+}
+
+bool ScalarNames::named(const std::string& name) const {
+  if (std::binary_search(names.begin(), names.end(), name)) return true;
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+}
+
+ScalarNames scalarNamesOf(const Project& project) {
+  std::set<std::string> names = {"learning_rate", "QueueInput/queue_size",
+                                 "QueueInput/queue_fullness"};
+  ScalarNames out;
+  const bool gan = hasTrait("model", project.model.type, "trainer", "gan");
+  if (gan) {
+    names.insert({"d_loss", "g_loss"});
+  } else {
+    names.insert("cost");
+    if (project.optimizer.boolean("report_grad_norm")) names.insert("grad_norm");
+    if (project.precision == "16-mixed") names.insert({"grad_scale", "skipped_steps"});
+  }
+  // The built-in models' summaries (engine/models: a classifier's train_error); a TorchScript
+  // model's own summaries and a plugin's are not known ahead.
+  const std::string& model = project.model.type;
+  if (model == "mlp" || model == "convnet") {
+    names.insert("train_error");
+  } else if (model != "dcgan") {
+    names.insert("train_error");  // a classifier's loss puts it, whatever the model
+    out.unknown.push_back(str("model \"", model, "\" (the summaries its cost puts)"));
+  }
+  for (const ComponentSpec& callback : project.callbacks) {
+    const std::string& type = callback.type;
+    if (type == "inference") {
+      names.insert({"validation_cost", "validation_error"});
+      out.prefixes.push_back("validation_accuracy/");
+    } else if (type == "throughput") {
+      names.insert({"ThroughputTracker/steps_per_sec", "ThroughputTracker/samples_per_sec",
+                    "ThroughputTracker/host_syncs_per_step"});
+    } else if (type == "gpu_tracker") {
+      out.prefixes.push_back("GPUUtil");
+      out.prefixes.push_back("PeakMemory(MB)");
+    } else if (type == "progress_bar" || type == "estimated_time_left" ||
+               type == "check_numerics" || type == "lr_on_plateau" || type == "model_saver" ||
+               type == "min_saver" || type == "max_saver" || type == "dump_images" ||
+               type == "gan_samples") {
+      // Put no scalar of their own (a plateau changes learning_rate, already named).
+    } else {
+      out.unknown.push_back(str("callback \"", type, "\""));
+    }
+  }
+  out.names.assign(names.begin(), names.end());
+  return out;
 }
 
 }  // namespace tbench

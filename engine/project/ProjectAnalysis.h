@@ -63,6 +63,22 @@ struct ProjectAnalysis {
 
 /// Analyses `doc` (Note [One analysis of a project]). Never throws.
 ProjectAnalysis analyzeProject(const nlohmann::json& doc);
+
+/// Note [Scalars a project puts]: the names of the scalars a run of a project puts (stats.json's
+/// keys), as far as its document tells: the trainer's ("cost", a GAN's "d_loss" and "g_loss",
+/// "learning_rate", "grad_norm", 16-mixed's scaler), a built-in model's summaries
+/// ("train_error"), the input queue's, and each built-in callback's. What a component the
+/// engine cannot see into puts (a TorchScript model's summaries, a plugin's callback) is listed
+/// in `unknown`. A sweep's metric is checked against it before anything trains.
+struct ScalarNames {
+  std::vector<std::string> names;     ///< sorted
+  std::vector<std::string> prefixes;  ///< names put with a suffix: "validation_accuracy/"
+  /// Components whose scalars cannot be named ahead: "model \"torchscript\"", ...
+  std::vector<std::string> unknown;
+  /// Whether `name` is among names or starts with one of the prefixes.
+  bool named(const std::string& name) const;
+};
+ScalarNames scalarNamesOf(const Project& project);
 /// Parses `text` first; a parse error is an issue at "$" ("not valid JSON: ...").
 ProjectAnalysis analyzeProjectText(const std::string& text);
 

@@ -15,7 +15,6 @@ void AsyncTrainer::buildTowers() {
   buildReplicas();
   master_ = makeTower(TowerContext(0, masterDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
-  for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);
   optimizer_ = model().optimizer(master_->parameters());
   TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
 }
@@ -37,11 +36,14 @@ void AsyncTrainer::runStep() {
     const auto masterParams = master_->parameters();
     const auto params = module.parameters();
     for (size_t i = 0; i < params.size(); ++i) {
-      torch::Tensor grad = masterParams[i].mutable_grad();
+      // Note [Unused parameters]: no gradient from this tower, none on the master for its
+      // update (a zero one would let weight decay move a parameter the model never uses).
+      torch::Tensor& grad = masterParams[i].mutable_grad();
       if (params[i].grad().defined()) {
+        if (!grad.defined()) grad = torch::zeros_like(masterParams[i]);
         grad.copy_(params[i].grad().to(grad.device())).mul_(scale);
       } else {
-        grad.zero_();
+        grad = torch::Tensor();
       }
     }
     if (prepareUpdate(masterParams, /*report=*/t == 0)) optimizer_->step();

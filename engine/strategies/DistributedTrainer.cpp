@@ -7,6 +7,7 @@
 
 #include "engine/core/Check.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/HostRead.h"
 #include "engine/core/Logging.h"
 #include "engine/data/SeededRng.h"
 #include "engine/train/TorchDevice.h"
@@ -25,12 +26,14 @@ namespace {
 /// parameter's position): equal on ranks with equal parameters, up to the summation order.
 double parameterChecksum(const std::vector<torch::Tensor>& params) {
   torch::NoGradGuard noGrad;
-  double sum = 0;
+  if (params.empty()) return 0;
+  // Summed where the parameters are, in float64, and read once (Note [Host reads]).
+  torch::Tensor sum = torch::zeros({}, params.front().options().dtype(torch::kDouble));
   for (size_t i = 0; i < params.size(); ++i) {
-    const torch::Tensor p = params[i].detach().to(torch::kCPU, torch::kDouble);
-    sum += static_cast<double>(i + 1) * p.sum().item<double>() + p.square().sum().item<double>();
+    const torch::Tensor p = params[i].detach().to(sum.device(), torch::kDouble);
+    sum += static_cast<double>(i + 1) * p.sum() + p.square().sum();
   }
-  return sum;
+  return hostItem<double>(sum);
 }
 
 }  // namespace
@@ -133,7 +136,7 @@ void DistributedTrainer::runStep() {
       backward(cost);
       if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
       finishUpdate();
-      putStepScalar("cost", cost.item<double>());
+      putStepScalar("cost", cost);
       putSummaries(*tower_);
       return;
     }
@@ -144,7 +147,10 @@ void DistributedTrainer::runStep() {
     } catch (const std::exception& e) {
       group_->fail(e, str("the start of step ", step));
     }
-    reseedForStep(step);
+    // TB_FAULT_SHARED_RNG (tests only) replays the code before issue 25's F8: every rank keeps
+    // the one stream it was seeded with, so all draw the same dropout masks.
+    static const bool sharedStreams = std::getenv("TB_FAULT_SHARED_RNG") != nullptr;
+    if (!sharedStreams) reseedForStep(step);
     if (reducer_) reducer_->prepare();
     torch::Tensor cost = towerCost(*tower_, *module_, batch);
     backward(cost);
@@ -153,7 +159,7 @@ void DistributedTrainer::runStep() {
     torch::Tensor vote = torch::empty({2 + static_cast<int64_t>(params.size())}, torch::kDouble);
     double* v = vote.data_ptr<double>();
     v[0] = stopAsked_.load() ? 1.0 : 0.0;
-    v[1] = cost.item<double>();
+    v[1] = hostItem<double>(cost);  // the vote is summed on the host (Gloo): one read a step
     for (size_t i = 0; i < params.size(); ++i) v[2 + i] = params[i].grad().defined() ? 1.0 : 0.0;
     std::unique_ptr<PendingCollective> voting;
     const auto issueVote = [&] { voting = group_->allReduceSum(vote); };
@@ -211,6 +217,21 @@ void DistributedTrainer::sumOverProcesses(torch::Tensor& totals) {
   }
 }
 
+void DistributedTrainer::beforeValidation() {
+  if (!group_ || buffersSharedAt_ == globalStep()) return;
+  // Between epoch ends every rank's buffers are its own batches' (a step broadcasts them at its
+  // start): rank 0's, as at an epoch's end, before any rank validates.
+  std::vector<torch::Tensor> buffers = module_->buffers();
+  try {
+    if (!buffers.empty()) group_->broadcast(buffers, 0);
+  } catch (const std::exception& e) {
+    group_->fail(e,
+                 str("the buffer broadcast before the validation at global step ", globalStep()));
+  }
+  buffersSharedAt_ = globalStep();
+  invalidateInferenceTower();
+}
+
 void DistributedTrainer::onEpochStepsDone() {
   if (!group_) return;
   const int64_t epoch = epochNum();
@@ -230,7 +251,34 @@ void DistributedTrainer::onEpochStepsDone() {
   } catch (const std::exception& e) {
     group_->fail(e, str("the end-of-epoch check of epoch ", epoch));
   }
+  // A validation that ran at this step before the broadcast (a step-triggered one) cached the
+  // rank's own buffers in the inference tower (N9).
+  buffersSharedAt_ = globalStep();
+  invalidateInferenceTower();
   const double* c = sums.data_ptr<double>();
+  // Issue 34 (N1): a run that diverged has NaN or infinite parameters on every rank, and NaN
+  // differs from NaN: it is not a rank that trained apart. It goes on, as one process does
+  // (check_numerics is what stops a diverged run); a rank alone with non-finite parameters
+  // did train apart, and is named as such.
+  std::string nonFinite;
+  int nonFiniteRanks = 0;
+  for (int r = 0; r < worldSize(); ++r) {
+    if (std::isfinite(c[r])) continue;
+    ++nonFiniteRanks;
+    nonFinite += str(nonFinite.empty() ? "" : ", ", "rank ", r);
+  }
+  if (nonFiniteRanks == worldSize()) {
+    TB_LOG(Warning) << "epoch " << epoch
+                    << ": the parameters are not finite (NaN or infinite) on every rank: the run "
+                       "diverged (the check_numerics callback stops such a run)";
+    return;
+  }
+  if (nonFiniteRanks > 0) {
+    throw DistributedError(str("epoch ", epoch, ": the parameters of ", nonFinite,
+                               " are not finite (NaN or infinite) while the other ranks' are: the "
+                               "ranks trained apart, so the run is stopped (Note [Ranks stay one "
+                               "model]; the last checkpoint holds rank 0's state)"));
+  }
   // Equal parameters give equal sums up to the summation order (ranks with other thread
   // counts); a rank that trained apart is off by far more.
   const double tolerance = 1e-9 * std::max(1.0, std::abs(c[0]));

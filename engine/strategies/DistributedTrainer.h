@@ -88,6 +88,7 @@ class DistributedTrainer : public SingleCostTrainer {
   const GradientReducer* reducer() const { return reducer_.get(); }
   std::pair<int, int> validationShard() const override { return {rank(), worldSize()}; }
   void sumOverProcesses(torch::Tensor& totals) override;
+  void beforeValidation() override;
 
  protected:
   void buildTowers() override;
@@ -108,6 +109,7 @@ class DistributedTrainer : public SingleCostTrainer {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   torch::Device torchDevice_{torch::kCPU};
   std::unique_ptr<GradientReducer> reducer_;
+  int64_t buffersSharedAt_ = -1;  // the global step after which rank 0's buffers were last given
   std::unique_ptr<NcclRankCommunicator> nccl_;
   std::atomic<bool> stopAsked_{false};
   uint64_t baseSeed_ = 0;

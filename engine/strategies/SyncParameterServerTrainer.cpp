@@ -15,8 +15,6 @@ void SyncParameterServerTrainer::buildTowers() {
   buildReplicas();
   master_ = makeTower(TowerContext(0, psDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
-  // The master's gradients receive the average of the towers'; allocate them once.
-  for (auto& p : master_->parameters()) p.mutable_grad() = torch::zeros_like(p);
   optimizer_ = model().optimizer(master_->parameters());
   TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
 }
@@ -33,13 +31,25 @@ void SyncParameterServerTrainer::runStep() {
   for (int t = 0; t < numTowers(); ++t) towerParams.push_back(replica(t).parameters());
   const double scale = 1.0 / static_cast<double>(numTowers());
   for (size_t i = 0; i < masterParams.size(); ++i) {
-    torch::Tensor grad = masterParams[i].mutable_grad();
-    grad.zero_();
+    // Note [Unused parameters]: a parameter no tower has a gradient for gets none on the master
+    // either (a zero gradient would let weight decay move it, where one tower leaves it).
+    torch::Tensor& grad = masterParams[i].mutable_grad();
+    bool used = false;
     for (int t = 0; t < numTowers(); ++t) {
       const torch::Tensor& g = towerParams[static_cast<size_t>(t)][i].grad();
-      if (g.defined()) grad.add_(g.to(grad.device()));
+      if (!g.defined()) continue;
+      if (!used) {
+        if (!grad.defined()) grad = torch::zeros_like(masterParams[i]);
+        grad.zero_();
+        used = true;
+      }
+      grad.add_(g.to(grad.device()));
     }
-    grad.mul_(scale);
+    if (used) {
+      grad.mul_(scale);
+    } else {
+      grad = torch::Tensor();
+    }
   }
   if (prepareUpdate(masterParams, /*report=*/true)) optimizer_->step();
   finishUpdate();

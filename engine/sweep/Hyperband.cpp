@@ -9,7 +9,9 @@ namespace tbench {
 std::vector<int64_t> hyperbandBands(const HyperbandSpec& spec, int64_t maxEpoch) {
   std::vector<int64_t> bands;
   double band = static_cast<double>(spec.minIter);
-  while (band <= static_cast<double>(maxEpoch)) {
+  // W&B's bands are int(min_iter · eta^k): cut on the integer, so that with a non-integer eta a
+  // band that truncates to the longest history (eta 2.5: int(6.25) = 6) is kept.
+  while (static_cast<int64_t>(band) <= maxEpoch) {
     const auto b = static_cast<int64_t>(band);
     if (bands.empty() || b > bands.back()) bands.push_back(b);
     band *= spec.eta;
@@ -35,7 +37,10 @@ HyperbandDecision hyperbandStops(const std::vector<TrialMetrics>& trials, const 
         reached.push_back(score(t.values[band - 1]));
     }
     std::sort(reached.begin(), reached.end());
-    const auto at = static_cast<size_t>(static_cast<double>(reached.size()) / spec.eta);
+    // W&B's index, int(r · n) with r = 1/eta: for eta 1.1 or 1.3 it differs from int(n / eta)
+    // at some n (33, 39, ...).
+    const double r = 1.0 / spec.eta;
+    const auto at = static_cast<size_t>(r * static_cast<double>(reached.size()));
     d.thresholds.push_back(reached[std::min(at, reached.size() - 1)]);
   }
   for (const auto& t : trials) {

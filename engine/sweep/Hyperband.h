@@ -2,16 +2,18 @@
 // Early termination of a sweep's trials: W&B's "hyperband" stopping (sweeps'
 // hyperband_stopping.py), asynchronous successive halving on the sweep's metric at epoch ends.
 //
-// Bands are min_iter, min_iter·eta, min_iter·eta², ... epochs. For each band, the threshold is
-// the value at position ⌊n / eta⌋ of the sorted values (best first) that the n trials which
-// reached it recorded there. A running trial is stopped when its value at the latest band it
-// has passed is worse than that band's threshold. Trials are judged whenever a value arrives,
-// against the trials seen so far (asynchronous: nobody waits for a rung to fill).
+// An iteration is one logged value of the sweep's metric (Note [A sweep's metric by
+// occurrence]), as in W&B: band b reads a trial's b-th value. Bands are int(min_iter · eta^k)
+// values, cut on the integer. For each band, the threshold is the value at position
+// int((1/eta) · n) of the sorted values (best first) that the n trials which reached it recorded
+// there. A running trial is stopped when its value at the latest band it has passed is worse than
+// that band's threshold (W&B's strict: true, its schema's default). Trials are judged whenever a
+// value arrives, against the trials seen so far (asynchronous: nobody waits for a rung to fill).
+// This is W&B's hyperband_stopping.py since its 2023 fix (band b reads h[b-1] once len(h) >= b).
 //
-// Differences from W&B, on purpose: an iteration is an epoch end, and band b looks at the value
-// after epoch b (W&B indexes its log from 0, so its band b reads the (b+1)-th value); a
-// non-finite value (a diverged trial) counts as the worst rather than being dropped, which would
-// shift the trial's later values into earlier bands. max_iter/s are not read (min_iter is).
+// Difference from W&B, on purpose: a non-finite value (a diverged trial) counts as the worst
+// rather than being dropped, which would shift the trial's later values into earlier bands.
+// max_iter/s and strict: false are not read (min_iter is).
 
 #include <cstdint>
 #include <vector>
@@ -20,7 +22,7 @@
 
 namespace tbench {
 
-/// A trial's metric after each epoch (values[e - 1] after epoch e), and whether it still runs.
+/// A trial's metric as logged (values[k - 1] is its k-th value), and whether it still runs.
 struct TrialMetrics {
   int64_t trial = 0;
   std::vector<double> values;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/project/JsonReader.h"
+#include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectFiles.h"
 
 namespace tbench {
@@ -408,6 +409,28 @@ int64_t gridSize(const SweepSpec& sweep) {
   return n;
 }
 
+namespace {
+
+std::string joinNames(const ScalarNames& scalars) {
+  std::string text;
+  for (const auto& name : scalars.names) text += (text.empty() ? "" : ", ") + name;
+  for (const auto& prefix : scalars.prefixes) text += (text.empty() ? "" : ", ") + prefix + "*";
+  return text;
+}
+
+}  // namespace
+
+std::string sweepMetricNote(const SweepSpec& sweep, const Project& base) {
+  const ScalarNames scalars = scalarNamesOf(base);
+  if (scalars.named(sweep.metric.name) || scalars.unknown.empty()) return "";
+  std::string unknown;
+  for (const auto& u : scalars.unknown) unknown += (unknown.empty() ? "" : ", ") + u;
+  return str("no built-in part of the project puts the metric \"", sweep.metric.name,
+             "\"; it can only come from ", unknown,
+             ", which cannot be checked before a trial runs (the built-in parts put ",
+             joinNames(scalars), ")");
+}
+
 std::vector<SweepTrial> sweepTrials(const SweepSpec& sweep, const json& baseProject) {
   // The values of every trial.
   std::vector<json> chosen;
@@ -474,6 +497,17 @@ std::vector<SweepTrial> sweepTrials(const SweepSpec& sweep, const json& baseProj
           if (within) text += " (from $.parameters." + p.path + ")";
         }
         add(text, t.index);
+      }
+      // Issue 34: a metric nothing puts ranks nothing and prunes nothing; refused when the
+      // project's scalars are all known (Note [Scalars a project puts]).
+      if (problems.empty()) {
+        const ScalarNames scalars = scalarNamesOf(projectFromJson(t.project, sweep.projectPath()));
+        if (!scalars.named(sweep.metric.name) && scalars.unknown.empty()) {
+          add(str("$.metric.name: no part of the project puts \"", sweep.metric.name,
+                  "\", so no trial could be ranked or pruned; its scalars are ",
+                  joinNames(scalars)),
+              t.index);
+        }
       }
     }
     trials.push_back(std::move(t));

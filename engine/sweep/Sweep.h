@@ -110,6 +110,12 @@ std::vector<SweepTrial> sweepTrials(const SweepSpec& sweep, const nlohmann::json
 
 /// The number of trials grid search gives before run_cap (the product of the value counts);
 /// 0 for random.
+/// Issue 34: "" when the sweep's metric is put by a built-in part of `base` (trial 0's
+/// project); otherwise a note saying that only a part whose scalars cannot be known ahead (a
+/// TorchScript model, a plugin's callback) could put it. A metric that nothing puts at all is
+/// refused by sweepTrials (Note [Scalars a project puts]).
+std::string sweepMetricNote(const SweepSpec& sweep, const Project& base);
+
 int64_t gridSize(const SweepSpec& sweep);
 
 }  // namespace tbench

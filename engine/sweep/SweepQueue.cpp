@@ -57,6 +57,18 @@ bool hasCheckpoint(const std::string& runDir) {
   return false;
 }
 
+/// "1st", "2nd", "3rd", "4th", ... "11th", "21st".
+std::string ordinal(int64_t n) {
+  const int64_t tens = n % 100;
+  const char* suffix = "th";
+  if (tens < 11 || tens > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
 }  // namespace
 
 std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots) {
@@ -368,8 +380,7 @@ void SweepQueue::reap() {
     t.ended = now();
     t.slot = -1;
     readMetric(t);  // its last epochs, written after the last poll
-    const bool complete =
-        static_cast<int64_t>(t.metric.size()) >= maxEpochs_[static_cast<size_t>(t.index)];
+    const bool complete = reachedMaxEpoch(t);
     bool clean = false;  // ended at a step boundary (finished, or stopped when told)
     bool finished = false;
     if (ours) {
@@ -406,17 +417,26 @@ void SweepQueue::readMetric(TrialRecord& t) const {
   const StatsFileContents stats =
       readStatsFile((fs::path(t.runDir) / StatsFileContents::kFileName).string());
   if (!stats.error.empty() && stats.points.empty()) return;  // being replaced: keep what we had
-  // One value per epoch: the last the file gives for it (stats.json may flush an epoch twice).
+  // Note [A sweep's metric by occurrence]: the metric's logged values in order, one per epoch
+  // that has it (the last the file gives for it: stats.json may flush an epoch twice), as W&B
+  // reads a run's history: the k-th value is iteration k whichever epoch logged it. A metric
+  // put every few epochs (inference.every_k_epochs) or a run that starts at starting_epoch > 1
+  // still has its values (they had been dropped from the first missing epoch on).
   std::map<int64_t, double> byEpoch;
+  int64_t lastEpoch = 0;
   for (const ScalarRecord& p : stats.points) {
+    lastEpoch = std::max(lastEpoch, p.epoch);
     if (p.name == sweep_.metric.name && p.epoch > 0) byEpoch[p.epoch] = p.value;
   }
   std::vector<double> metric;
-  for (const auto& [epoch, value] : byEpoch) {
-    if (epoch != static_cast<int64_t>(metric.size()) + 1) break;  // epochs 1, 2, ... only
-    metric.push_back(value);
-  }
+  for (const auto& [epoch, value] : byEpoch) metric.push_back(value);
   t.metric = std::move(metric);
+  lastEpoch_[t.index] = lastEpoch;
+}
+
+bool SweepQueue::reachedMaxEpoch(const TrialRecord& t) const {
+  const auto it = lastEpoch_.find(t.index);
+  return it != lastEpoch_.end() && it->second >= maxEpochs_[static_cast<size_t>(t.index)];
 }
 
 void SweepQueue::readMetrics() {
@@ -459,8 +479,7 @@ void SweepQueue::prune() {
   for (const TrialRecord& t : state_.trials) {
     if (t.metric.empty()) continue;
     // A trial that has written its last epoch is done, not pruned (it may still be saving).
-    const bool complete =
-        static_cast<int64_t>(t.metric.size()) >= maxEpochs_[static_cast<size_t>(t.index)];
+    const bool complete = reachedMaxEpoch(t);
     metrics.push_back(
         {t.index, t.metric, t.state == TrialState::Running && !t.stopRequested && !complete});
   }
@@ -477,8 +496,8 @@ void SweepQueue::prune() {
     const size_t band = static_cast<size_t>(std::find(d.bands.begin(), d.bands.end(), t.prunedAt) -
                                             d.bands.begin());
     std::ostringstream line;
-    line << "trial " << t.index << " pruned after epoch " << t.prunedAt << ": "
-         << sweep_.metric.name << " " << t.metric[static_cast<size_t>(t.prunedAt - 1)]
+    line << "trial " << t.index << " pruned at its " << ordinal(t.prunedAt) << " "
+         << sweep_.metric.name << " (" << t.metric[static_cast<size_t>(t.prunedAt - 1)] << ")"
          << ", the band's threshold " << d.thresholds[band];
     say(line.str());
   }

@@ -41,6 +41,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -128,6 +129,10 @@ class SweepQueue {
   std::vector<std::string> gpus_;         ///< each slot's CUDA_VISIBLE_DEVICES (gpuSlots)
   std::vector<std::string> slotDevices_;  ///< trainer.devices within a slot's GPUs
   std::vector<int64_t> maxEpochs_;        ///< per trial (max_epoch may be a parameter)
+  /// Per trial index, the last epoch its stats.json has (readMetric).
+  mutable std::map<int64_t, int64_t> lastEpoch_;
+  /// Whether the trial's stats.json has reached its max_epoch.
+  bool reachedMaxEpoch(const TrialRecord& t) const;
   std::atomic<bool> stopRequested_{false};
 };
 

@@ -26,8 +26,10 @@ struct TrialRecord {
   int slot = -1;       ///< while running
   double started = 0;  ///< seconds since the Unix epoch (0: not yet)
   double ended = 0;
-  std::vector<double> metric;  ///< the sweep's metric after each epoch
-  int64_t prunedAt = 0;        ///< the band (epoch) that stopped a pruned trial
+  /// The sweep's metric as logged, one value per epoch that has it (Note [A sweep's metric by
+  /// occurrence]).
+  std::vector<double> metric;
+  int64_t prunedAt = 0;        ///< the band (its metric's value count) that stopped a pruned trial
   std::string detail;          ///< why it failed, or how it ended
   bool stopRequested = false;  ///< SIGTERM sent (pruning or cancelling)
   bool resume = false;         ///< start it with --resume (a failed trial retried)

@@ -67,7 +67,8 @@ class TestCli : public QObject {
     QVERIFY2(
         r.out.contains("grid search, 9 trial(s), metric validation_error (minimize), 5 epoch(s)"),
         qPrintable(r.out));
-    QVERIFY2(r.out.contains("judged after epoch(s) 1 3"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("judged at value(s) number 1 3 of validation_error"),
+             qPrintable(r.out));
     QVERIFY2(r.out.contains("[512,256]"), qPrintable(r.out));
     QVERIFY2(r.out.contains("0.0003"), qPrintable(r.out));
     QTemporaryDir dir;
@@ -88,6 +89,18 @@ class TestCli : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("$.optimizer.learnig_rate"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(dir.filePath("sd")));
+    // Issue 34 (N2): a metric no part of the project puts (W&B's "score") is refused by the dry
+    // run, with the scalars the project does put.
+    QFile score(dir.filePath("score.json"));
+    QVERIFY(score.open(QIODevice::WriteOnly));
+    score.write(R"({"project": "base.json", "method": "grid", "metric": {"name": "score"},
+      "parameters": {"optimizer.learning_rate": {"values": [0.01, 0.02]}}})");
+    score.close();
+    r = runCli({"sweep", dir.filePath("score.json"), "--dry-run"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("$.metric.name: no part of the project puts \"score\"") &&
+                 r.err.contains("cost, ") && r.err.contains("validation_error"),
+             qPrintable(r.err));
   }
 
   // sweep --slurm without --submit: the state and the job array's script, nothing submitted;
@@ -107,6 +120,16 @@ class TestCli : public QObject {
     r = runCli({"sweep", dir.filePath("s.json"), "--sbatch=--partition=gpu"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("go with --slurm"), qPrintable(r.err));
+    // Issue 34: --slurm with --dry-run had run the dry run and ignored --slurm.
+    r = runCli({"sweep", dir.filePath("s.json"), "--slurm", "--dry-run"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--dry-run and --slurm exclude each other"), qPrintable(r.err));
+    r = runCli({"sweep", dir.filePath("s.json"), "--dry-run", "--slots", "2"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--dry-run and --slots exclude each other"), qPrintable(r.err));
+    r = runCli({"sweep", dir.filePath("s.json"), "--trial", "1", "--retry-failed"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--trial and --retry-failed exclude each other"), qPrintable(r.err));
     r = runCli({"sweep", dir.filePath("s.json"), "--trial", "3"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--trial 3") && r.err.contains("0 to 2"), qPrintable(r.err));

@@ -320,6 +320,16 @@ class TestDistributed : public QObject {
       return nlohmann::json::parse(readText(runDir + "/stats.json").toStdString());
     };
     const nlohmann::json a = stats(two), b = stats(one);
+    // Issue 34 (N5): the counts are the whole pass's, the misclassified list rank 0's share,
+    // and the file says so (one process: the whole pass, no such entry).
+    const auto confusion = [](const QString& runDir) {
+      return nlohmann::json::parse(readText(runDir + "/confusion/epoch-1.json").toStdString());
+    };
+    const nlohmann::json c2 = confusion(two), c1 = confusion(one);
+    QCOMPARE(c2["samples"].get<int64_t>(), c1["samples"].get<int64_t>());
+    QVERIFY2(c2.value("misclassified_from", "").find("(shard 0 of 2)") != std::string::npos,
+             c2.dump().c_str());
+    QVERIFY(!c1.contains("misclassified_from"));
     QCOMPARE(a.size(), size_t{3});
     QCOMPARE(b.size(), size_t{3});
     for (size_t e = 0; e < 3; ++e) {
@@ -349,6 +359,47 @@ class TestDistributed : public QObject {
     QVERIFY(!fs::exists(dir.filePath("run/model-8.pt").toStdString()));
   }
 
+  // Issue 34 (N10, F3): a model with BatchNorm (the TorchScript CNN): every rank's running
+  // statistics come from its own batches, and the end-of-epoch broadcast of rank 0's buffers is
+  // what makes each rank validate, unsharded, the same model as rank 0. Without it rank 1
+  // printed other validation figures than rank 0.
+  void batchNormBuffersAreRankZerosAfterEachEpoch() {
+    QTemporaryDir dir;
+    const QString project = QString(TB_SOURCE_DIR) + "/projects/fashion-mnist-torchscript.json";
+    const Result r =
+        run(QStringList{"launch", "--nproc-per-node", "2", project, "--run-dir",
+                        dir.filePath("run"), "--steps-per-epoch", "3", "--max-epoch", "2", "--set",
+                        "data.batch_size=32", "--set", "data.validation.limit=96", "--set",
+                        R"(callbacks=[{"type": "inference", "sharded": false}])"},
+            {}, 120000);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
+    QStringList lines[2];
+    for (const QString& line : r.out.split('\n')) {
+      for (int k = 0; k < 2; ++k) {
+        if (line.startsWith(QString("[rank %1]").arg(k)) && line.contains("validation_cost")) {
+          lines[k].push_back(line.mid(line.indexOf("validation_")));
+        }
+      }
+    }
+    QVERIFY2(lines[0].size() >= 2, qPrintable(r.out.right(3000)));
+    QCOMPARE(lines[1], lines[0]);
+  }
+
+  // Issue 34 (N1): a run that diverged has NaN parameters on every rank; NaN != NaN had made
+  // the end-of-epoch check call that "ranks that trained apart" and stop the run, where one
+  // process finishes. Both now finish, with a warning that names the divergence.
+  void aDivergedRunIsNotRanksTrainingApart() {
+    QTemporaryDir dir;
+    const Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+                         fastRun(dir.filePath("run"), 4, 2) +
+                         QStringList{"--set", "optimizer.learning_rate=1e30"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
+    QVERIFY2(!r.out.contains("trained apart"), qPrintable(r.out.right(3000)));
+    QVERIFY2(r.out.contains("not finite (NaN or infinite) on every rank"),
+             qPrintable(r.out.right(3000)));
+    QVERIFY(fs::exists(dir.filePath("run/model-8.pt").toStdString()));
+  }
+
   // Issue 25 (F8): each rank draws its own random numbers (dropout), from (seed, rank, step),
   // so a resumed 2-rank run continues exactly where the uninterrupted one went.
   void dropoutRanksResumeExactly() {
@@ -369,6 +420,27 @@ class TestDistributed : public QObject {
     const double diff =
         maxDifference((whole + "/model-8.pt").toStdString(), (split + "/model-8.pt").toStdString());
     QCOMPARE(diff, 0.0);
+  }
+
+  // Issue 34 (N10, F8): the ranks draw different dropout masks. With the streams every rank
+  // had before F8 (one seed, replayed by TB_FAULT_SHARED_RNG) the same 2-rank run trains
+  // another model: this fails if the per-step reseed is removed (the resume test above does
+  // not: a shared stream resumes exactly too).
+  void ranksDrawTheirOwnDropoutMasks() {
+    QTemporaryDir dir;
+    const QStringList dropout{"--set", "model.dropout=0.5"};
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+                   fastRun(dir.filePath("own"), 4, 2) + dropout);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    QProcessEnvironment shared = QProcessEnvironment::systemEnvironment();
+    shared.insert("TB_FAULT_SHARED_RNG", "1");
+    r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+                fastRun(dir.filePath("shared"), 4, 2) + dropout,
+            shared);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    const double diff = maxDifference(dir.filePath("own/model-8.pt").toStdString(),
+                                      dir.filePath("shared/model-8.pt").toStdString());
+    QVERIFY2(diff > 1e-4, qPrintable(QString::number(diff)));
   }
 
   void environmentContractAndOneRunDirectory() {

@@ -138,6 +138,27 @@ class TestSweeps : public QObject {
             good.metric[static_cast<size_t>(bad.prunedAt - 1)]);
   }
 
+  // Issue 34 (N2): a metric put every other epoch (inference.every_k_epochs 2) is read by its
+  // occurrences, as W&B reads a run's history; it had been read for epochs 1, 2, ... and stopped
+  // at the first epoch without it, so every trial's metric was empty (no pruning, no best).
+  void aMetricPutEveryOtherEpochIsRead() {
+    QTemporaryDir dir;
+    const std::string sweep =
+        writeSweep(dir, {{"optimizer.learning_rate", {{"values", {0.05, 1e-4}}}}}, 4,
+                   {{"early_terminate", {{"type", "hyperband"}, {"min_iter", 1}, {"eta", 2}}}});
+    const std::string basePath = dir.filePath("base.json").toStdString();
+    json base = json::parse(std::ifstream(basePath));
+    base["callbacks"] = {{{"type", "inference"}, {"every_k_epochs", 2}}};
+    std::ofstream(basePath) << base.dump(2);
+    SweepQueue queue(sweep, options(dir, 1));
+    const SweepState state = queue.run();
+    for (const TrialRecord& t : state.trials) {
+      QVERIFY2(t.state == TrialState::Finished, toString(t.state));
+      QCOMPARE(t.metric.size(), size_t{2});  // after epochs 2 and 4
+    }
+    QVERIFY(state.trials[0].metric.back() < state.trials[1].metric.back());
+  }
+
   // Cancel Trial's request (control.json) on a running trial: it stops at a step and ends
   // cancelled; the sweep goes on with the next.
   void aRunningTrialCancelledOnRequestEndsCancelled() {

@@ -132,8 +132,11 @@ void ConfusionPanel::showChosen() {
       grid.isNull() ? QString()
                     : tr("Misclassified: the first %1 of %2 wrong samples (hover a tile for its "
                          "classes; click to try it)")
-                          .arg(shown_.misclassifiedCount)
-                          .arg(wrongTotal));
+                              .arg(shown_.misclassifiedCount)
+                              .arg(wrongTotal) +
+                          (shown_.misclassifiedFrom.isEmpty()
+                               ? QString()
+                               : tr("; taken from %1").arg(shown_.misclassifiedFrom)));
   if (!shown_.error.isEmpty()) {
     summary_->setText(shown_.error);
   } else if (shown_.path.isEmpty()) {

@@ -301,7 +301,7 @@ void SweepPanel::fillTable() {
   const int selected = selectedTrial();
   const qint64 selectedIndex = selected < 0 ? -1 : state_.trials.value(selected).index;
   table_->setSortingEnabled(false);
-  QStringList header = {tr("trial"), tr("state"), state_.metric, tr("epochs")};
+  QStringList header = {tr("trial"), tr("state"), state_.metric, tr("values")};
   header << state_.parameters;
   table_->setColumnCount(header.size());
   table_->setHorizontalHeaderLabels(header);

@@ -8,8 +8,8 @@
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
 #include "engine/input/StagingInput.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/builtin/Builtin.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/strategies/AsyncTrainer.h"
 #include "engine/strategies/DistributedTrainer.h"
 #include "engine/strategies/GanTrainer.h"
@@ -163,12 +163,23 @@ void registerDistributed(ComponentRegistry& registry) {
                      "one, and up to world-size - 1 batches of each pass would be dropped): set "
                      "\"remainder\": false");
     }
-    const ComponentSpec& train = context.project.data.train;
-    if (train.type == "image_folder" && !train.boolean("ordered") && train.integer("workers") > 0) {
-      context.report("",
-                     "strategy \"distributed\" shards the training data by position, but "
-                     "data.train has \"ordered\": false, so its order differs in every rank "
-                     "(shards would overlap and skip images): set \"ordered\": true");
+    // Both sources are sharded by position, training and validation (InferenceRunner shares
+    // the validation batches out), so the rule holds for both (N3: it had been checked on
+    // data.train only, and a validation folder with "ordered": false gave figures that changed
+    // from run to run).
+    const auto checkOrdered = [&](const ComponentSpec& source, const std::string& where,
+                                  const std::string& what) {
+      if (source.type == "image_folder" && !source.boolean("ordered") &&
+          source.integer("workers") > 0) {
+        context.report(
+            "", str("strategy \"distributed\" shards the ", what, " by position, but ", where,
+                    " has \"ordered\": false, so its order differs in every rank "
+                    "(shards would overlap and skip images): set \"ordered\": true"));
+      }
+    };
+    checkOrdered(context.project.data.train, "data.train", "training data");
+    if (context.project.data.hasValidation) {
+      checkOrdered(context.project.data.validation, "data.validation", "validation data");
     }
   };
   StrategyMaker maker;

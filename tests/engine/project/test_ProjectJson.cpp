@@ -168,6 +168,11 @@ const std::map<QString, QStringList>& malformedExpectations() {
       {"unordered_images_distributed.json",
        {"$.trainer: strategy \"distributed\" shards the training data by position, but "
         "data.train has \"ordered\": false"}},
+      // Issue 34 (N3): validation is sharded by position too: the same rule for its source.
+      {"unordered_validation_images_distributed.json",
+       {"$.trainer: strategy \"distributed\" shards the validation data by position, but "
+        "data.validation has \"ordered\": false",
+        "!data.train has"}},
       // Issue 25 (F12): a short last batch would weigh as a full one, trailing ones dropped.
       {"remainder_distributed.json",
        {"$.trainer: strategy \"distributed\" gives every rank a full batch each step, but "

@@ -205,6 +205,20 @@ class TestStrategies : public QObject {
         if (item.key() == "unused") QVERIFY(!item.value().grad().defined());
       }
     }
+    // Issue 34 (N6): the parameter server's and the async master's gradients were zeros that
+    // were never reset, so AdamW's decay moved the parameter there too.
+    SyncParameterServerTrainer ps(kTwoCpuTowers);
+    const auto psParams = train(ps, 2);
+    QVERIFY2(torch::equal(psParams.at("unused"), torch::ones({4})),
+             qPrintable(QString("sync_parameter_server moved the unused parameter to %1")
+                            .arg(psParams.at("unused")[0].item<double>())));
+    QVERIFY2(maxDifference(reference, psParams) < 1e-5,
+             qPrintable(QString::number(maxDifference(reference, psParams))));
+    AsyncTrainer async(kTwoCpuTowers);
+    const auto asyncParams = train(async, 2);
+    QVERIFY2(torch::equal(asyncParams.at("unused"), torch::ones({4})),
+             qPrintable(QString("async moved the unused parameter to %1")
+                            .arg(asyncParams.at("unused")[0].item<double>())));
   }
 
   // Issue 25 (F8), Note [Rank random streams]: a stream per (rank, step), the same every time.

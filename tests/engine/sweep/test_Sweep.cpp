@@ -226,6 +226,35 @@ class TestSweep : public QObject {
     QVERIFY(hyperbandStops({{0, {9.0}, true}}, spec, false).stop.empty());
   }
 
+  // Issue 34 (N4): bands are int(min_iter · eta^k) cut on the integer, as W&B's: with eta 2.5,
+  // band int(6.25) = 6 exists for a 6-value history (it had been dropped until some trial
+  // passed 6.25). The review's minimal case: W&B stops trial 0 at band 6 (0.9 > 0.1).
+  void hyperbandKeepsTheBandANonIntegerEtaTruncatesTo() {
+    const HyperbandSpec spec{1, 2.5};
+    QCOMPARE(hyperbandBands(spec, 6), (std::vector<int64_t>{1, 2, 6}));
+    QCOMPARE(hyperbandBands(spec, 5), (std::vector<int64_t>{1, 2}));
+    const std::vector<TrialMetrics> trials = {{0, {0.5, 0.1, 0.5, 0.5, 0.5, 0.9}, true},
+                                              {1, {0.5, 0.5, 0.5, 0.5, 0.5, 0.1}, false}};
+    const HyperbandDecision d = hyperbandStops(trials, spec, /*maximize=*/false);
+    QCOMPARE(d.bands, (std::vector<int64_t>{1, 2, 6}));
+    QCOMPARE(d.stop, (std::vector<int64_t>{0}));
+    QCOMPARE(d.stoppedAt, (std::vector<int64_t>{6}));
+  }
+
+  // Issue 34 (N8): the threshold's position is W&B's int((1/eta) · n), which differs from
+  // int(n / eta) for eta 1.1 at n = 33 (33 / 1.1 = 29.999..., (1/1.1) · 33 = 30.000...). With
+  // 33 trials at band 1 valued 0, 1, ..., 32 the threshold is the value at that position.
+  void hyperbandThresholdIndexIsWandBs() {
+    const double eta = 1.1;
+    QCOMPARE(static_cast<int>((1.0 / eta) * 33), 30);  // what W&B's Python computes
+    QCOMPARE(static_cast<int>(33 / eta), 29);
+    std::vector<TrialMetrics> trials;
+    for (int i = 0; i < 33; ++i) trials.push_back({i, {static_cast<double>(i)}, true});
+    const HyperbandDecision d = hyperbandStops(trials, {1, eta}, /*maximize=*/false);
+    QCOMPARE(d.thresholds.front(), 30.0);
+    QCOMPARE(d.stop, (std::vector<int64_t>{31, 32}));  // worse than 30
+  }
+
   // control.json: Run Next puts the latest asked first, once; Cancel Trial lists a trial once;
   // a damaged file is refused naming it.
   void requestsToTheQueue() {
