@@ -17,6 +17,23 @@ ResidentInput::ResidentInput(DataFlowPtr samples, ResidentInputOptions options,
   TB_CHECK(options_.batchSize > 0, "batch size must be positive, got ", options_.batchSize);
 }
 
+class ResidentInput::Loader : public Callback {
+ public:
+  explicit Loader(ResidentInput& input) : input_(input) {}
+  std::string name() const override { return "ResidentInput"; }
+
+ private:
+  void onBeforeTrain() override {
+    if (!input_.loaded_) {
+      input_.load();
+      input_.startPass();
+    }
+  }
+  ResidentInput& input_;
+};
+
+std::vector<CallbackPtr> ResidentInput::callbacks() { return {std::make_shared<Loader>(*this)}; }
+
 std::optional<int64_t> ResidentInput::size() const {
   const std::optional<int64_t> n = loaded_ ? std::optional<int64_t>(count_) : source_->size();
   if (!n) return std::nullopt;

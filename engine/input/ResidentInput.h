@@ -40,6 +40,9 @@ class ResidentInput : public InputSource {
                 std::optional<Device> device = std::nullopt);
   /// Batches per pass, when the source counts its samples.
   std::optional<int64_t> size() const override;
+  /// Reads the samples onto the device in beforeTrain, before the first step's clock starts
+  /// (as FeedInput opens its data in setup).
+  std::vector<CallbackPtr> callbacks() override;
   /// The number of samples held, once loaded (0 before).
   int64_t samples() const { return count_; }
   /// Bytes held on the device, once loaded.
@@ -49,6 +52,7 @@ class ResidentInput : public InputSource {
   Datapoint nextDatapoint() override;
 
  private:
+  class Loader;
   void load();
   void startPass();
 
