@@ -317,6 +317,18 @@ print(f"{values[-1]:.4g}" if values else "")
 PY
 }
 
+# within A B LIMIT: status 0 when A and B are numbers at most LIMIT apart
+within() {
+  py "$@" <<'PY'
+import sys
+try:
+    a, b, limit = map(float, sys.argv[1:4])
+except ValueError:
+    sys.exit(1)
+sys.exit(0 if abs(a - b) <= limit else 1)
+PY
+}
+
 # train NAME PROJECT [launch N] : trains into $work/runs/NAME; returns the CLI's status
 train() {
   local name=$1 project=$2 dir=$work/runs/$1
@@ -487,14 +499,7 @@ PY
   vf=$(last_stat "$rf" validation_error) vt=$(last_stat "$rt" validation_error)
   syncs=$(last_stat "$rt" ThroughputTracker/host_syncs_per_step)
   verdict=ran
-  py "$vf" "$vt" <<'PY' || verdict=FAILED
-import sys
-try:
-    a, b = map(float, sys.argv[1:3])
-except ValueError:
-    sys.exit(1)
-sys.exit(0 if abs(a - b) <= 1e-3 else 1)
-PY
+  within "$vf" "$vt" 1e-3 || verdict=FAILED
   row "resident dataset (data.resident)" "$verdict" "validation error $vt (streaming $vf, limit ±1e-3); $(grep -ohE 'data.resident: [^(]*\([^)]*\) held on [a-z0-9:]*' "$rt/log.log" | head -1)" "$(last_stat "$rt" ThroughputTracker/steps_per_sec) (streaming $(last_stat "$rf" ThroughputTracker/steps_per_sec))"
   verdict=ran
   py "${syncs:-nan}" <<'PY' || verdict=FAILED
@@ -518,14 +523,7 @@ PY
   done
   a=$(last_stat "$work/runs/tf32-all" validation_error) n=$(last_stat "$work/runs/tf32-none" validation_error)
   verdict=ran
-  py "$a" "$n" <<'PY' || verdict=FAILED
-import sys
-try:
-    a, n = map(float, sys.argv[1:3])
-except ValueError:
-    sys.exit(1)
-sys.exit(0 if abs(a - n) <= 0.03 else 1)
-PY
+  within "$a" "$n" 0.03 || verdict=FAILED
   row "TF32 all vs none" "$verdict" "validation error $a (none: $n, limit ±0.03); $(grep -ohE 'speed: TF32[^;]*' "$work/runs/tf32-all/log.log" | head -1)" "$(last_stat "$work/runs/tf32-all" ThroughputTracker/steps_per_sec) (none: $(last_stat "$work/runs/tf32-none" ThroughputTracker/steps_per_sec))"
   # ---- the sweep queue (issue 27): a CUDA project's trials each get one GPU (the slot's entry
   # of CUDA_VISIBLE_DEVICES) seen as cuda:0; two trials, one slot, hyperband on.
