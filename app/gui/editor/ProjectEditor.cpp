@@ -1,5 +1,5 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <QBoxLayout>
 #include <QEvent>
@@ -113,7 +113,8 @@ void ProjectEditor::buildForm(QWidget* page) {
       makeLengthSection(markers_, sectionsBox_)};
   const QList<ProjectSection*> rightSections = {new DataSection(markers_, sectionsBox_), callbacks_,
                                                 makeMonitorsSection(markers_, sectionsBox_),
-                                                makeInitSection(markers_, sectionsBox_)};
+                                                makeInitSection(markers_, sectionsBox_),
+                                                makeSpeedSection(markers_, sectionsBox_)};
   for (ProjectSection* section : leftSections) left->addWidget(section);
   for (ProjectSection* section : rightSections) right->addWidget(section);
   left->addStretch(1);

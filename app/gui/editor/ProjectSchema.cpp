@@ -1,5 +1,5 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectSchema.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <QHash>
 #include <memory>
@@ -144,7 +144,8 @@ QStringList keyOrder(const QString& pattern) {
         order << "callbacks"
               << "monitors"
               << "init"
-              << "trainer";
+              << "trainer"
+              << "speed";
     }
     return order;
   }

@@ -1,5 +1,5 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/ProjectSections.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <QLineEdit>
 #include <QRegularExpressionValidator>
@@ -92,6 +92,12 @@ FormSection* makeBatchingSection(IssueMarkers* markers, QWidget* parent) {
 FormSection* makeMonitorsSection(IssueMarkers* markers, QWidget* parent) {
   auto* section = new FormSection(QObject::tr("Monitors"), "monitors", markers, parent);
   section->addKeys(objectKeys("monitors"));
+  return section;
+}
+
+FormSection* makeSpeedSection(IssueMarkers* markers, QWidget* parent) {
+  auto* section = new FormSection(QObject::tr("Device speed"), "speed", markers, parent);
+  section->addKeys(objectKeys("speed"));
   return section;
 }
 

@@ -38,5 +38,7 @@ FormSection* makeBatchingSection(IssueMarkers* markers, QWidget* parent);
 FormSection* makeMonitorsSection(IssueMarkers* markers, QWidget* parent);
 /// init: checkpoint, ignore. Clearing the checkpoint removes "init".
 FormSection* makeInitSection(IssueMarkers* markers, QWidget* parent);
+/// speed: TF32, cuDNN autotuning, channels-last, how often step scalars are read.
+FormSection* makeSpeedSection(IssueMarkers* markers, QWidget* parent);
 
 }  // namespace tbench::gui
