@@ -13,6 +13,7 @@
 #include "engine/core/Check.h"
 #include "engine/core/HostRead.h"
 #include "engine/core/Logging.h"
+#include "engine/core/Ordinal.h"
 #include "engine/monitors/PngEncoder.h"
 
 namespace tbench {
@@ -170,11 +171,8 @@ nlohmann::json ConfusionMatrix::toJson(int64_t epoch, int64_t globalStep) const 
                         {"misclassified_columns", kGridColumns}};
   if (shards_ > 1) {
     doc["misclassified_from"] =
-        str("this process's batches only: every ", shards_,
-            shards_ == 2   ? "nd"
-            : shards_ == 3 ? "rd"
-                           : "th",
-            " batch from batch ", shard_, " (shard ", shard_, " of ", shards_, ")");
+        str("this process's batches only: every ", ordinal(shards_), " batch from batch ", shard_,
+            " (shard ", shard_, " of ", shards_, ")");
   }
   return doc;
 }

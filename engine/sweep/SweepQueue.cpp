@@ -18,6 +18,7 @@
 
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/core/Ordinal.h"
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
@@ -55,18 +56,6 @@ bool hasCheckpoint(const std::string& runDir) {
     if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".pt") return true;
   }
   return false;
-}
-
-/// "1st", "2nd", "3rd", "4th", ... "11th", "21st".
-std::string ordinal(int64_t n) {
-  const int64_t tens = n % 100;
-  const char* suffix = "th";
-  if (tens < 11 || tens > 13) {
-    if (n % 10 == 1) suffix = "st";
-    if (n % 10 == 2) suffix = "nd";
-    if (n % 10 == 3) suffix = "rd";
-  }
-  return std::to_string(n) + suffix;
 }
 
 }  // namespace
