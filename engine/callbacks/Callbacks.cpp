@@ -18,12 +18,25 @@ template <typename Hook>
 void Callbacks::forEach(Hook hook) {
   using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < callbacks_.size(); ++i) {
-    const auto start = Clock::now();
-    hook(*callbacks_[i]);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    hookStart_ = Clock::now();
+    inHook_ = true;
+    try {
+      hook(*callbacks_[i]);
+    } catch (...) {
+      inHook_ = false;
+      throw;
+    }
+    inHook_ = false;
+    const double seconds = std::chrono::duration<double>(Clock::now() - hookStart_).count();
     epochSeconds_[i] += seconds;
     total_ += seconds;
   }
+}
+
+double Callbacks::secondsInCallbacks() const {
+  if (!inHook_) return total_;
+  return total_ +
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - hookStart_).count();
 }
 
 void Callbacks::onSetupGraph() {

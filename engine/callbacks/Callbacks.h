@@ -7,6 +7,7 @@
 //   after all have run.
 // - secondsInCallbacks() is the total time spent in hooks, used to exclude it from throughput.
 
+#include <chrono>
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
@@ -17,8 +18,10 @@ class Callbacks : public Callback {
  public:
   explicit Callbacks(std::vector<CallbackPtr> callbacks);
   const std::vector<CallbackPtr>& callbacks() const { return callbacks_; }
-  /// Total wall time spent in the hooks of the callbacks since setupGraph.
-  double secondsInCallbacks() const { return total_; }
+  /// Total wall time spent in the hooks of the callbacks since setupGraph, the hook running now
+  /// included up to this moment: a callback that reads it and restarts its own clock inside its
+  /// hook (ThroughputTracker) must not later see the part of that hook run before the read.
+  double secondsInCallbacks() const;
   std::string name() const override { return "Callbacks"; }
 
  private:
@@ -40,6 +43,8 @@ class Callbacks : public Callback {
   std::vector<CallbackPtr> callbacks_;
   std::vector<double> epochSeconds_;  ///< time per callback in the current epoch
   double total_ = 0;
+  bool inHook_ = false;
+  std::chrono::steady_clock::time_point hookStart_;
 };
 
 }  // namespace tbench

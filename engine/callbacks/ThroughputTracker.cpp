@@ -18,7 +18,10 @@ void ThroughputTracker::onTrigger() {
   const double inCallbacks = context().secondsInCallbacks() - callbackSecondsAtMark_;
   const double paused = context().secondsPaused() - pausedSecondsAtMark_;
   const double seconds = clock_.seconds() - inCallbacks - paused;
-  const double stepsPerSec = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
+  // Steps measured in no time at all (a clock's resolution): no rate yet, the steps stay in the
+  // next report's window instead of reporting 0 steps/s.
+  if (seconds <= 0) return;
+  const double stepsPerSec = static_cast<double>(steps) / seconds;
   context().monitors().putScalar("ThroughputTracker/steps_per_sec", stepsPerSec);
   context().monitors().putScalar("ThroughputTracker/samples_per_sec",
                                  stepsPerSec * static_cast<double>(context().samplesPerStep()));

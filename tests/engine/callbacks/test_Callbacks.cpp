@@ -509,6 +509,26 @@ print(json.dumps(out))
     for (const auto& p : steps) QVERIFY(p.value > 0);
   }
 
+  void secondsInCallbacksCountsTheHookRunningNow() {
+    // ThroughputTracker restarts its clock inside its own trigger: the callbacks' time it reads
+    // there must already hold that hook's time so far, or the next window subtracts it again
+    // (CI saw 0 steps/s from a NoOp run whose 10 steps took less than the tracker's own hook).
+    struct Reader : Callback {
+      std::vector<double> grew;
+      void onTriggerStep() override {
+        const double before = context().secondsInCallbacks();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        grew.push_back(context().secondsInCallbacks() - before);
+      }
+    };
+    auto trainer = makeNoOpTrainer();
+    auto reader = std::make_shared<Reader>();
+    trainer->registerCallback(reader);
+    trainer->train({2, 1, 1});
+    QCOMPARE(reader->grew.size(), size_t{2});
+    for (double g : reader->grew) QVERIFY2(g >= 0.019, std::to_string(g).c_str());
+  }
+
   void enableCallbackIfLeavesSetupBeforeAndAfterTrainAlone() {
     auto trainer = makeNoOpTrainer();
     auto rec = std::make_shared<Recorder>();
