@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libopenblas0-openmp libgloo-dev
-  nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
+  nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   libprotobuf-dev protobuf-compiler python3-protobuf
   dataset-fashion-mnist python3-torch python3-sklearn python3-pil
   xvfb xauth openbox x11-utils

@@ -14,6 +14,7 @@ QColor Palette::categorical(int index) {
 QColor Palette::error() { return QColor(0xc6, 0x28, 0x28); }
 QColor Palette::warning() { return QColor(0xb2, 0x6a, 0x00); }
 QColor Palette::active() { return QColor(0x1f, 0x6f, 0xd0); }
+QColor Palette::good() { return QColor(0x2e, 0x8b, 0x57); }
 QColor Palette::cursor() { return QColor(0, 0, 0, 110); }
 
 QString Palette::errorText() { return QStringLiteral("color: %1;").arg(hex(error())); }

@@ -14,6 +14,7 @@ class Palette {
   static QColor error();    ///< problems, failed runs, error log lines
   static QColor warning();  ///< warnings, stopped runs
   static QColor active();   ///< running runs
+  static QColor good();     ///< a positive correlation, a best value
   static QColor cursor();   ///< the charts' cursor line (translucent)
 
   /// Style sheets for text in a role: "color: ...;" (muted follows the platform palette).

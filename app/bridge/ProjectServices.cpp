@@ -30,6 +30,7 @@
 #include "engine/sweep/Hyperband.h"
 #include "engine/sweep/Sweep.h"
 #include "engine/sweep/SweepQueue.h"
+#include "engine/sweep/SweepSearch.h"
 
 namespace tbench::bridge {
 namespace {
@@ -222,7 +223,26 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
       trial.prunedAt = t.prunedAt;
       trial.detail = q(t.detail);
       trial.started = t.started;
+      trial.processGone = t.state == TrialState::Running && t.host == thisHost() && t.pid > 0 &&
+                          !processRunning(t.pid);
       view.trials << trial;
+    }
+    for (int64_t i : rankTrials(*state, state->maximize)) view.ranked << i;
+    view.bestTrial = bestTrial(*state, state->maximize).value_or(-1);
+    try {
+      // The parameters' distributions (their coordinates) come from the sweep file.
+      const SweepSpec sweep = loadSweepFile(state->sweepFile, state->baseProject);
+      std::vector<TrialOutcome> outcomes;
+      for (const TrialRecord& t : state->trials) {
+        if (t.state == TrialState::Finished || t.state == TrialState::Pruned) {
+          outcomes.push_back({t.values, t.metric, TrialOutcome::Kind::Done});
+        }
+      }
+      for (const ParameterImportance& p : sweepImportance(sweep, outcomes)) {
+        view.importance << ParameterImportanceView{q(p.path), p.importance, p.correlation};
+      }
+    } catch (const std::exception&) {
+      // The sweep file moved or changed: the trials are still shown, without importance.
     }
   } catch (const std::exception& e) {
     view.present = true;
@@ -254,12 +274,12 @@ SweepCheckView checkSweep(const QByteArray& sweepJson, const QString& sweepPath)
     SweepSpec sweep =
         sweepFromJson(nlohmann::json::parse(sweepJson.toStdString()), sweepPath.toStdString());
     sweep.baseDir = QFileInfo(sweepPath).absolutePath().toStdString();  // not written yet
-    const std::vector<SweepTrial> trials = sweepTrials(sweep, readProjectJson(sweep.projectPath()));
-    view.trials = static_cast<qint64>(trials.size());
-    view.maxEpoch = projectFromJson(trials.front().project, sweep.projectPath()).maxEpoch;
-    if (sweep.earlyTerminate) {
-      for (int64_t b : hyperbandBands(*sweep.earlyTerminate, view.maxEpoch)) view.bands << b;
-    }
+    const SweepPlan plan = planSweep(sweep, readProjectJson(sweep.projectPath()));
+    view.trials = plan.totalTrials;
+    view.maxEpoch = plan.longestEpochs;
+    for (int64_t epochs : plan.maxEpochs) view.trialEpochs << epochs;
+    for (int64_t b : plan.bands) view.bands << b;
+    for (const std::string& note : plan.notes) view.notes << q(note);
   } catch (const SweepError& e) {
     for (const ProjectIssue& issue : e.issues())
       view.problems << q(issue.path + ": " + issue.message);

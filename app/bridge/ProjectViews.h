@@ -135,13 +135,15 @@ struct ProjectSummaryView {
 
 /// The project services of the engine, as the GUI panels use them. The window fills these in
 /// from app/bridge (ProjectServices.h); tests may pass fakes.
-/// A sweep document checked by the engine (sweepFromJson, then sweepTrials over its base
+/// A sweep document checked by the engine (sweepFromJson, then planSweep over its base
 /// project's file), as New Sweep… shows it.
 struct SweepCheckView {
-  QStringList problems;  ///< every problem, with its JSON path and trial; empty: valid
-  qint64 trials = 0;
-  qint64 maxEpoch = 0;  ///< epochs of the first trial
-  QList<qint64> bands;  ///< the epochs hyperband judges at (empty: no early termination)
+  QStringList problems;       ///< every problem, with its JSON path and trial; empty: valid
+  qint64 trials = 0;          ///< the trials it runs; -1: until stopped or metric.target
+  qint64 maxEpoch = 0;        ///< epochs of the longest listed trial (max_epoch may be swept)
+  QList<qint64> trialEpochs;  ///< epochs of each listed trial
+  QList<qint64> bands;        ///< the epochs hyperband judges at (empty: no early termination)
+  QStringList notes;          ///< the engine's notes (SweepPlan::notes)
 };
 
 struct ProjectServices {

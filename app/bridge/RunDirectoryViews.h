@@ -93,6 +93,16 @@ struct SweepTrialView {
   qint64 prunedAt = 0;     ///< the band (epoch) that stopped a pruned trial
   QString detail;          ///< why it failed
   double started = 0;      ///< seconds since the Unix epoch (0: not yet)
+  /// Recorded running on this host, but its process is gone (its queue was killed before it
+  /// recorded the end): the sweep run again records how it ended.
+  bool processGone = false;
+};
+
+/// One parameter's importance for the sweep's metric (engine/sweep/SweepSearch.h).
+struct ParameterImportanceView {
+  QString path;
+  double importance = 0;   ///< share of a random forest's variance reduction (sums to 1)
+  double correlation = 0;  ///< signed, with the metric
 };
 
 /// A sweep's sweep-state.json, read by the engine (readSweepState).
@@ -104,6 +114,10 @@ struct SweepStateView {
   bool paused = false;     ///< no trial starts (the sweep directory's pause file exists)
   QStringList parameters;  ///< parameter paths, in the sweep's order
   QList<SweepTrialView> trials;
+  QList<qint64> ranked;   ///< trial indices best first (the engine's rankTrials)
+  qint64 bestTrial = -1;  ///< the engine's bestTrial (-1: none has a result)
+  /// Most important first; empty with fewer than 3 results or when the sweep file is unreadable.
+  QList<ParameterImportanceView> importance;
 };
 using SweepStateReader = std::function<SweepStateView(const QString& sweepDir)>;
 /// Pauses (no trial starts) or resumes the sweep in a directory; false with `*error`.

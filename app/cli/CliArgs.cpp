@@ -27,7 +27,8 @@ std::string usageText() {
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
          "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
-         "                             [--dry-run | --trial K | --slurm [--submit]\n"
+         "                             [--base-project PROJECT]\n"
+         "                             [--dry-run | --report | --trial K | --slurm [--submit]\n"
          "                              [--cpus-per-trial N] [--gpus-per-trial N]\n"
          "                              [--sbatch OPTION]...]\n"
          "  towerbench-cli devices\n"
@@ -50,9 +51,11 @@ std::string usageText() {
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
          "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
-         "sweep     checks SWEEP (W&B's keys: method grid|random, metric, parameters with\n"
-         "          values or min/max and a distribution, run_cap, seed, early_terminate\n"
-         "          hyperband; docs/ARCHITECTURE.md §6f), validates every trial's project, then\n"
+         "sweep     checks SWEEP, a W&B sweep file in JSON or YAML (method grid|random|bayes|tpe,\n"
+         "          metric with goal and target, parameters with W&B's distributions, nested or\n"
+         "          dotted, run_cap, seed, early_terminate hyperband; docs/ARCHITECTURE.md §6f;\n"
+         "          --base-project when its project is a W&B project name), validates the\n"
+         "          trials' projects, then\n"
          "          runs the trials as `train` processes, N at a time (a CUDA project: each on\n"
          "          as many GPUs as it has towers, default N = GPUs / towers; else N = 1 by\n"
          "          default), stops those hyperband prunes, and prints them ranked.\n"
@@ -60,7 +63,10 @@ std::string usageText() {
          "          same command again goes on with it; --retry-failed resumes its failed (and\n"
          "          cancelled after starting) trials from their checkpoints. DIR/control.json\n"
          "          ({\"run_first\": [K, ...], \"cancel\": [K, ...]}) reorders and cancels trials\n"
-         "          of a running sweep. --dry-run lists the trials only.\n"
+         "          of a running sweep. --dry-run lists the trials only. random without run_cap,\n"
+         "          bayes and tpe make trials as they run, until stopped or metric.target.\n"
+         "          --report prints the trials of DIR ranked, with each parameter's importance\n"
+         "          and correlation with the metric (finished or running sweep), runs nothing.\n"
          "          --slurm writes DIR/slurm-array.sh, a SLURM job array of the pending trials\n"
          "          (one task each, --slots at once, --cpus-per-trial cores (default: this\n"
          "          host's / slots), --gpus-per-trial GPUs (default: the project's CUDA towers), "
@@ -246,6 +252,10 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.dryRun = true;
     } else if (out.command == "sweep" && arg == "--slots") {
       out.sweepSlots = static_cast<int>(parseCount(arg, value()));
+    } else if (out.command == "sweep" && arg == "--base-project") {
+      out.baseProject = value();
+    } else if (out.command == "sweep" && arg == "--report") {
+      out.report = true;
     } else if (out.command == "sweep" && arg == "--sweep-dir") {
       out.sweepDir = value();
     } else if (out.command == "sweep" && arg == "--retry-failed") {
@@ -286,8 +296,10 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
   }
   // Issue 34: options that ask for different things are refused by name (--slurm with
   // --dry-run had run the dry run and ignored --slurm).
-  const std::vector<std::pair<const char*, bool>> modes = {
-      {"--dry-run", out.dryRun}, {"--trial", out.trial >= 0}, {"--slurm", out.slurm}};
+  const std::vector<std::pair<const char*, bool>> modes = {{"--dry-run", out.dryRun},
+                                                           {"--report", out.report},
+                                                           {"--trial", out.trial >= 0},
+                                                           {"--slurm", out.slurm}};
   const std::vector<std::pair<const char*, bool>> queueOnly = {{"--retry-failed", out.retryFailed},
                                                                {"--slots", out.sweepSlots > 0}};
   for (size_t i = 0; i < modes.size(); ++i) {

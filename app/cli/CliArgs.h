@@ -40,6 +40,8 @@ struct CliArgs {
   int sweepSlots = 0;        ///< sweep: trials at once (0: one per GPU, else 1)
   std::string sweepDir;      ///< sweep: its state and the trials' output (empty: the default)
   bool retryFailed = false;  ///< sweep: resume failed trials from their checkpoints
+  bool report = false;       ///< sweep: print the sweep's trials and importance, run nothing
+  std::string baseProject;   ///< sweep: the base project (the file's project is a W&B name)
   bool slurm = false;        ///< sweep: write a SLURM job array instead of running trials
   bool submit = false;       ///< sweep --slurm: and submit it with sbatch
   int64_t trial = -1;        ///< sweep: run this trial only (a SLURM array task)

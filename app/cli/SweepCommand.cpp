@@ -17,6 +17,7 @@
 #include "engine/core/Check.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/sweep/SweepQueue.h"
+#include "engine/sweep/SweepSearch.h"
 
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
@@ -187,7 +188,15 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   options.cli = selfPath();
   options.sweepDir = fs::absolute(sweepDirOf(args)).lexically_normal().string();
   options.retryFailed = args.retryFailed;
+  options.baseProject = args.baseProject;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
+  if (sweep.sequential()) {
+    err << args.project << ": a " << sweep.method
+        << (sweep.method == "random" ? " search without run_cap" : " sweep")
+        << " makes its trials as it runs, so a SLURM array cannot list them: give run_cap with "
+           "method grid or random, or run it here\n";
+    return 2;
+  }
   // A job of this sweep still queued or running would run its trials twice.
   std::string why;
   bool known = false;
@@ -206,6 +215,9 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
   SlurmArrayOptions slurm;
   slurm.cli = options.cli;
   slurm.sweepFile = fs::absolute(args.project).lexically_normal().string();
+  if (!args.baseProject.empty()) {
+    slurm.baseProject = fs::absolute(args.baseProject).lexically_normal().string();
+  }
   slurm.sweepDir = options.sweepDir;
   slurm.workDir = fs::current_path().string();  // the base project's relative run_root
   for (const TrialRecord& t : queue.state().trials) {
@@ -279,6 +291,7 @@ int runOneTrial(const CliArgs& args, std::ostream& out) {
   options.sweepDir = sweepDirOf(args);
   options.onlyTrial = args.trial;
   options.slotCount = 1;
+  options.baseProject = args.baseProject;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   SweepQueue queue(args.project, options);
   const RunningQueue guard(queue);
@@ -289,6 +302,75 @@ int runOneTrial(const CliArgs& args, std::ostream& out) {
       << (t.metric.empty() ? "" : ", " + state.metric + " " + valueText(t.metric.back())) << "\n";
   if (t.state == TrialState::Cancelled || interrupted) return 130;
   return t.state == TrialState::Finished || t.state == TrialState::Pruned ? 0 : 1;
+}
+
+/// The trials ranked by their result (bestTrial), the best one, and what the sweep taught
+/// (parameter importance and correlation, Note [Sweep search]).
+void printResults(const SweepSpec& sweep, const SweepState& state, std::ostream& out) {
+  std::vector<const TrialRecord*> order;
+  for (const auto& t : state.trials) order.push_back(&t);
+  const std::vector<int64_t> ranked = rankTrials(state, sweep.metric.maximize);
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    const auto at = [&](const TrialRecord* t) {
+      return std::find(ranked.begin(), ranked.end(), t->index) - ranked.begin();
+    };
+    return at(a) < at(b);
+  });
+  // "values": the metric's logged values (Note [A sweep's metric by occurrence]).
+  std::vector<std::string> header = {"trial", "state", sweep.metric.name, "values"};
+  for (const auto& p : sweep.parameters) header.push_back(p.path);
+  std::vector<std::vector<std::string>> rows;
+  for (const TrialRecord* t : order) {
+    std::string state = toString(t->state);
+    if (t->state == TrialState::Pruned) state += " at " + std::to_string(t->prunedAt);
+    std::vector<std::string> row = {std::to_string(t->index), state,
+                                    t->metric.empty() ? "-" : valueText(t->metric.back()),
+                                    std::to_string(t->metric.size())};
+    for (const auto& p : sweep.parameters) {
+      row.push_back(t->values.contains(p.path) ? valueText(t->values[p.path]) : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+  printTable(out, header, rows);
+  if (const std::optional<int64_t> best = bestTrial(state, sweep.metric.maximize)) {
+    const TrialRecord& t = state.trials[static_cast<size_t>(*best)];
+    out << "best: trial " << t.index << " (" << sweep.metric.name << " "
+        << valueText(t.metric.back()) << (t.state == TrialState::Pruned ? ", pruned" : "")
+        << "): " << t.runDir << "/project.json\n";
+  }
+  std::vector<TrialOutcome> outcomes;
+  for (const auto& t : state.trials) {
+    const bool done = t.state == TrialState::Finished || t.state == TrialState::Pruned;
+    if (done) outcomes.push_back({t.values, t.metric, TrialOutcome::Kind::Done});
+  }
+  const std::vector<ParameterImportance> importance = sweepImportance(sweep, outcomes);
+  if (importance.empty()) {
+    out << "importance: needs 3 or more trials with a result\n";
+    return;
+  }
+  out << "importance (random forest of " << sweep.metric.name << " over the parameters, "
+      << outcomes.size() << " trials) and correlation with " << sweep.metric.name << ":\n";
+  std::vector<std::vector<std::string>> imp;
+  for (const auto& p : importance) {
+    std::ostringstream i, c;
+    i << std::fixed << std::setprecision(3) << p.importance;
+    c << std::showpos << std::fixed << std::setprecision(3) << p.correlation;
+    imp.push_back({p.path, i.str(), c.str()});
+  }
+  printTable(out, {"parameter", "importance", "correlation"}, imp);
+}
+
+/// --report: the sweep in DIR as it stands (finished or running), from its sweep-state.json.
+int reportSweep(const CliArgs& args, const SweepSpec& sweep, std::ostream& out, std::ostream& err) {
+  const std::string dir = sweepDirOf(args);
+  const std::optional<SweepState> state = readSweepState(dir);
+  if (!state) {
+    err << dir << ": no sweep-state.json (the sweep has not run there; --sweep-dir DIR)\n";
+    return 1;
+  }
+  out << "sweep: " << dir << ", " << state->trials.size() << " trial(s)\n";
+  printResults(sweep, *state, out);
+  return 0;
 }
 
 /// Runs the queue and prints the trials ranked by their last metric value.
@@ -307,6 +389,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   options.visibleGpus = gpus;
   options.log = [&out](const std::string& line) { out << "sweep: " << line << std::endl; };
   options.retryFailed = args.retryFailed;
+  options.baseProject = args.baseProject;
   // A sweep whose SLURM job still runs is that job's: a local queue would start the trials
   // its %N holds back, here.
   std::string why;
@@ -321,38 +404,7 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
   const RunningQueue guard(queue);
   catchStopSignals();
   const SweepState state = queue.run();
-
-  // Ranked by the metric's last value (the trial's result), trials without one last.
-  std::vector<const TrialRecord*> order;
-  for (const auto& t : state.trials) order.push_back(&t);
-  const auto key = [&](const TrialRecord* t) {
-    // Only trials that ran to their end or to their band compete for best.
-    const bool ranked = t->state == TrialState::Finished || t->state == TrialState::Pruned;
-    if (!ranked || t->metric.empty() || !std::isfinite(t->metric.back())) return HUGE_VAL;
-    return sweep.metric.maximize ? -t->metric.back() : t->metric.back();
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](const auto* a, const auto* b) { return key(a) < key(b); });
-  // "values": the metric's logged values (Note [A sweep's metric by occurrence]).
-  std::vector<std::string> header = {"trial", "state", sweep.metric.name, "values"};
-  for (const auto& p : sweep.parameters) header.push_back(p.path);
-  std::vector<std::vector<std::string>> rows;
-  for (const TrialRecord* t : order) {
-    std::string state = toString(t->state);
-    if (t->state == TrialState::Pruned) state += " at " + std::to_string(t->prunedAt);
-    std::vector<std::string> row = {std::to_string(t->index), state,
-                                    t->metric.empty() ? "-" : valueText(t->metric.back()),
-                                    std::to_string(t->metric.size())};
-    for (const auto& p : sweep.parameters) row.push_back(valueText(t->values[p.path]));
-    rows.push_back(std::move(row));
-  }
-  printTable(out, header, rows);
-  const TrialRecord* best =
-      order.empty() || key(order.front()) == HUGE_VAL ? nullptr : order.front();
-  if (best != nullptr) {
-    out << "best: trial " << best->index << " (" << sweep.metric.name << " "
-        << valueText(best->metric.back()) << "): " << best->runDir << "/project.json\n";
-  }
+  printResults(sweep, state, out);
   const bool anyFinished = std::any_of(state.trials.begin(), state.trials.end(), [](const auto& t) {
     return t.state == TrialState::Finished || t.state == TrialState::Pruned;
   });
@@ -365,42 +417,65 @@ int runQueue(const CliArgs& args, const SweepSpec& sweep, const Project& base, s
 int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
   try {
     if (args.trial >= 0) return runOneTrial(args, out);
-    const SweepSpec sweep = loadSweepFile(args.project);
+    const SweepSpec sweep = loadSweepFile(args.project, args.baseProject);
+    if (args.report) return reportSweep(args, sweep, out, err);
     const nlohmann::json base = readProjectJson(sweep.projectPath());
-    const std::vector<SweepTrial> trials = sweepTrials(sweep, base);
-    const Project first = projectFromJson(trials.front().project, sweep.projectPath());
+    const SweepPlan plan = planSweep(sweep, base);
+    const Project first = projectFromJson(plan.trials.front().project, sweep.projectPath());
     out << args.project << ": valid sweep" << (sweep.name.empty() ? "" : " \"" + sweep.name + "\"")
-        << " of " << sweep.projectPath() << "\n  " << sweep.method << " search, " << trials.size()
-        << " trial(s)";
-    if (sweep.method == "grid" && gridSize(sweep) > static_cast<int64_t>(trials.size())) {
-      out << " (run_cap " << sweep.runCap << " of the " << gridSize(sweep) << " combinations)";
+        << " of " << sweep.projectPath() << "\n  " << sweep.method << " search, "
+        << (plan.totalTrials < 0 ? std::string("trials until stopped")
+                                 : std::to_string(plan.totalTrials) + " trial(s)");
+    if (sweep.method == "grid" && plan.gridCombinations > plan.totalTrials) {
+      out << " (run_cap " << sweep.runCap << " of the " << plan.gridCombinations
+          << " combinations)";
     }
     out << ", metric " << sweep.metric.name << " ("
-        << (sweep.metric.maximize ? "maximize" : "minimize") << "), " << first.maxEpoch
-        << " epoch(s) each\n";
-    if (const std::string note = sweepMetricNote(sweep, first); !note.empty()) {
-      out << "  note: " << note << "\n";
+        << (sweep.metric.maximize ? "maximize" : "minimize");
+    if (sweep.metric.target) out << ", target " << *sweep.metric.target;
+    out << "), ";
+    const auto [fewest, most] = std::minmax_element(plan.maxEpochs.begin(), plan.maxEpochs.end());
+    if (*fewest == *most) {
+      out << *most << " epoch(s) each\n";
+    } else {
+      out << *fewest << " to " << *most << " epochs (max_epoch is swept)\n";
     }
+    for (const std::string& note : plan.notes) out << "  note: " << note << "\n";
     if (sweep.earlyTerminate) {
       // Bands count the metric's values (Note [A sweep's metric by occurrence]); at most one a
-      // epoch, so max_epoch bounds them.
-      out << "  early termination: hyperband, min_iter " << sweep.earlyTerminate->minIter
-          << ", eta " << sweep.earlyTerminate->eta << ": judged at value(s) number";
-      const std::vector<int64_t> bands = hyperbandBands(*sweep.earlyTerminate, first.maxEpoch);
-      for (int64_t b : bands) out << " " << b;
-      if (bands.empty()) out << " (none: max_epoch " << first.maxEpoch << " < min_iter)";
+      // epoch, so the longest trial's max_epoch bounds them.
+      const HyperbandSpec& h = *sweep.earlyTerminate;
+      out << "  early termination: hyperband, "
+          << (h.maxIter > 0 ? "max_iter " + std::to_string(h.maxIter) + ", s " + std::to_string(h.s)
+                            : "min_iter " + std::to_string(h.minIter))
+          << ", eta " << h.eta << ", strict " << (h.strict ? "true" : "false")
+          << ": judged at value(s) number";
+      for (int64_t b : plan.bands) out << " " << b;
+      if (plan.bands.empty()) {
+        out << " (none within " << plan.longestEpochs << " epoch(s))";
+      }
       out << " of " << sweep.metric.name << "\n";
     }
-    // The trials as a table: one column per parameter, in the sweep's order.
+    // The trials as a table: one column per parameter, in the sweep's order (and their epochs
+    // when max_epoch is swept).
     std::vector<std::string> header = {"trial"};
     for (const auto& p : sweep.parameters) header.push_back(p.path);
+    if (*fewest != *most) header.push_back("epochs");
     std::vector<std::vector<std::string>> rows;
-    for (const SweepTrial& t : trials) {
+    for (size_t i = 0; i < plan.trials.size(); ++i) {
+      const SweepTrial& t = plan.trials[i];
       std::vector<std::string> row = {std::to_string(t.index)};
       for (const auto& p : sweep.parameters) row.push_back(valueText(t.values[p.path]));
+      if (*fewest != *most) row.push_back(std::to_string(plan.maxEpochs[i]));
       rows.push_back(std::move(row));
     }
     printTable(out, header, rows);
+    if (plan.totalTrials != static_cast<int64_t>(plan.trials.size())) {
+      out << "  ... "
+          << (sweep.method == "random" ? "drawn the same way"
+                                       : "then made by " + sweep.method + " from the results")
+          << "\n";
+    }
     if (args.dryRun) return 0;
     if (args.slurm) return writeSlurmArray(args, sweep, first, out, err);
     return runQueue(args, sweep, first, out);

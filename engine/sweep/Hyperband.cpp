@@ -8,6 +8,20 @@ namespace tbench {
 
 std::vector<int64_t> hyperbandBands(const HyperbandSpec& spec, int64_t maxEpoch) {
   std::vector<int64_t> bands;
+  if (spec.maxIter > 0) {
+    // W&B's max_iter form: band = max_iter, s times band /= eta, each int(band) kept while
+    // band >= 1; sorted. Duplicates (int() of close bands) judge nothing twice: kept once.
+    double band = static_cast<double>(spec.maxIter);
+    for (int64_t i = 0; i < spec.s; ++i) {
+      band /= spec.eta;
+      if (band < 1) break;
+      const auto b = static_cast<int64_t>(band);
+      if (b <= maxEpoch) bands.push_back(b);
+    }
+    std::sort(bands.begin(), bands.end());
+    bands.erase(std::unique(bands.begin(), bands.end()), bands.end());
+    return bands;
+  }
   double band = static_cast<double>(spec.minIter);
   // W&B's bands are int(min_iter · eta^k): cut on the integer, so that with a non-integer eta a
   // band that truncates to the longest history (eta 2.5: int(6.25) = 6) is kept.
@@ -55,8 +69,15 @@ HyperbandDecision hyperbandStops(const std::vector<TrialMetrics>& trials, const 
       }
     }
     if (closest < 0) continue;
-    // A diverged value is the worst there is: stopped even where the threshold is one too.
-    const double value = t.values[static_cast<size_t>(closest - 1)];
+    // strict (W&B's default): the value at the band; otherwise W&B's conservative condition,
+    // the best value so far (min(history) in W&B's smaller-is-better terms). A diverged value
+    // is the worst there is: stopped even where the threshold is one too.
+    double value = t.values[static_cast<size_t>(closest - 1)];
+    if (!spec.strict) {
+      for (double v : t.values) {
+        if (score(v) < score(value)) value = v;
+      }
+    }
     if (!std::isfinite(value) || score(value) > d.thresholds[index]) {
       d.stop.push_back(t.trial);
       d.stoppedAt.push_back(closest);

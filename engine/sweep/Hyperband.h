@@ -4,16 +4,18 @@
 //
 // An iteration is one logged value of the sweep's metric (Note [A sweep's metric by
 // occurrence]), as in W&B: band b reads a trial's b-th value. Bands are int(min_iter · eta^k)
-// values, cut on the integer. For each band, the threshold is the value at position
-// int((1/eta) · n) of the sorted values (best first) that the n trials which reached it recorded
-// there. A running trial is stopped when its value at the latest band it has passed is worse than
-// that band's threshold (W&B's strict: true, its schema's default). Trials are judged whenever a
-// value arrives, against the trials seen so far (asynchronous: nobody waits for a rung to fill).
-// This is W&B's hyperband_stopping.py since its 2023 fix (band b reads h[b-1] once len(h) >= b).
+// values, cut on the integer; or, with max_iter and s (W&B reads them first), the values
+// int(max_iter / eta^i) for i = 1..s that are >= 1. For each band, the threshold is the value at
+// position int((1/eta) · n) of the sorted values (best first) that the n trials which reached it
+// recorded there. A running trial is stopped when its value at the latest band it has passed is
+// worse than that band's threshold (W&B's strict: true, its code's default since 2024 and ours; its
+// docs say false); with strict: false, when its best value so far is worse (W&B's min(history)).
+// Trials are judged whenever a value arrives, against the trials seen so far (asynchronous: nobody
+// waits for a rung to fill). This is W&B's hyperband_stopping.py since its 2023 fix (band b reads
+// h[b-1] once len(h) >= b).
 //
 // Difference from W&B, on purpose: a non-finite value (a diverged trial) counts as the worst
 // rather than being dropped, which would shift the trial's later values into earlier bands.
-// max_iter/s and strict: false are not read (min_iter is).
 
 #include <cstdint>
 #include <vector>

@@ -54,7 +54,9 @@ std::string slurmArrayScript(const SlurmArrayOptions& o) {
   if (o.gpusPerTask > 0) s << "#SBATCH --gres=gpu:" << o.gpusPerTask << "\n";
   for (const std::string& arg : o.sbatchArgs) s << "#SBATCH " << arg << "\n";
   s << "exec " << shellQuoted(o.cli) << " sweep " << shellQuoted(o.sweepFile) << " --sweep-dir "
-    << shellQuoted(o.sweepDir) << " --trial \"$SLURM_ARRAY_TASK_ID\"\n";
+    << shellQuoted(o.sweepDir)
+    << (o.baseProject.empty() ? "" : " --base-project " + shellQuoted(o.baseProject))
+    << " --trial \"$SLURM_ARRAY_TASK_ID\"\n";
   return s.str();
 }
 

@@ -24,6 +24,7 @@ namespace tbench {
 struct SlurmArrayOptions {
   std::string cli;              ///< towerbench-cli, as the nodes find it (absolute)
   std::string sweepFile;        ///< absolute
+  std::string baseProject;      ///< absolute; --base-project (empty: the sweep file's project)
   std::string sweepDir;         ///< absolute, shared by the nodes
   std::string workDir;          ///< the tasks' working directory (--chdir; empty: sbatch's)
   std::vector<int64_t> trials;  ///< the trials to run (sorted)

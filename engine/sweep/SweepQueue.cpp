@@ -25,6 +25,7 @@
 #include "engine/run/RunScalars.h"
 #include "engine/run/RunStatus.h"
 #include "engine/sweep/Hyperband.h"
+#include "engine/sweep/SweepSearch.h"
 #include "engine/sweep/TrialProcess.h"
 
 extern char** environ;
@@ -75,13 +76,20 @@ std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towe
 
 SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     : options_(std::move(options)) {
-  sweep_ = loadSweepFile(sweepFile);
+  sweep_ = loadSweepFile(sweepFile, options_.baseProject);
   base_ = readProjectJson(sweep_.projectPath());
-  trials_ = sweepTrials(sweep_, base_);  // every trial valid, or nothing runs
-  const Project base = projectFromJson(base_, sweep_.projectPath());
-  for (const SweepTrial& t : trials_) {
-    maxEpochs_.push_back(projectFromJson(t.project, sweep_.projectPath()).maxEpoch);
+  // Every listed trial valid, or nothing runs; a sequential sweep's first ones are checked here
+  // and its trials are made as it runs (addTrial).
+  SweepPlan plan = planSweep(sweep_, base_);
+  if (!sweep_.sequential()) {
+    trials_ = std::move(plan.trials);
+    maxEpochs_ = std::move(plan.maxEpochs);
+  } else if (options_.onlyTrial >= 0) {
+    throw InputError(sweepFile + ": a " + sweep_.method +
+                     " sweep makes its trials as it runs, so a SLURM array cannot list them: "
+                     "give run_cap with method grid or random for --slurm");
   }
+  const Project base = projectFromJson(base_, sweep_.projectPath());
   // The project's CUDA devices, each once (towers may share one), in order of first use.
   std::vector<std::string> distinct;
   bool allCuda = true;
@@ -121,6 +129,8 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     }
     options_.slotCount = gpus_.empty() ? 1 : static_cast<int>(gpus_.size());
   }
+  // Absolute: a SLURM task may start in another working directory.
+  runRoot_ = fs::absolute(fs::path(base.runRoot) / base.name).string();
   fs::create_directories(options_.sweepDir);
   if (options_.onlyTrial >= static_cast<int64_t>(trials_.size())) {
     throw InputError("--trial " + std::to_string(options_.onlyTrial) + ": " + sweepFile + " has " +
@@ -137,11 +147,24 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     for (size_t i = 0; same && i < trials_.size(); ++i) {
       same = existing->trials[i].values == trials_[i].values;
     }
+    if (sweep_.sequential()) {
+      // Its trials so far are the state's: the same sweep has the same parameters and metric.
+      std::vector<std::string> paths;
+      for (const auto& p : sweep_.parameters) paths.push_back(p.path);
+      same = existing->parameters == paths && existing->metric == sweep_.metric.name;
+    }
     if (!same) {
       throw InputError(options_.sweepDir + " holds another sweep than " + sweepFile +
                        " (its trials' values differ): give another --sweep-dir");
     }
     state_ = std::move(*existing);
+    if (sweep_.sequential()) {
+      for (const TrialRecord& t : state_.trials) {
+        trials_.push_back(makeTrial(sweep_, base_, t.index, t.values));
+        maxEpochs_.push_back(
+            projectFromJson(trials_.back().project, sweep_.projectPath()).maxEpoch);
+      }
+    }
     for (TrialRecord& t : state_.trials) {
       if (!mine(t)) continue;
       // Cancelled before it started: it runs now (a cancelled sweep goes on when run again).
@@ -178,6 +201,8 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
 
 void SweepQueue::initialState(const std::string& sweepFile, const Project& base) {
   state_.sweepFile = sweepFile;
+  if (!options_.baseProject.empty())
+    state_.baseProject = fs::absolute(options_.baseProject).string();
   state_.metric = sweep_.metric.name;
   state_.maximize = sweep_.metric.maximize;
   for (const auto& p : sweep_.parameters) state_.parameters.push_back(p.path);
@@ -186,14 +211,77 @@ void SweepQueue::initialState(const std::string& sweepFile, const Project& base)
   if (dir.filename().empty()) dir = dir.parent_path();
   const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
   state_.sweepId = dir.filename().string() + "-" + stamp;
-  // Absolute: a SLURM task may start in another working directory.
-  const std::string root = fs::absolute(fs::path(base.runRoot) / base.name).string();
   for (const SweepTrial& t : trials_) {
     TrialRecord r;
     r.index = t.index;
     r.values = t.values;
-    r.runDir = (fs::path(root) / (state_.sweepId + "-t" + twoDigits(t.index))).string();
+    r.runDir = trialRunDir(t.index);
     state_.trials.push_back(std::move(r));
+  }
+}
+
+std::string SweepQueue::trialRunDir(int64_t index) const {
+  return (fs::path(runRoot_) / (state_.sweepId + "-t" + twoDigits(index))).string();
+}
+
+bool SweepQueue::canAddTrial() const {
+  return sweep_.sequential() && options_.onlyTrial < 0 && !stopRequested_ && !targetTrial_ &&
+         (sweep_.runCap == 0 || static_cast<int64_t>(state_.trials.size()) < sweep_.runCap) &&
+         invalidInARow_ < kMostInvalidInARow;
+}
+
+void SweepQueue::addTrial() {
+  const auto index = static_cast<int64_t>(state_.trials.size());
+  std::vector<TrialOutcome> outcomes;
+  for (const TrialRecord& t : state_.trials) {
+    TrialOutcome o;
+    o.values = t.values;
+    o.metric = t.metric;
+    if (t.state == TrialState::Cancelled) continue;  // asked away: neither a result nor a run
+    o.kind = t.state == TrialState::Pending || t.state == TrialState::Running
+                 ? TrialOutcome::Kind::Running
+             : t.state == TrialState::Failed ? TrialOutcome::Kind::Failed
+                                             : TrialOutcome::Kind::Done;
+    outcomes.push_back(std::move(o));
+  }
+  TrialRecord r;
+  r.index = index;
+  r.values = proposeTrialValues(sweep_, index, outcomes);
+  r.runDir = trialRunDir(index);
+  try {
+    trials_.push_back(makeTrial(sweep_, base_, index, r.values));
+    maxEpochs_.push_back(projectFromJson(trials_.back().project, sweep_.projectPath()).maxEpoch);
+    invalidInARow_ = 0;
+  } catch (const std::exception& e) {
+    // A value the project refuses (a range the sweep's bounds allow but the key does not):
+    // this trial fails, saying why, and the search goes on (it counts as the worst result).
+    trials_.push_back({index, r.values, base_});
+    maxEpochs_.push_back(0);
+    r.state = TrialState::Failed;
+    r.detail = std::string("its project is invalid: ") + e.what();
+    ++invalidInARow_;
+    if (invalidInARow_ == kMostInvalidInARow) {
+      say("no new trial: the last " + std::to_string(kMostInvalidInARow) +
+          " proposed were invalid for the project (see their detail)");
+    }
+  }
+  say("trial " + std::to_string(index) + " made by " + sweep_.method + " (" + valuesText(r.values) +
+      ")" + (r.state == TrialState::Failed ? ": " + r.detail : ""));
+  state_.trials.push_back(std::move(r));
+}
+
+void SweepQueue::checkTarget() {
+  if (!sweep_.metric.target || targetTrial_) return;
+  for (const TrialRecord& t : state_.trials) {
+    for (double v : t.metric) {
+      if (!sweep_.metric.reaches(v)) continue;
+      targetTrial_ = t.index;
+      std::ostringstream line;
+      line << "trial " << t.index << " reached metric.target (" << sweep_.metric.name << " " << v
+           << ", target " << *sweep_.metric.target << "): no new trial starts";
+      say(line.str());
+      return;
+    }
   }
 }
 
@@ -500,6 +588,15 @@ SweepState SweepQueue::run() {
     readMetrics();
     const std::vector<int64_t> runFirst = applyRequests();
     if (!stopRequested_) prune();
+    checkTarget();
+    if (targetTrial_) {
+      // W&B: once a trial reaches the target, no new trial is created; running ones go on.
+      for (TrialRecord& t : state_.trials) {
+        if (!mine(t) || t.state != TrialState::Pending) continue;
+        t.state = TrialState::Cancelled;
+        t.detail = "not started: trial " + std::to_string(*targetTrial_) + " reached metric.target";
+      }
+    }
     if (stopRequested_) {
       if (!announcedStop) say("cancelling the sweep");
       announcedStop = true;
@@ -545,11 +642,22 @@ SweepState SweepQueue::run() {
         *free = true;
         start(*t, static_cast<int>(free - used.begin()));
       }
+      // A sequential sweep makes a trial for each slot still free (Note [Sweep search]).
+      for (auto free = std::find(used.begin(), used.end(), false);
+           free != used.end() && canAddTrial(); free = std::find(used.begin(), used.end(), false)) {
+        addTrial();
+        TrialRecord& t = state_.trials.back();
+        if (t.state != TrialState::Pending) continue;  // invalid: failed, saying why
+        *free = true;
+        start(t, static_cast<int>(free - used.begin()));
+      }
     }
     save();
-    const bool busy = std::any_of(state_.trials.begin(), state_.trials.end(), [&](const auto& t) {
-      return mine(t) && (t.state == TrialState::Running || t.state == TrialState::Pending);
-    });
+    const bool busy =
+        canAddTrial() ||
+        std::any_of(state_.trials.begin(), state_.trials.end(), [&](const auto& t) {
+          return mine(t) && (t.state == TrialState::Running || t.state == TrialState::Pending);
+        });
     if (!busy) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.pollMs));
   }

@@ -26,6 +26,10 @@
 //   poll. Pending trials start in run_first's order, then by index; a cancelled trial that has
 //   not started is cancelled, a running one gets SIGTERM and ends cancelled. A shared sweep's
 //   task honours the cancel of its own trial (the order is SLURM's there).
+// - Sequential sweeps (random without run_cap, bayes, tpe; Note [Sweep search]): a trial is made
+//   when a slot is free, from the results so far, until run_cap, a stop, or metric.target; a
+//   queue started again goes on from the trials in sweep-state.json. metric.target (any sweep):
+//   once a trial's value reaches it, no trial starts (pending ones end cancelled, saying why).
 // - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
 //   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
 //   boundary and saves) and is recorded as pruned with the band that stopped it.
@@ -43,6 +47,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +82,8 @@ class SweepQueue {
     /// The GPUs this machine has, when known (without CUDA_VISIBLE_DEVICES, slots get GPUs
     /// 0 .. visibleGpus-1; 0: slots x the project's GPUs are assumed to exist).
     int visibleGpus = 0;
+    /// The base project, when the sweep file's `project` is a W&B project name (--base-project).
+    std::string baseProject;
   };
 
   /// `sweepFile` as given (recorded in the state). Throws SweepError for a sweep whose trials do
@@ -116,6 +123,14 @@ class SweepQueue {
   /// queue takes the other trials' records from the file first and writes its own only.
   void save(bool locked = false);
   void say(const std::string& line) const;
+  std::string trialRunDir(int64_t index) const;
+  /// Whether a sequential sweep makes another trial now (not stopped, capped or at its target).
+  bool canAddTrial() const;
+  /// Makes the next trial of a sequential sweep (Note [Sweep search]): pending, or failed when
+  /// its project is invalid.
+  void addTrial();
+  /// Whether some trial has reached metric.target (targetTrial_).
+  void checkTarget();
 
   SweepSpec sweep_;
   std::vector<SweepTrial> trials_;
@@ -134,6 +149,10 @@ class SweepQueue {
   /// Whether the trial's stats.json has reached its max_epoch.
   bool reachedMaxEpoch(const TrialRecord& t) const;
   std::atomic<bool> stopRequested_{false};
+  std::string runRoot_;                 ///< where trials' run directories go
+  std::optional<int64_t> targetTrial_;  ///< the first trial that reached metric.target
+  static constexpr int kMostInvalidInARow = 3;
+  int invalidInARow_ = 0;  ///< proposals in a row the project refused
 };
 
 }  // namespace tbench

@@ -62,6 +62,7 @@ json SweepState::toJson() const {
   }
   return {{"format", 1},
           {"sweep_file", sweepFile},
+          {"base_project", baseProject},
           {"sweep_id", sweepId},
           {"metric", {{"name", metric}, {"goal", maximize ? "maximize" : "minimize"}}},
           {"parameters", parameters},
@@ -71,6 +72,7 @@ json SweepState::toJson() const {
 SweepState SweepState::fromJson(const json& doc) {
   SweepState s;
   s.sweepFile = doc.at("sweep_file").get<std::string>();
+  s.baseProject = doc.value("base_project", std::string());
   s.sweepId = doc.at("sweep_id").get<std::string>();
   const json metric = doc.value("metric", json::object());
   s.metric = metric.value("name", "");
@@ -177,6 +179,39 @@ void withdrawTrialCancel(const std::string& sweepDir, int64_t trial) {
   if (asked == control.cancel.end()) return;
   control.cancel.erase(asked);
   writeSweepControl(sweepDir, control);
+}
+
+std::vector<int64_t> rankTrials(const SweepState& state, bool maximize) {
+  const auto group = [](const TrialRecord& t) {
+    const bool result = !t.metric.empty();
+    if (t.state == TrialState::Finished && result) return 0;
+    if (t.state == TrialState::Pruned && result) return 1;
+    return 2;
+  };
+  const auto score = [&](const TrialRecord& t) {
+    if (group(t) == 2 || !std::isfinite(t.metric.back())) return HUGE_VAL;
+    return maximize ? -t.metric.back() : t.metric.back();
+  };
+  std::vector<const TrialRecord*> order;
+  for (const TrialRecord& t : state.trials) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [&](const TrialRecord* a, const TrialRecord* b) {
+    if (group(*a) != group(*b)) return group(*a) < group(*b);
+    if (group(*a) == 2) return a->index < b->index;
+    return score(*a) < score(*b);
+  });
+  std::vector<int64_t> ranked;
+  for (const TrialRecord* t : order) ranked.push_back(t->index);
+  return ranked;
+}
+
+std::optional<int64_t> bestTrial(const SweepState& state, bool maximize) {
+  const std::vector<int64_t> ranked = rankTrials(state, maximize);
+  if (ranked.empty()) return std::nullopt;
+  const TrialRecord& t = state.trials[static_cast<size_t>(ranked.front())];
+  const bool result = (t.state == TrialState::Finished || t.state == TrialState::Pruned) &&
+                      !t.metric.empty() && std::isfinite(t.metric.back());
+  if (!result) return std::nullopt;
+  return t.index;
 }
 
 }  // namespace tbench

@@ -39,6 +39,7 @@ struct SweepState {
   static constexpr const char* kFileName = "sweep-state.json";
   static constexpr const char* kPauseFileName = "pause";
   std::string sweepFile;
+  std::string baseProject;  ///< --base-project, when the sweep file's project is a W&B name
   std::string sweepId;
   std::string metric;  ///< the sweep's metric, so that the file is whole
   bool maximize = false;
@@ -47,6 +48,15 @@ struct SweepState {
   nlohmann::json toJson() const;
   static SweepState fromJson(const nlohmann::json& doc);
 };
+
+/// The trials best first (the one ranking of a sweep, for the CLI, the window and the search):
+/// finished trials by their metric's last value, then pruned ones by theirs (a trial stopped at a
+/// band has a value of fewer epochs: it does not outrank one that ran to its end), then the
+/// others (running, failed, cancelled, pending) by index. A non-finite last value ranks last of
+/// its group.
+std::vector<int64_t> rankTrials(const SweepState& state, bool maximize);
+/// The best trial: the first of rankTrials with a finite result; nullopt when none has one.
+std::optional<int64_t> bestTrial(const SweepState& state, bool maximize);
 
 /// What is asked of a running sweep (control.json).
 struct SweepControl {

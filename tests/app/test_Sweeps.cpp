@@ -10,6 +10,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,47 @@ class TestSweeps : public QObject {
              state.trials[0].detail.c_str());
     QVERIFY(state.trials[1].state == TrialState::Finished);
     QVERIFY(state.trials[2].state == TrialState::Finished);
+  }
+
+  // A sequential sweep (tpe, run_cap 5) makes its trials as slots free up, the first ones
+  // random search's; random without run_cap stops making trials once one reaches
+  // metric.target, and a queue started again on it goes on from its state without a new one.
+  void sequentialSweepsMakeTrialsUntilCapOrTarget() {
+    QTemporaryDir dir;
+    const json lr = {{"min", 1e-5}, {"max", 0.1}, {"distribution", "log_uniform_values"}};
+    std::string sweep = writeSweep(dir, {{"optimizer.learning_rate", lr}}, 1,
+                                   {{"method", "tpe"}, {"run_cap", 5}, {"seed", 2}});
+    {
+      SweepQueue queue(sweep, options(dir, 2));
+      const SweepState state = queue.run();
+      QCOMPARE(state.trials.size(), size_t{5});
+      for (const TrialRecord& t : state.trials) {
+        QVERIFY2(t.state == TrialState::Finished, toString(t.state));
+        QCOMPARE(t.values, randomTrialValues(queue.sweep(), t.index));  // tpe's random start
+      }
+    }
+    QTemporaryDir second;
+    sweep = writeSweep(second, {{"optimizer.learning_rate", lr}}, 1,
+                       {{"method", "random"},
+                        {"seed", 1},
+                        {"metric", {{"name", "validation_error"}, {"target", 0.05}}}});
+    std::vector<std::string> lines;
+    SweepQueue::Options o = options(second, 1);
+    o.log = [&lines](const std::string& line) { lines.push_back(line); };
+    SweepQueue queue(sweep, o);
+    const SweepState state = queue.run();
+    QVERIFY(!state.trials.empty());
+    const TrialRecord& last = state.trials.back();
+    QVERIFY2(!last.metric.empty() && last.metric.back() <= 0.05,
+             qPrintable(QString::number(last.metric.empty() ? -1 : last.metric.back())));
+    for (size_t i = 0; i + 1 < state.trials.size(); ++i) {
+      QVERIFY(state.trials[i].metric.back() > 0.05);  // none before it reached the target
+    }
+    QVERIFY(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+      return l.find("reached metric.target") != std::string::npos;
+    }));
+    SweepQueue again(sweep, options(second, 1));
+    QCOMPARE(again.run().trials.size(), state.trials.size());
   }
 
   void hyperbandPrunesTheTrialItsRuleSays() {

@@ -1,5 +1,7 @@
 #include "app/gui/sweep/NewSweepDialog.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -162,7 +164,7 @@ NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projec
   auto* methodRow = new QHBoxLayout;
   method_ = new QComboBox(this);
   method_->setObjectName("newSweep.method");
-  method_->addItems({"grid", "random"});
+  method_->addItems({"grid", "random", "bayes", "tpe"});
   runCap_ = new QSpinBox(this);
   runCap_->setObjectName("newSweep.runCap");
   runCap_->setRange(0, 100000);
@@ -255,7 +257,8 @@ NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projec
   connect(keys_, &QTableWidget::itemChanged, this, changed);
   connect(filter_, &QLineEdit::textChanged, this, &NewSweepDialog::applyFilter);
   connect(method_, &QComboBox::currentTextChanged, this, [this, changed](const QString& m) {
-    if (m == "random" && runCap_->value() == 0) runCap_->setValue(10);  // random needs a count
+    // A finite default (0 runs until stopped, or until a trial reaches the target).
+    if (m != "grid" && runCap_->value() == 0) runCap_->setValue(m == "random" ? 10 : 20);
     changed();
   });
   connect(runCap_, &QSpinBox::valueChanged, this, changed);
@@ -340,7 +343,7 @@ QJsonObject NewSweepDialog::sweepDocument(QStringList* problems) const {
                                          {"goal", goal_->currentText()}}},
                   {"parameters", parameters}};
   if (runCap_->value() > 0) doc["run_cap"] = runCap_->value();
-  if (method_->currentText() == "random") doc["seed"] = seed_->value();
+  if (method_->currentText() != "grid") doc["seed"] = seed_->value();
   if (hyperband_->isChecked()) {
     doc["early_terminate"] =
         QJsonObject{{"type", "hyperband"}, {"min_iter", minIter_->value()}, {"eta", eta_->value()}};
@@ -370,14 +373,30 @@ void NewSweepDialog::recheck() {
         QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(lines.join("<br>")));
     return;
   }
-  QString text = tr("<b>%1 trials</b> of %2 epochs each").arg(check_.trials).arg(check_.maxEpoch);
-  if (secondsPerEpoch_ > 0) {
-    const double total = secondsPerEpoch_ * double(check_.trials * check_.maxEpoch);
+  // The epochs of every trial (max_epoch may be swept); a sweep that makes its trials as it runs
+  // without run_cap has no total.
+  qint64 epochs = 0;
+  for (qint64 e : check_.trialEpochs) epochs += e;
+  const bool everyTrialListed = check_.trials == qint64(check_.trialEpochs.size());
+  if (!everyTrialListed && check_.trials > 0) epochs = check_.trials * check_.maxEpoch;
+  QString text =
+      check_.trials < 0 ? tr("<b>trials until stopped</b> (or until one reaches the target), up "
+                             "to %1 epochs each")
+                              .arg(check_.maxEpoch)
+      : everyTrialListed && check_.trialEpochs.size() > 1 &&
+              *std::min_element(check_.trialEpochs.begin(), check_.trialEpochs.end()) !=
+                  check_.maxEpoch
+          ? tr("<b>%1 trials</b>, %2 epochs in all (max_epoch is swept)")
+                .arg(check_.trials)
+                .arg(epochs)
+          : tr("<b>%1 trials</b> of %2 epochs each").arg(check_.trials).arg(check_.maxEpoch);
+  if (secondsPerEpoch_ > 0 && check_.trials > 0) {
+    const double total = secondsPerEpoch_ * double(epochs);
     text += tr(": about %1 one trial at a time (%2 s per epoch in %3)")
                 .arg(duration(total))
                 .arg(secondsPerEpoch_, 0, 'g', 3)
                 .arg(estimateSource_.toHtmlEscaped());
-  } else {
+  } else if (check_.trials > 0) {
     text += tr(" (no finished run of the project to estimate the time from)");
   }
   if (!check_.bands.isEmpty()) {
@@ -387,6 +406,8 @@ void NewSweepDialog::recheck() {
                "less")
                 .arg(bands.join(", "));
   }
+  for (const QString& note : check_.notes)
+    text += "<br>" + tr("Note: %1").arg(note.toHtmlEscaped());
   summary_->setText(text + ".");
 }
 

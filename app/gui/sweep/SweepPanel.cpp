@@ -123,8 +123,24 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("sweep.coordinates");
   plot_->setMinimumSize(320, 200);
+  // What the sweep taught (W&B's parameter importance panel), under the parallel coordinates.
+  auto* right = new QWidget(this);
+  auto* rightLayout = new QVBoxLayout(right);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  importanceNote_ = new QLabel(right);
+  importanceNote_->setObjectName("sweep.importanceNote");
+  importanceNote_->setWordWrap(true);
+  importance_ = new QTableWidget(0, 3, right);
+  importance_->setObjectName("sweep.importance");
+  importance_->setHorizontalHeaderLabels({tr("parameter"), tr("importance"), tr("correlation")});
+  importance_->verticalHeader()->hide();
+  importance_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  importance_->setMaximumHeight(150);
+  rightLayout->addWidget(plot_, 1);
+  rightLayout->addWidget(importanceNote_);
+  rightLayout->addWidget(importance_);
   split->addWidget(table_);
-  split->addWidget(plot_);
+  split->addWidget(right);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
@@ -242,17 +258,31 @@ void SweepPanel::readOutput() {
 }
 
 int SweepPanel::bestTrial() const {
-  int best = -1;
-  for (int i = 0; i < state_.trials.size(); ++i) {
-    // Only trials that ran to their end or to their band compete.
-    const QString& s = state_.trials[i].state;
-    if (s != QLatin1String("finished") && s != QLatin1String("pruned")) continue;
-    const double v = lastMetric(state_.trials[i]);
-    if (!std::isfinite(v)) continue;
-    const double b = best < 0 ? 0 : lastMetric(state_.trials[best]);
-    if (best < 0 || (state_.maximize ? v > b : v < b)) best = i;
+  // The engine's ranking (rankTrials): a trial that ran to its end outranks a pruned one.
+  return state_.bestTrial >= 0 && state_.bestTrial < state_.trials.size()
+             ? static_cast<int>(state_.bestTrial)
+             : -1;
+}
+
+void SweepPanel::fillImportance() {
+  importance_->setRowCount(state_.importance.size());
+  for (int row = 0; row < state_.importance.size(); ++row) {
+    const auto& p = state_.importance[row];
+    importance_->setItem(row, 0, textItem(p.path));
+    auto* imp = numberItem(p.importance, QString::number(p.importance, 'f', 3));
+    importance_->setItem(row, 1, imp);
+    auto* corr = numberItem(p.correlation, QString::asprintf("%+.3f", p.correlation));
+    // W&B's colours: a positive correlation green, a negative one red.
+    corr->setForeground(p.correlation >= 0 ? ui::Palette::good() : ui::Palette::error());
+    importance_->setItem(row, 2, corr);
   }
-  return best;
+  importance_->resizeColumnsToContents();
+  importanceNote_->setText(
+      state_.importance.isEmpty()
+          ? tr("Parameter importance: after 3 trials with a result.")
+          : tr("Parameter importance for %1 (a random forest of it over the parameters) and "
+               "correlation with it:")
+                .arg(state_.metric.toHtmlEscaped()));
 }
 
 void SweepPanel::refresh() {
@@ -285,6 +315,7 @@ void SweepPanel::refresh() {
   const QSignalBlocker quiet(pause_);
   pause_->setChecked(state_.paused);
   fillTable();
+  fillImportance();
   drawCoordinates();
   applyBrushes();
   updateTrialButtons();
@@ -311,10 +342,20 @@ void SweepPanel::fillTable() {
     table_->setItem(row, 0, numberItem(static_cast<double>(t.index), {}));
     QString state = t.state;
     if (t.state == QLatin1String("pruned")) state += tr(" at epoch %1").arg(t.prunedAt);
+    if (t.processGone) state = tr("running? process gone");
     auto* stateItem = textItem(state);
     if (!t.detail.isEmpty()) stateItem->setToolTip(t.detail);
-    if (t.state == QLatin1String("failed")) stateItem->setForeground(ui::Palette::error());
-    if (t.state == QLatin1String("running")) stateItem->setForeground(ui::Palette::active());
+    if (t.processGone) {
+      stateItem->setToolTip(
+          tr("Recorded running, but its process has ended without the queue "
+             "recording how: running the sweep again records its end and "
+             "goes on with the pending trials."));
+    }
+    if (t.state == QLatin1String("failed") || t.processGone) {
+      stateItem->setForeground(ui::Palette::error());
+    } else if (t.state == QLatin1String("running")) {
+      stateItem->setForeground(ui::Palette::active());
+    }
     table_->setItem(row, 1, stateItem);
     const double metric = lastMetric(t);
     table_->setItem(row, 2, numberItem(metric, std::isfinite(metric) ? QString() : "-"));

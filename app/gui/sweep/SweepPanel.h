@@ -92,6 +92,7 @@ class SweepPanel : public QWidget {
 
  private:
   void fillTable();
+  void fillImportance();
   void applyBrushes();
   void drawCoordinates();
   void readOutput();
@@ -120,6 +121,8 @@ class SweepPanel : public QWidget {
   QLabel* summary_;
   QTableWidget* table_;
   QCustomPlot* plot_;
+  QTableWidget* importance_;  ///< parameter, importance, correlation (the engine's)
+  QLabel* importanceNote_;
   QPushButton* openBest_;
   QPushButton* stop_;
   QPushButton* pause_;

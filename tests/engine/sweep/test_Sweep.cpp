@@ -15,6 +15,7 @@
 #include "engine/sweep/SlurmArray.h"
 #include "engine/sweep/Sweep.h"
 #include "engine/sweep/SweepQueue.h"
+#include "engine/sweep/SweepSearch.h"
 
 using namespace tbench;
 using nlohmann::json;
@@ -126,14 +127,15 @@ class TestSweep : public QObject {
          {"data.batch_size", {{"min", 0}, {"max", 4}, {"distribution", "log_uniform_values"}}},
          {"seed", {{"values", {1}}, {"distrib", "x"}}}});
     doc["early_terminate"] = {{"type", "hyperband"}, {"max_iter", 27}, {"eta", 1}};
+    doc["job"] = "wandb/job:latest";  // W&B Launch's: refused with its reason
     doc["colour"] = "red";
     doc.erase("metric");
     const QStringList found = paths(validateSweepJson(doc));
     for (const char* expected :
          {"$.parameters.optimizer.learning_rate.min", "$.parameters.model.hidden.values",
-          "$.parameters.data.batch_size.min", "$.parameters.seed.distrib",
-          "$.early_terminate.max_iter", "$.early_terminate.min_iter", "$.early_terminate.eta",
-          "$.colour", "$.metric.name", "$.parameters.optimizer.learning_rate"}) {
+          "$.parameters.data.batch_size.min", "$.parameters.seed.distrib", "$.early_terminate.s",
+          "$.early_terminate.eta", "$.job", "$.colour", "$.metric.name",
+          "$.parameters.optimizer.learning_rate.min"}) {
       QVERIFY2(found.contains(expected),
                qPrintable(expected + QString(" not in ") + found.join(", ")));
     }
@@ -154,9 +156,254 @@ class TestSweep : public QObject {
                qPrintable(expected + QString(" not in ") + typedPaths.join(", ")));
     }
     QVERIFY_THROWS_EXCEPTION(SweepError, sweepFromJson(typed));
-    // Random search needs run_cap; grid cannot enumerate a continuous range.
+    // Random search without run_cap runs until stopped (W&B's), made one trial at a time.
     json random = sweepDoc({{"optimizer.learning_rate", {{"min", 0.01}, {"max", 0.1}}}}, "random");
-    QVERIFY(paths(validateSweepJson(random)).contains("$.run_cap"));
+    QVERIFY(validateSweepJson(random).empty());
+    QVERIFY(sweepFromJson(random).sequential());
+    // What W&B's schema refuses is refused, not ignored: q without a q_ distribution, min == max,
+    // mu with uniform, mu/sigma without a distribution, a method W&B's server alone runs.
+    json refused =
+        sweepDoc({{"data.batch_size", {{"min", 32}, {"max", 256}, {"q", 8}}},
+                  {"seed", {{"min", 3}, {"max", 3}}},
+                  {"optimizer.learning_rate",
+                   {{"min", 0.1}, {"max", 0.2}, {"mu", 0.1}, {"distribution", "uniform"}}},
+                  {"optimizer.momentum", {{"mu", 0.9}, {"sigma", 0.01}}}},
+                 "custom");
+    const QStringList refusedPaths = paths(validateSweepJson(refused));
+    for (const char* expected : {"$.parameters.data.batch_size.q", "$.parameters.seed.min",
+                                 "$.parameters.optimizer.learning_rate.mu",
+                                 "$.parameters.optimizer.momentum.distribution", "$.method"}) {
+      QVERIFY2(refusedPaths.contains(expected),
+               qPrintable(expected + QString(" not in ") + refusedPaths.join(", ")));
+    }
+  }
+
+  // W&B's sweep files as W&B users write them: YAML, nested parameters, program/command/entity
+  // and a W&B project name with the base project from the command line.
+  void aWandbYamlFileReadsAsItsJson() {
+    QTemporaryDir dir;
+    std::ofstream(dir.filePath("synthetic-mlp.json").toStdString()) << baseProject().dump(2);
+    const std::string yaml = dir.filePath("sweep.yaml").toStdString();
+    std::ofstream(yaml) << R"(# W&B's form
+program: train.py
+method: random
+entity: my-team
+project: synthetic-mlp.json
+metric:
+  name: validation_error
+  goal: minimize
+  target: 0.05
+run_cap: 6
+seed: 3
+command:
+  - ${env}
+  - python
+  - ${program}
+  - ${args}
+parameters:
+  optimizer:
+    parameters:
+      learning_rate:
+        min: 1.0e-4
+        max: 0.1
+        distribution: log_uniform_values
+      momentum: {values: [0.0, 0.9]}
+  data.batch_size:
+    values: [16, 32]
+  seed: {value: 7}
+early_terminate:
+  type: hyperband
+  max_iter: 27
+  s: 2
+  eta: 3
+  strict: false
+)";
+    const std::string jsonPath = dir.filePath("sweep.json").toStdString();
+    std::ofstream(jsonPath) << R"({"method": "random", "project": "synthetic-mlp.json",
+      "metric": {"name": "validation_error", "goal": "minimize", "target": 0.05},
+      "run_cap": 6, "seed": 3,
+      "parameters": {"optimizer.learning_rate": {"min": 1e-4, "max": 0.1,
+                                                 "distribution": "log_uniform_values"},
+                     "optimizer.momentum": {"values": [0.0, 0.9]},
+                     "data.batch_size": {"values": [16, 32]}, "seed": {"value": 7}},
+      "early_terminate": {"type": "hyperband", "max_iter": 27, "s": 2, "eta": 3,
+                          "strict": false}})";
+    SweepSpec fromYaml, fromJson;
+    try {
+      fromYaml = loadSweepFile(yaml);
+      fromJson = loadSweepFile(jsonPath);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    const json base = baseProject();
+    const auto a = sweepTrials(fromYaml, base);
+    const auto b = sweepTrials(fromJson, base);
+    QCOMPARE(a.size(), size_t{6});
+    for (size_t i = 0; i < a.size(); ++i) QCOMPARE(a[i].values, b[i].values);
+    QCOMPARE(fromYaml.parameters.size(), size_t{4});
+    QCOMPARE(fromYaml.parameters[1].path, std::string("optimizer.learning_rate"));
+    QCOMPARE(*fromYaml.metric.target, 0.05);
+    QCOMPARE(fromYaml.earlyTerminate->maxIter, int64_t{27});
+    QVERIFY(!fromYaml.earlyTerminate->strict);
+    QCOMPARE(hyperbandBands(*fromYaml.earlyTerminate, 100), (std::vector<int64_t>{3, 9}));
+    // program, command and entity are noted, not refused.
+    QCOMPARE(fromYaml.notes.size(), size_t{3});
+    // A W&B project name: the base project comes from the command line, and without it the
+    // message says so.
+    std::ofstream(yaml) << "method: grid\nproject: sweeps-examples\n"
+                           "metric: {name: validation_error}\n"
+                           "parameters: {seed: {values: [1, 2]}}\n";
+    try {
+      loadSweepFile(yaml);
+      QFAIL("a W&B project name was read as a file");
+    } catch (const SweepError& e) {
+      QVERIFY2(std::string(e.what()).find("--base-project") != std::string::npos, e.what());
+    }
+    const SweepSpec named = loadSweepFile(yaml, dir.filePath("synthetic-mlp.json").toStdString());
+    QCOMPARE(sweepTrials(named, base).size(), size_t{2});
+    // A file that is neither says which formats are read.
+    const std::string bad = dir.filePath("sweep.txt").toStdString();
+    std::ofstream(bad) << "method: [grid\n{";
+    try {
+      loadSweepFile(bad);
+      QFAIL("expected a SweepError");
+    } catch (const SweepError& e) {
+      QVERIFY2(std::string(e.what()).find("neither JSON nor YAML") != std::string::npos, e.what());
+    }
+    std::ofstream(yaml) << "method: grid\nparameters: [1, 2\n";
+    try {
+      loadSweepFile(yaml);
+      QFAIL("expected a SweepError");
+    } catch (const SweepError& e) {
+      QVERIFY2(std::string(e.what()).find("YAML syntax error at line") != std::string::npos,
+               e.what());
+    }
+  }
+
+  // Every W&B distribution, through its quantile function: inside its support, and W&B's grid
+  // of a q_uniform (numpy.arange(min, max, q)) and an int_uniform.
+  void everyWandbDistributionSamplesInsideItsSupport() {
+    json doc =
+        sweepDoc({{"a", {{"min", 2}, {"max", 5}, {"distribution", "inv_log_uniform"}}},
+                  {"b", {{"min", 1.0}, {"max", 3.0}, {"q", 2}, {"distribution", "q_log_uniform"}}},
+                  {"c", {{"a", 2.0}, {"b", 5.0}, {"distribution", "beta"}}},
+                  {"d", {{"a", 2.0}, {"b", 2.0}, {"q", 0.25}, {"distribution", "q_beta"}}},
+                  {"e", {{"values", {"x", "y"}}, {"probabilities", {0.9, 0.1}}}},
+                  {"f", {{"mu", 1.0}, {"sigma", 0.5}, {"distribution", "log_normal"}}}},
+                 "random");
+    doc["run_cap"] = 400;
+    const SweepSpec s = sweepFromJson(doc);
+    QCOMPARE(s.parameters[4].distribution, std::string("categorical_w_probabilities"));
+    int xs = 0;
+    double betaSum = 0;
+    for (int64_t i = 0; i < 400; ++i) {
+      const json v = randomTrialValues(s, i);
+      const double a = v["a"].get<double>();
+      QVERIFY(a >= std::exp(-5.0) && a <= std::exp(-2.0));  // log(1/X) in [2, 5]
+      QVERIFY(v["b"].is_number_integer() && v["b"].get<int64_t>() % 2 == 0);
+      const double c = v["c"].get<double>();
+      QVERIFY(c > 0 && c < 1);
+      betaSum += c;
+      const double d = v["d"].get<double>();
+      QCOMPARE(std::fmod(d, 0.25), 0.0);
+      xs += v["e"] == "x" ? 1 : 0;
+      QVERIFY(v["f"].get<double>() > 0);
+      // Quantile and coordinate are inverses on a continuous distribution.
+      QVERIFY(std::abs(s.parameters[2].valueAt(s.parameters[2].coordinateOf(c)).get<double>() - c) <
+              1e-9);
+    }
+    QVERIFY2(std::abs(betaSum / 400 - 2.0 / 7.0) < 0.03, qPrintable(QString::number(betaSum)));
+    QVERIFY2(xs > 330 && xs < 390, qPrintable(QString::number(xs)));  // 0.9 of 400
+    // Grid: q_uniform enumerates as numpy.arange (max excluded), int_uniform every integer.
+    const SweepSpec grid = sweepFromJson(sweepDoc(
+        {{"data.batch_size", {{"min", 16}, {"max", 64}, {"q", 16}, {"distribution", "q_uniform"}}},
+         {"seed", {{"min", 1}, {"max", 3}}}}));
+    const auto trials = sweepTrials(grid, baseProject());
+    QCOMPARE(trials.size(), size_t{9});
+    QCOMPARE(trials[0].values["data.batch_size"], json(16));
+    QCOMPARE(trials[8].values["data.batch_size"], json(48));
+    QCOMPARE(trials[8].values["seed"], json(3));
+  }
+
+  // random without run_cap, bayes and tpe make trial k as random search's trial k until their
+  // models take over; each proposal is reproducible from the sweep's seed and the results.
+  void sequentialProposalsAreReproducible() {
+    json doc = sweepDoc({{"optimizer.learning_rate",
+                          {{"min", 1e-4}, {"max", 1e-1}, {"distribution", "log_uniform_values"}}},
+                         {"data.batch_size", {{"values", {16, 32, 64}}}}},
+                        "random");
+    doc["run_cap"] = 12;
+    doc["seed"] = 5;
+    const auto capped = sweepTrials(sweepFromJson(doc), baseProject());
+    doc.erase("run_cap");
+    const SweepSpec open = sweepFromJson(doc);
+    for (int64_t i = 0; i < 12; ++i) {
+      QCOMPARE(proposeTrialValues(open, i, {}), capped[static_cast<size_t>(i)].values);
+    }
+    for (const char* method : {"bayes", "tpe"}) {
+      doc["method"] = method;
+      const SweepSpec s = sweepFromJson(doc);
+      std::vector<TrialOutcome> history;
+      for (int64_t i = 0; i < 14; ++i) {
+        const json v = proposeTrialValues(s, i, history);
+        QCOMPARE(proposeTrialValues(s, i, history), v);  // the same inputs, the same trial
+        // The metric: best near lr 0.01, batch 32.
+        const double lr = v["optimizer.learning_rate"].get<double>();
+        const double y = std::pow(std::log10(lr) + 2, 2) + (v["data.batch_size"] == 32 ? 0 : 0.5);
+        history.push_back({v, {y}, TrialOutcome::Kind::Done});
+        const double l = std::log10(lr);
+        QVERIFY(l >= -4 - 1e-9 && l <= -1 + 1e-9);
+      }
+      doc["seed"] = 6;
+      QVERIFY(proposeTrialValues(sweepFromJson(doc), 13, history) !=
+              proposeTrialValues(s, 13, history));
+      doc["seed"] = 5;
+    }
+  }
+
+  // The one ranking: a trial that ran to its end outranks a pruned one whose last value (at a
+  // band) looks better; failed and running trials have no result.
+  void bestTrialIsAFinishedOneBeforeAPrunedOne() {
+    SweepState state;
+    state.trials.resize(4);
+    for (int64_t i = 0; i < 4; ++i) state.trials[static_cast<size_t>(i)].index = i;
+    state.trials[0].state = TrialState::Pruned;
+    state.trials[0].metric = {0.05};
+    state.trials[1].state = TrialState::Finished;
+    state.trials[1].metric = {0.5, 0.2};
+    state.trials[2].state = TrialState::Failed;
+    state.trials[2].metric = {0.01};
+    state.trials[3].state = TrialState::Finished;
+    state.trials[3].metric = {0.5, 0.1};
+    QCOMPARE(rankTrials(state, false), (std::vector<int64_t>{3, 1, 0, 2}));
+    QCOMPARE(*bestTrial(state, false), int64_t{3});
+    QCOMPARE(*bestTrial(state, true), int64_t{1});
+    state.trials[1].state = state.trials[3].state = TrialState::Running;
+    QCOMPARE(*bestTrial(state, false), int64_t{0});  // pruned, when nothing finished
+  }
+
+  // Importance: the parameter the metric depends on comes first, its correlation signed.
+  void importanceFindsTheParameterThatMatters() {
+    json doc = sweepDoc({{"optimizer.learning_rate", {{"min", 0.0}, {"max", 1.0}}},
+                         {"seed", {{"min", 0}, {"max", 1000}}}},
+                        "random");
+    doc["run_cap"] = 40;
+    doc["metric"]["goal"] = "maximize";
+    const SweepSpec s = sweepFromJson(doc);
+    std::vector<TrialOutcome> trials;
+    for (int64_t i = 0; i < 40; ++i) {
+      const json v = randomTrialValues(s, i);
+      trials.push_back(
+          {v, {3.0 * v["optimizer.learning_rate"].get<double>()}, TrialOutcome::Kind::Done});
+    }
+    const auto imp = sweepImportance(s, trials);
+    QCOMPARE(imp.size(), size_t{2});
+    QCOMPARE(imp[0].path, std::string("optimizer.learning_rate"));
+    QVERIFY(imp[0].importance > 0.7);
+    QVERIFY(imp[0].correlation > 0.95);  // the metric grows with it
+    QVERIFY(std::abs(imp[1].correlation) < 0.4);
+    trials.resize(2);
+    QVERIFY(sweepImportance(s, trials).empty());
   }
 
   void trialsAreValidatedThroughTheRegistryBeforeAnyRuns() {
@@ -185,6 +432,16 @@ class TestSweep : public QObject {
     QTemporaryDir dir;
     const std::string path = dir.filePath("s.json").toStdString();
     std::ofstream(path) << sweepDoc({{"seed", {{"values", {1, 2}}}}}).dump();
+    try {
+      loadSweepFile(path);  // no synthetic-mlp.json beside it yet
+      QFAIL("a missing base project was not said");
+    } catch (const SweepError& e) {
+      QVERIFY2(std::string(e.what()).find("cannot read the base project " +
+                                          dir.filePath("synthetic-mlp.json").toStdString()) !=
+                   std::string::npos,
+               e.what());
+    }
+    std::ofstream(dir.filePath("synthetic-mlp.json").toStdString()) << baseProject().dump();
     const SweepSpec s = loadSweepFile(path);
     QCOMPARE(s.projectPath(), dir.filePath("synthetic-mlp.json").toStdString());
     std::ofstream(path) << "{\"format\": 1,";
@@ -239,6 +496,45 @@ class TestSweep : public QObject {
     QCOMPARE(d.bands, (std::vector<int64_t>{1, 2, 6}));
     QCOMPARE(d.stop, (std::vector<int64_t>{0}));
     QCOMPARE(d.stoppedAt, (std::vector<int64_t>{6}));
+  }
+
+  // W&B's max_iter form (bands int(max_iter / eta^i), i = 1..s, >= 1, as hyperband_stopping.py
+  // computes them) and strict: false (the best value so far, W&B's min(history)). The cases
+  // were computed with a transcription of W&B's code; the runs are its docstring's.
+  void hyperbandMaxIterAndStrictAreWandBs() {
+    const auto bands = [](int64_t maxIter, int64_t s, double eta) {
+      HyperbandSpec h;
+      h.maxIter = maxIter;
+      h.s = s;
+      h.eta = eta;
+      return hyperbandBands(h, 1000);
+    };
+    QCOMPARE(bands(27, 3, 3), (std::vector<int64_t>{1, 3, 9}));
+    QCOMPARE(bands(81, 3, 3), (std::vector<int64_t>{3, 9, 27}));
+    QCOMPARE(bands(5, 2, 2), (std::vector<int64_t>{1, 2}));
+    QCOMPARE(bands(100, 4, 2.5), (std::vector<int64_t>{2, 6, 16, 40}));
+    QCOMPARE(bands(9, 5, 3), (std::vector<int64_t>{1, 3}));
+    QCOMPARE(bands(20, 3, 1.5), (std::vector<int64_t>{5, 8, 13}));
+    QCOMPARE(bands(10, 2, 4), (std::vector<int64_t>{2}));
+    QCOMPARE(bands(7, 3, 1.3), (std::vector<int64_t>{3, 4, 5}));
+    HyperbandSpec h;
+    h.maxIter = 5;
+    h.s = 2;
+    h.eta = 2;
+    // W&B's docstring: a and e finished, b stopped (10 > band 2's threshold 8), c and d go on.
+    std::vector<TrialMetrics> runs = {{0, {10, 9}, false},
+                                      {1, {10, 10}, true},
+                                      {2, {10, 8, 8}, true},
+                                      {3, {10, 7, 7}, true},
+                                      {4, {10, 6, 6}, false}};
+    HyperbandDecision d = hyperbandStops(runs, h, false);
+    QCOMPARE(d.thresholds, (std::vector<double>{10, 8}));
+    QCOMPARE(d.stop, (std::vector<int64_t>{1}));
+    // A trial worse at the band but better since: strict stops it, strict: false does not.
+    runs.push_back({5, {10, 12, 5}, true});  // band 2 now reads 6 7 8 9 10 12: threshold 9
+    QCOMPARE(hyperbandStops(runs, h, false).stop, (std::vector<int64_t>{1, 5}));
+    h.strict = false;
+    QCOMPARE(hyperbandStops(runs, h, false).stop, (std::vector<int64_t>{1}));
   }
 
   // Issue 34 (N8): the threshold's position is W&B's int((1/eta) · n), which differs from
