@@ -227,6 +227,9 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
                           !processRunning(t.pid);
       view.trials << trial;
     }
+    if (state->queuePid > 0 && state->queueHost == thisHost() && processRunning(state->queuePid)) {
+      view.queuePid = state->queuePid;
+    }
     for (int64_t i : rankTrials(*state, state->maximize)) view.ranked << i;
     view.bestTrial = bestTrial(*state, state->maximize).value_or(-1);
     try {

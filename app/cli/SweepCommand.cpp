@@ -89,6 +89,14 @@ void catchStopSignals() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Issue 35: the queue outlives whoever reads its output (a window closed with "keep it
+  // running", a terminal gone, `| head`): a write to a closed pipe fails quietly instead of
+  // ending the queue with SIGPIPE (its trials would be left recorded running), and a hang-up
+  // is not a stop (nohup's SIG_IGN stays). Its state is in sweep-state.json either way.
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction hangUp {};
+  sigaction(SIGHUP, nullptr, &hangUp);
+  if (hangUp.sa_handler != SIG_IGN) signal(SIGHUP, SIG_IGN);
 }
 
 /// The project's CUDA devices, each once (towers may share one).

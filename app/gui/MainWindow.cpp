@@ -154,6 +154,11 @@ void MainWindow::createPanels() {
   connect(sweeps_, &SweepPanel::logLines, log_, &LogView::appendLines);
   sweeps_->setTrialRequests(bridge::runSweepTrialNext, bridge::cancelSweepTrial);
   connect(sweeps_, &SweepPanel::openTrialAsProject, this, &MainWindow::cloneRun);
+  connect(sweeps_, &SweepPanel::sweepProgress, this, [this](const QString& text, int percent) {
+    if (status_ != nullptr) status_->setSweep(text, percent);
+  });
+  connect(sweeps_, &SweepPanel::continueSweep, this,
+          [this](const QString& file, const QString& dir) { runSweepFile(file, dir); });
   connect(sweeps_, &SweepPanel::trialCurves, this, &MainWindow::showTrialCurves);
   connect(sweeps_, &SweepPanel::finished, this, [this](int code) {
     log_->appendNote(tr("sweep ended with status %1: %2").arg(code).arg(sweeps_->sweepDir()));
@@ -524,6 +529,26 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     event->ignore();
     return;
+  }
+  if (sweeps_ != nullptr && sweeps_->isRunning()) {
+    // Issue 35: closing the window had killed the sweep's queue, leaving a trial recorded
+    // running and the pending ones never started.
+    const auto answer =
+        ask_(tr("A Sweep Is Running"),
+             tr("A sweep is running. Keep it running after the window closes? Its trials go on "
+                "and File ▸ Open Sweep… shows it again.\n\nYes: keep it running. No: stop it "
+                "(its trials stop at their next step and keep their checkpoints; running the "
+                "sweep again continues it)."),
+             QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Yes) sweeps_->keepRunningAfterClose();
+    if (answer == QMessageBox::No) {
+      status_->showMessage(tr("Stopping the sweep…"));
+      sweeps_->stopAndWait(30000);
+    }
   }
   if (!maybeSave()) {
     event->ignore();

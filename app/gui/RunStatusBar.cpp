@@ -2,6 +2,7 @@
 
 #include <QLabel>
 #include <QProgressBar>
+#include <algorithm>
 #include <cmath>
 
 namespace tbench::gui {
@@ -73,6 +74,23 @@ void RunStatusBar::showState() {
       text[0] = text[0].toUpper();
   }
   state_->setText(text);
+}
+
+void RunStatusBar::setSweep(const QString& text, int percent) {
+  if (!bridge::hasEnded(current_) && current_ != bridge::RunState::Idle) return;  // a run's
+  if (percent < 0) {
+    if (!sweepShown_) return;
+    sweepShown_ = false;  // the sweep's queue ended: the last run's state again
+    if (!hasProgress_) bar_->setValue(0);
+    showState();
+    return;
+  }
+  sweepShown_ = true;
+  state_->setText(text);
+  position_->clear();
+  rate_->clear();
+  eta_->clear();
+  bar_->setValue(std::clamp(percent, 0, 100) * 10);
 }
 
 void RunStatusBar::reset() {

@@ -24,6 +24,10 @@ class RunStatusBar : public QStatusBar {
   void setState(bridge::RunState state);
   /// Idle, with nothing of the last run.
   void reset();
+  /// While no run of the window is active: the sweep in the Sweeps tab (`text`, `percent` of
+  /// its trials ended); percent < 0: no sweep runs (back to the run's state). Issue 35: the bar
+  /// said "Idle 0%" while a sweep trained.
+  void setSweep(const QString& text, int percent);
   /// Samples per step of the current run, for samples/s (0: not shown).
   void setSamplesPerStep(qint64 samples) { samplesPerStep_ = samples; }
   void setProgress(const bridge::RunProgress& progress);
@@ -46,6 +50,7 @@ class RunStatusBar : public QStatusBar {
   QLabel* eta_;
   qint64 samplesPerStep_ = 0;
   bool hasProgress_ = false;
+  bool sweepShown_ = false;
   bridge::RunProgress last_;  // the latest progress of the current run
   bridge::RunState current_ = bridge::RunState::Idle;
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -157,6 +158,15 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
       throw InputError(options_.sweepDir + " holds another sweep than " + sweepFile +
                        " (its trials' values differ): give another --sweep-dir");
     }
+    if (options_.onlyTrial < 0 && existing->queuePid > 0 && existing->queueHost == thisHost() &&
+        existing->queuePid != static_cast<int64_t>(getpid()) &&
+        processRunning(existing->queuePid)) {
+      // Two queues would start the same pending trials twice.
+      throw InputError(options_.sweepDir + ": its queue is already running (pid " +
+                       std::to_string(existing->queuePid) +
+                       "): stop it first (Stop Sweep, or kill -TERM " +
+                       std::to_string(existing->queuePid) + ")");
+    }
     state_ = std::move(*existing);
     if (sweep_.sequential()) {
       for (const TrialRecord& t : state_.trials) {
@@ -200,7 +210,7 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
 }
 
 void SweepQueue::initialState(const std::string& sweepFile, const Project& base) {
-  state_.sweepFile = sweepFile;
+  state_.sweepFile = fs::absolute(sweepFile).lexically_normal().string();  // the window's Continue
   if (!options_.baseProject.empty())
     state_.baseProject = fs::absolute(options_.baseProject).string();
   state_.metric = sweep_.metric.name;
@@ -471,6 +481,9 @@ void SweepQueue::reap() {
     }
     if (finished && (!t.stopRequested || complete)) {
       t.state = TrialState::Finished;  // done, even if a stop came while it saved its last epoch
+    } else if (t.stopRequested && diverged_.count(t.index)) {
+      t.state = TrialState::Failed;  // stopped because its cost diverged: no result
+      t.detail = diverged_[t.index];
     } else if ((t.stopRequested || (stopRequested_ && options_.onlyTrial >= 0)) && clean) {
       // Told to stop (pruned or cancelled; in a SLURM task the job's signal reaches the trial
       // itself, before the queue has told it anything).
@@ -504,6 +517,13 @@ void SweepQueue::readMetric(TrialRecord& t) const {
   for (const ScalarRecord& p : stats.points) {
     lastEpoch = std::max(lastEpoch, p.epoch);
     if (p.name == sweep_.metric.name && p.epoch > 0) byEpoch[p.epoch] = p.value;
+    // Issue 35: a trial whose cost is no longer finite learns nothing more; it had run to its
+    // full budget (its project need not have check_numerics).
+    if (p.name == "cost" && !std::isfinite(p.value) && !diverged_.count(t.index)) {
+      std::ostringstream why;
+      why << "diverged: cost " << p.value << " at step " << p.step << " (epoch " << p.epoch << ")";
+      diverged_[t.index] = why.str();
+    }
   }
   std::vector<double> metric;
   for (const auto& [epoch, value] : byEpoch) metric.push_back(value);
@@ -550,6 +570,19 @@ std::vector<int64_t> SweepQueue::applyRequests() {
   return control.runFirst;
 }
 
+void SweepQueue::stopDiverged() {
+  for (TrialRecord& t : state_.trials) {
+    const auto it = diverged_.find(t.index);
+    if (it == diverged_.end() || t.state != TrialState::Running || t.stopRequested || !mine(t)) {
+      continue;
+    }
+    t.stopRequested = true;
+    t.prunedAt = 0;
+    if (t.host == thisHost()) ::kill(static_cast<pid_t>(t.pid), SIGTERM);
+    say("trial " + std::to_string(t.index) + " stopped: " + it->second);
+  }
+}
+
 void SweepQueue::prune() {
   if (!sweep_.earlyTerminate) return;
   std::vector<TrialMetrics> metrics;
@@ -581,13 +614,20 @@ void SweepQueue::prune() {
 }
 
 SweepState SweepQueue::run() {
+  if (options_.onlyTrial < 0) {  // this process runs the sweep now (a task runs one trial)
+    state_.queuePid = static_cast<int64_t>(getpid());
+    state_.queueHost = thisHost();
+  }
   bool announcedStop = false;
   bool paused = false;
   for (;;) {
     reap();
     readMetrics();
     const std::vector<int64_t> runFirst = applyRequests();
-    if (!stopRequested_) prune();
+    if (!stopRequested_) {
+      stopDiverged();
+      prune();
+    }
     checkTarget();
     if (targetTrial_) {
       // W&B: once a trial reaches the target, no new trial is created; running ones go on.
@@ -661,6 +701,7 @@ SweepState SweepQueue::run() {
     if (!busy) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.pollMs));
   }
+  if (options_.onlyTrial < 0) state_.queuePid = 0;  // ended: another queue may take it
   save();
   return state_;
 }

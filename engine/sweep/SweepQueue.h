@@ -30,6 +30,8 @@
 //   when a slot is free, from the results so far, until run_cap, a stop, or metric.target; a
 //   queue started again goes on from the trials in sweep-state.json. metric.target (any sweep):
 //   once a trial's value reaches it, no trial starts (pending ones end cancelled, saying why).
+// - A running trial whose cost is no longer finite (stats.json) is stopped and ends failed,
+//   saying where it diverged.
 // - Early termination: after every poll, W&B's hyperband rule (Hyperband.h) over the metric of
 //   every trial's stats.json; a trial to stop gets SIGTERM (the CLI stops at the next step
 //   boundary and saves) and is recorded as pruned with the band that stopped it.
@@ -119,6 +121,8 @@ class SweepQueue {
   /// control.json's cancels; returns its run_first order.
   std::vector<int64_t> applyRequests();
   void prune();
+  /// Stops the running trials whose cost is no longer finite; they end failed, saying so.
+  void stopDiverged();
   /// Writes sweep-state.json when the state changed since the last write; a shared sweep's
   /// queue takes the other trials' records from the file first and writes its own only.
   void save(bool locked = false);
@@ -146,6 +150,8 @@ class SweepQueue {
   std::vector<int64_t> maxEpochs_;        ///< per trial (max_epoch may be a parameter)
   /// Per trial index, the last epoch its stats.json has (readMetric).
   mutable std::map<int64_t, int64_t> lastEpoch_;
+  /// Per trial index, why it diverged (a cost that is not finite), seen by readMetric.
+  mutable std::map<int64_t, std::string> diverged_;
   /// Whether the trial's stats.json has reached its max_epoch.
   bool reachedMaxEpoch(const TrialRecord& t) const;
   std::atomic<bool> stopRequested_{false};

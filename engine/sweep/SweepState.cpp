@@ -63,6 +63,7 @@ json SweepState::toJson() const {
   return {{"format", 1},
           {"sweep_file", sweepFile},
           {"base_project", baseProject},
+          {"queue", {{"pid", queuePid}, {"host", queueHost}}},
           {"sweep_id", sweepId},
           {"metric", {{"name", metric}, {"goal", maximize ? "maximize" : "minimize"}}},
           {"parameters", parameters},
@@ -73,6 +74,11 @@ SweepState SweepState::fromJson(const json& doc) {
   SweepState s;
   s.sweepFile = doc.at("sweep_file").get<std::string>();
   s.baseProject = doc.value("base_project", std::string());
+  const json queue = doc.value("queue", json::object());
+  if (queue.is_object()) {
+    s.queuePid = queue.value("pid", int64_t{0});
+    s.queueHost = queue.value("host", std::string());
+  }
   s.sweepId = doc.at("sweep_id").get<std::string>();
   const json metric = doc.value("metric", json::object());
   s.metric = metric.value("name", "");

@@ -40,6 +40,10 @@ struct SweepState {
   static constexpr const char* kPauseFileName = "pause";
   std::string sweepFile;
   std::string baseProject;  ///< --base-project, when the sweep file's project is a W&B name
+  /// The queue running the sweep (0: none, or it ended): a second queue on the same directory is
+  /// refused while this one lives, and the window shows a sweep running outside it.
+  int64_t queuePid = 0;
+  std::string queueHost;
   std::string sweepId;
   std::string metric;  ///< the sweep's metric, so that the file is whole
   bool maximize = false;

@@ -160,6 +160,36 @@ class TestSweeps : public QObject {
     QCOMPARE(again.run().trials.size(), state.trials.size());
   }
 
+  // Issue 35: a trial whose cost turned NaN had run to its full budget; it is stopped at the
+  // next poll and ends failed, saying where it diverged, and the other trials go on.
+  void aDivergedTrialIsStopped() {
+    QTemporaryDir dir;
+    const std::string sweep =
+        writeSweep(dir, {{"optimizer.learning_rate", {{"values", {1e12, 0.05}}}}}, 200);
+    SweepQueue queue(sweep, options(dir, 1));
+    // The good trial needs only a few epochs to show it goes on: cap it through control.json
+    // once the bad one has ended.
+    std::thread canceller([&] {
+      for (int i = 0; i < 1200; ++i) {
+        const auto bad = onDisk(dir.filePath("sweep-dir").toStdString(), 0);
+        const auto good = onDisk(dir.filePath("sweep-dir").toStdString(), 1);
+        if (bad && bad->state != TrialState::Running && bad->state != TrialState::Pending && good &&
+            good->state == TrialState::Running && good->metric.size() >= 2) {
+          requestTrialCancel(dir.filePath("sweep-dir").toStdString(), 1);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+    const SweepState state = queue.run();
+    canceller.join();
+    const TrialRecord& bad = state.trials[0];
+    QVERIFY2(bad.state == TrialState::Failed, toString(bad.state));
+    QVERIFY2(bad.detail.find("diverged: cost") != std::string::npos, bad.detail.c_str());
+    QVERIFY(bad.metric.size() < 200);
+    QVERIFY2(state.trials[1].metric.size() >= 2, toString(state.trials[1].state));
+  }
+
   void hyperbandPrunesTheTrialItsRuleSays() {
     QTemporaryDir dir;
     // One slot: the good trial runs first; the one that cannot learn (lr 1e-7) is judged
@@ -302,6 +332,29 @@ class TestSweeps : public QObject {
 
   // The queue dies (SIGKILL, like a window killed); its trial runs on in its own process group.
   // The same command again adopts it, records its end from its run.json, and runs the rest.
+  // Issue 35: the queue outlives the reader of its output (a window closed with "keep it
+  // running"): the broken pipe used to end it with SIGPIPE, leaving a trial recorded running
+  // and the pending one never started.
+  void aQueueWhoseReaderIsGoneGoesOn() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {3, 1}}}}}, 1);
+    const QString sweepDir = dir.filePath("sweep-dir");
+    // `| head -c 1`: the reader reads one byte and goes; every later line of the queue's is a
+    // write to a closed pipe.
+    QProcess shell;
+    shell.start("/bin/sh", {"-c", QString("'%1' sweep '%2' --slots 1 --sweep-dir '%3' 2>&1 | "
+                                          "head -c 1 >/dev/null")
+                                      .arg(TB_CLI_PATH, QString::fromStdString(sweep), sweepDir)});
+    QVERIFY(shell.waitForFinished(60000));
+    const auto ended = [&] {
+      const auto state = readSweepState(sweepDir.toStdString());
+      return state && state->queuePid == 0 && !state->trials.empty() &&
+             std::all_of(state->trials.begin(), state->trials.end(),
+                         [](const TrialRecord& t) { return t.state == TrialState::Finished; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ended(), 120000);
+  }
+
   void aQueueStartedAgainAdoptsTheTrialThatKeptRunning() {
     QTemporaryDir dir;
     const std::string sweep = writeSweep(dir, {{"max_epoch", {{"values", {60, 1}}}}}, 1);
@@ -312,6 +365,16 @@ class TestSweeps : public QObject {
     first.start(TB_CLI_PATH, args);
     QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir.toStdString(), 1), 60000);
     const int64_t pid = onDisk(sweepDir.toStdString(), 0)->pid;
+    // A second queue on the same directory while the first lives would start the pending
+    // trials twice: refused, naming the first's pid.
+    QProcess twice;
+    twice.start(TB_CLI_PATH, args);
+    QVERIFY(twice.waitForFinished(60000));
+    const QString refusal = QString::fromUtf8(twice.readAllStandardError());
+    QCOMPARE(twice.exitCode(), 2);
+    QVERIFY2(refusal.contains("its queue is already running (pid " +
+                              QString::number(first.processId()) + ")"),
+             qPrintable(refusal));
     first.kill();  // SIGKILL: no chance to cancel anything
     QVERIFY(first.waitForFinished(10000));
     QCOMPARE(::kill(static_cast<pid_t>(pid), 0), 0);  // the trial lives on

@@ -1,5 +1,7 @@
 #include "app/gui/sweep/SweepPanel.h"
 
+#include <signal.h>
+
 #include <qcustomplot.h>
 
 #include <QDir>
@@ -80,6 +82,12 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   openBest_ = new QPushButton(tr("Open Best as Project"), this);
   openBest_->setObjectName("sweep.openBest");
   openBest_->setEnabled(false);
+  continue_ = new QPushButton(tr("Continue Sweep"), this);
+  continue_->setObjectName("sweep.continue");
+  continue_->setToolTip(
+      tr("Run the sweep file again: it adopts the trials still running, records those whose "
+         "process is gone, and starts the pending ones"));
+  continue_->setVisible(false);
   stop_ = new QPushButton(tr("Stop Sweep"), this);
   stop_->setObjectName("sweep.stop");
   stop_->setEnabled(false);
@@ -110,6 +118,7 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   top->addWidget(cancelTrialButton_);
   top->addStretch(1);
   top->addWidget(openBest_);
+  top->addWidget(continue_);
   top->addWidget(pause_);
   top->addWidget(stop_);
   layout->addLayout(top);
@@ -145,6 +154,9 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
+  connect(continue_, &QPushButton::clicked, this, [this] {
+    if (!state_.sweepFile.isEmpty()) emit continueSweep(state_.sweepFile, sweepDir_);
+  });
   connect(openBest_, &QPushButton::clicked, this, [this] {
     const int best = bestTrial();
     if (best >= 0) emit openTrialAsProject(state_.trials.at(best).runDir);
@@ -195,9 +207,9 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { clearBrush(); });
   timer_.setInterval(kPollMs);
   connect(&timer_, &QTimer::timeout, this, &SweepPanel::refresh);
-  process_.setProcessChannelMode(QProcess::MergedChannels);
-  connect(&process_, &QProcess::readyReadStandardOutput, this, &SweepPanel::readOutput);
-  connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+  process_->setProcessChannelMode(QProcess::MergedChannels);
+  connect(process_, &QProcess::readyReadStandardOutput, this, &SweepPanel::readOutput);
+  connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
     readOutput();
     stop_->setEnabled(false);
     refresh();
@@ -207,9 +219,19 @@ SweepPanel::SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser paus
 }
 
 SweepPanel::~SweepPanel() {
-  // The queue goes with the window; its trials do not (their own processes): running the same
-  // sweep again adopts them.
-  process_.blockSignals(true);
+  process_->blockSignals(true);
+  // Kept running (the window asked): the queue goes on alone; its QProcess is left undeleted
+  // so that nothing kills it. Otherwise it is stopped as Stop Sweep does, so that no trial is
+  // left recorded running with nobody to record its end.
+  if (keepRunning_ && isRunning()) return;
+  stopAndWait(10000);
+  delete process_;
+}
+
+bool SweepPanel::stopAndWait(int ms) {
+  if (!isRunning()) return true;
+  process_->terminate();
+  return process_->waitForFinished(ms);
 }
 
 void SweepPanel::showSweep(const QString& sweepDir) {
@@ -234,9 +256,9 @@ bool SweepPanel::runSweep(const QString& cli, const QString& sweepFile, const QS
   partial_.clear();
   if (QDir(sweepDir).absolutePath() != sweepDir_) brushes_.clear();  // another sweep's axes
   sweepDir_ = QDir(sweepDir).absolutePath();  // the one this panel follows from now on
-  process_.start(cli, args);
-  if (!process_.waitForStarted(10000)) {
-    if (error) *error = tr("cannot start %1: %2").arg(cli, process_.errorString());
+  process_->start(cli, args);
+  if (!process_->waitForStarted(10000)) {
+    if (error) *error = tr("cannot start %1: %2").arg(cli, process_->errorString());
     return false;
   }
   stop_->setEnabled(true);
@@ -245,11 +267,18 @@ bool SweepPanel::runSweep(const QString& cli, const QString& sweepFile, const QS
 }
 
 void SweepPanel::stop() {
-  if (isRunning()) process_.terminate();  // the queue cancels its trials, each at a step
+  if (isRunning()) {
+    process_->terminate();  // the queue cancels its trials, each at a step
+  } else if (state_.queuePid > 0) {
+    // A queue outside this window (the CLI, or a window closed with "keep it running"): the
+    // same signal as Ctrl-C.
+    ::kill(static_cast<pid_t>(state_.queuePid), SIGTERM);
+    emit logLines({tr("asked the sweep's queue (pid %1) to stop").arg(state_.queuePid)});
+  }
 }
 
 void SweepPanel::readOutput() {
-  partial_ += process_.readAllStandardOutput();
+  partial_ += process_->readAllStandardOutput();
   const qsizetype end = partial_.lastIndexOf('\n');
   if (end < 0) return;
   const QStringList lines = QString::fromUtf8(partial_.left(end)).split('\n');
@@ -312,6 +341,34 @@ void SweepPanel::refresh() {
                               .arg(state_.metric)
                               .arg(lastMetric(state_.trials[best]), 0, 'g', 4)));
   openBest_->setEnabled(best >= 0);
+  // Not running anywhere, with trials left: Continue runs the sweep file again, which adopts
+  // the trials still alive, records those gone, and starts the pending ones.
+  const bool left = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
+    return t.state == QLatin1String("pending") || t.state == QLatin1String("running") ||
+           (t.state == QLatin1String("cancelled") && t.started == 0);  // runs when continued
+  });
+  const bool queueHere = isRunning() || state_.queuePid > 0;
+  {
+    int ended = 0, running = 0;
+    for (const auto& t : state_.trials) {
+      running += t.state == QLatin1String("running") ? 1 : 0;
+      ended += t.state != QLatin1String("running") && t.state != QLatin1String("pending") ? 1 : 0;
+    }
+    const int total = static_cast<int>(state_.trials.size());
+    emit sweepProgress(
+        tr("Sweep: %1 of %2 trials ended, %3 running").arg(ended).arg(total).arg(running),
+        queueHere && total > 0 ? 100 * ended / total : -1);
+  }
+  continue_->setVisible(!queueHere && left);
+  stop_->setEnabled(queueHere);
+  if (!queueHere && left) {
+    summary_->setText(summary_->text() +
+                      tr(" <i>Its queue is not running: Continue Sweep goes on with it.</i>"));
+  } else if (!isRunning() && state_.queuePid > 0) {
+    summary_->setText(
+        summary_->text() +
+        tr(" <i>Running outside this window (queue pid %1).</i>").arg(state_.queuePid));
+  }
   const QSignalBlocker quiet(pause_);
   pause_->setChecked(state_.paused);
   fillTable();

@@ -58,7 +58,13 @@ class SweepPanel : public QWidget {
                 QString* error);
   /// Cancels the sweep this panel runs (SIGTERM: the queue stops its trials cleanly).
   void stop();
-  bool isRunning() const { return process_.state() != QProcess::NotRunning; }
+  bool isRunning() const { return process_->state() != QProcess::NotRunning; }
+  /// Closing the window: the queue goes on without it (its output is no longer read; the CLI
+  /// ignores the broken pipe), and File ▸ Open Sweep… shows it again.
+  void keepRunningAfterClose() { keepRunning_ = true; }
+  /// Stops the queue (its trials stop at a step, keeping their checkpoints) and waits up to
+  /// `ms` for it to record that; false when it is still running.
+  bool stopAndWait(int ms);
 
   QString sweepDir() const { return sweepDir_; }
   const bridge::SweepStateView& state() const { return state_; }
@@ -84,6 +90,11 @@ class SweepPanel : public QWidget {
   void logLines(const QStringList& lines);
   /// Open the project trial `runDir` ran with (its project.json) as a new project.
   void openTrialAsProject(const QString& runDir);
+  /// At every refresh: what the sweep is doing, for the status bar ("Sweep: 3 of 8 trials
+  /// ended, 2 running") and the share of its trials ended; -1 when its queue is not running.
+  void sweepProgress(const QString& text, int percent);
+  /// Continue Sweep: run `sweepFile` again in `sweepDir` (its queue is not running).
+  void continueSweep(const QString& sweepFile, const QString& sweepDir);
   /// The sweep this panel ran ended with `exitCode`.
   void finished(int exitCode);
   /// The trials to draw on the live plots (run directories and names; empty: none), at every
@@ -114,13 +125,17 @@ class SweepPanel : public QWidget {
   double brushFrom_ = 0;
   bridge::SweepStateView state_;
   QString sweepDir_;
-  QProcess process_;
+  /// Not a member object: its destructor would SIGKILL the queue, which keepRunningAfterClose
+  /// must not (the panel then leaves it running).
+  QProcess* process_ = new QProcess;
+  bool keepRunning_ = false;
   QByteArray partial_;
   bool sortedOnce_ = false;
   QTimer timer_;
   QLabel* summary_;
   QTableWidget* table_;
   QCustomPlot* plot_;
+  QPushButton* continue_;
   QTableWidget* importance_;  ///< parameter, importance, correlation (the engine's)
   QLabel* importanceNote_;
   QPushButton* openBest_;

@@ -186,6 +186,61 @@ class TestSweepPanel : public QObject {
     QVERIFY(window.projectPath().isEmpty());  // a new, untitled project
   }
 
+  // Issue 35: closing the window mid-sweep asks; "keep it running" leaves the queue running
+  // without the window, a new window shows it as running outside and Stop Sweep stops it, and
+  // Continue Sweep then runs what was left.
+  void aSweepOutlivesTheWindowAndContinues() {
+    QTemporaryDir dir;
+    tbench::testing::writeProjectFrom(dir, "base.json", [](json& doc) {
+      doc["max_epoch"] = 1;
+      doc["callbacks"] = {{{"type", "inference"}}};
+    });
+    const json sweep = {{"project", "base.json"},
+                        {"method", "grid"},
+                        {"metric", {{"name", "validation_error"}}},
+                        {"parameters", {{"max_epoch", {{"values", {400, 1}}}}}}};
+    std::ofstream(dir.filePath("sweep.json").toStdString()) << sweep.dump();
+    const QString sweepDir = dir.filePath("sd");
+    QStringList asked;
+    {
+      MainWindow window;
+      window.setAsker([&asked](const QString& title, auto&&...) {
+        asked << title;
+        return QMessageBox::Yes;  // keep it running
+      });
+      window.show();
+      QVERIFY(window.runSweepFile(dir.filePath("sweep.json"), sweepDir));
+      QTRY_VERIFY_WITH_TIMEOUT(!window.sweepPanel()->state().trials.isEmpty() &&
+                                   window.sweepPanel()->state().trials[0].state == "running",
+                               60000);
+      QVERIFY(window.close());
+    }
+    QVERIFY2(asked.contains("A Sweep Is Running"), qPrintable(asked.join(", ")));
+    MainWindow window;
+    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+    window.show();
+    SweepPanel* panel = window.sweepPanel();
+    panel->showSweep(sweepDir);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->state().queuePid > 0, 10000);  // alive without its window
+    QVERIFY(!panel->isRunning());
+    auto* stop = panel->findChild<QPushButton*>("sweep.stop");
+    auto* resume = panel->findChild<QPushButton*>("sweep.continue");
+    QVERIFY(stop->isEnabled());
+    QVERIFY(resume->isHidden());
+    QVERIFY(panel->findChild<QLabel*>("sweep.summary")->text().contains("outside this window"));
+    stop->click();
+    QTRY_VERIFY_WITH_TIMEOUT((panel->refresh(), panel->state().queuePid == 0), 60000);
+    QCOMPARE(panel->state().trials[0].state, QString("cancelled"));
+    QCOMPARE(panel->state().trials[1].state, QString("cancelled"));
+    QVERIFY(!resume->isHidden());  // trial 1 never started: Continue runs it
+    resume->click();
+    QVERIFY(panel->isRunning());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
+    panel->refresh();
+    QCOMPARE(panel->state().trials[1].state, QString("finished"));
+    QCOMPARE(panel->state().trials[0].state, QString("cancelled"));  // --retry-failed resumes it
+  }
+
   // A "sweep" cell as the sweep file's parameter.
   void parameterCells() {
     QString error;
