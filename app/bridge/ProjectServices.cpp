@@ -200,6 +200,10 @@ std::optional<MetricSample> parseScalarLine(const QByteArray& line) {
   return MetricSample{q(r->name), r->step, r->epoch, r->time, r->value};
 }
 
+QString defaultSweepDir(const QString& sweepFile) {
+  return q(tbench::defaultSweepDir(sweepFile.toStdString()));
+}
+
 SweepStateView readSweepStateView(const QString& sweepDir) {
   SweepStateView view;
   try {

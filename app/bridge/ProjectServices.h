@@ -34,6 +34,8 @@ std::optional<MetricSample> parseScalarLine(const QByteArray& line);
 
 /// The sweep-state.json of `sweepDir` read by the engine (readSweepState). Never throws.
 SweepStateView readSweepStateView(const QString& sweepDir);
+/// The engine's default sweep directory of a sweep file (sweeps/<name> beside it), the CLI's.
+QString defaultSweepDir(const QString& sweepFile);
 
 /// Pauses or resumes the sweep in `sweepDir` (its queue starts no trial while paused).
 bool setSweepPaused(const QString& sweepDir, bool paused, QString* error);

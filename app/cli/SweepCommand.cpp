@@ -78,9 +78,7 @@ std::string valueText(const nlohmann::json& v) {
 
 /// --sweep-dir, or the window's default too: sweeps/<file name> beside the sweep file.
 std::string sweepDirOf(const CliArgs& args) {
-  const std::filesystem::path file = std::filesystem::absolute(args.project);
-  return !args.sweepDir.empty() ? args.sweepDir
-                                : (file.parent_path() / "sweeps" / file.stem()).string();
+  return !args.sweepDir.empty() ? args.sweepDir : defaultSweepDir(args.project);
 }
 
 void catchStopSignals() {
@@ -99,23 +97,7 @@ void catchStopSignals() {
   if (hangUp.sa_handler != SIG_IGN) signal(SIGHUP, SIG_IGN);
 }
 
-/// The project's CUDA devices, each once (towers may share one).
-std::vector<std::string> projectGpus(const Project& base) {
-  std::vector<std::string> gpus;
-  for (const std::string& d : base.devices()) {
-    if (d.rfind("cuda", 0) == 0 && std::find(gpus.begin(), gpus.end(), d) == gpus.end()) {
-      gpus.push_back(d);
-    }
-  }
-  return gpus;
-}
-
-bool isCudaProject(const Project& base) {
-  for (const std::string& d : base.devices()) {
-    if (d.rfind("cuda", 0) == 0) return true;
-  }
-  return false;
-}
+bool isCudaProject(const Project& base) { return !projectGpus(base).empty(); }
 
 /// Runs `argv` and returns its exit status (127: it could not start), its standard output in
 /// `output` (its errors go to ours).

@@ -398,9 +398,7 @@ bool MainWindow::runSweepFile(const QString& sweepFile, const QString& sweepDir)
   // Its state beside the sweep file unless told (towerbench-cli sweep's default too): running
   // the same file again, here or with the CLI, goes on with it.
   const QFileInfo info(sweepFile);
-  const QString dir = !sweepDir.isEmpty()
-                          ? sweepDir
-                          : info.absoluteDir().filePath("sweeps/" + info.completeBaseName());
+  const QString dir = !sweepDir.isEmpty() ? sweepDir : bridge::defaultSweepDir(sweepFile);
   const QString cli = LaunchedRun::defaultCli();
   QString error = LaunchedRun::cliProblem(cli);
   if (error.isEmpty() && sweeps_->runSweep(cli, info.absoluteFilePath(), dir, &error)) {

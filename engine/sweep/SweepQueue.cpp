@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Ordinal.h"
@@ -51,16 +52,30 @@ std::string valuesText(const json& values) {
 
 std::string twoDigits(int64_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
 
+/// Whether `train --resume` in `runDir` has a checkpoint to continue from: the one the resume
+/// itself would load (the checkpoint index's latest, or the newest model-<step>.pt that loads),
+/// not any file named like one (a truncated checkpoint is not one).
 bool hasCheckpoint(const std::string& runDir) {
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(runDir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".pt") return true;
+  if (!fs::is_directory(runDir, error)) return false;
+  try {
+    return !latestCheckpoint(runDir).empty();
+  } catch (const std::exception&) {
+    return false;
   }
-  return false;
 }
 
 }  // namespace
+
+std::vector<std::string> projectGpus(const Project& project) {
+  std::vector<std::string> gpus;
+  for (const std::string& d : project.devices()) {
+    if (d.rfind("cuda", 0) == 0 && std::find(gpus.begin(), gpus.end(), d) == gpus.end()) {
+      gpus.push_back(d);
+    }
+  }
+  return gpus;
+}
 
 std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots) {
   std::vector<std::string> out;
@@ -91,16 +106,11 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
                      "give run_cap with method grid or random for --slurm");
   }
   const Project base = projectFromJson(base_, sweep_.projectPath());
-  // The project's CUDA devices, each once (towers may share one), in order of first use.
-  std::vector<std::string> distinct;
-  bool allCuda = true;
-  for (const std::string& device : base.devices()) {
-    if (device.rfind("cuda", 0) != 0) {
-      allCuda = false;
-    } else if (std::find(distinct.begin(), distinct.end(), device) == distinct.end()) {
-      distinct.push_back(device);
-    }
-  }
+  const std::vector<std::string> distinct = projectGpus(base);
+  const std::vector<std::string> devices = base.devices();  // a copy: one list to walk
+  const bool allCuda = std::all_of(devices.begin(), devices.end(), [](const std::string& device) {
+    return device.rfind("cuda", 0) == 0;
+  });
   cuda_ = !distinct.empty();
   options_.slotCount = std::max(1, options_.slotCount);
   if (cuda_) {

@@ -60,6 +60,10 @@ namespace tbench {
 
 struct Project;
 
+/// The project's CUDA devices, each once (towers may share one), in order of first use: what a
+/// slot's GPUs stand for (the queue, the CLI's default slots and --gpus-per-trial).
+std::vector<std::string> projectGpus(const Project& project);
+
 /// The CUDA_VISIBLE_DEVICES of each slot: `gpus` in groups of `towers` (one per CUDA tower of
 /// the project), at most `slots` groups; empty when fewer GPUs than towers.
 std::vector<std::string> gpuSlots(const std::vector<std::string>& gpus, int towers, int slots);

@@ -187,6 +187,11 @@ void withdrawTrialCancel(const std::string& sweepDir, int64_t trial) {
   writeSweepControl(sweepDir, control);
 }
 
+std::string defaultSweepDir(const std::string& sweepFile) {
+  const fs::path file = fs::absolute(sweepFile);
+  return (file.parent_path() / "sweeps" / file.stem()).lexically_normal().string();
+}
+
 std::vector<int64_t> rankTrials(const SweepState& state, bool maximize) {
   const auto group = [](const TrialRecord& t) {
     const bool result = !t.metric.empty();

@@ -53,6 +53,10 @@ struct SweepState {
   static SweepState fromJson(const nlohmann::json& doc);
 };
 
+/// Where a sweep's state goes unless told (the CLI's and the window's default): sweeps/<name>
+/// beside the sweep file, <name> its file name without the last extension.
+std::string defaultSweepDir(const std::string& sweepFile);
+
 /// The trials best first (the one ranking of a sweep, for the CLI, the window and the search):
 /// finished trials by their metric's last value, then pruned ones by theirs (a trial stopped at a
 /// band has a value of fewer epochs: it does not outrank one that ran to its end), then the

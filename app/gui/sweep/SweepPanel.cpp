@@ -298,20 +298,20 @@ void SweepPanel::fillImportance() {
   for (int row = 0; row < state_.importance.size(); ++row) {
     const auto& p = state_.importance[row];
     importance_->setItem(row, 0, textItem(p.path));
-    auto* imp = numberItem(p.importance, QString::number(p.importance, 'f', 3));
+    auto* imp = textItem(QString::number(p.importance, 'f', 3));
+    imp->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     importance_->setItem(row, 1, imp);
-    auto* corr = numberItem(p.correlation, QString::asprintf("%+.3f", p.correlation));
+    auto* corr = textItem(QString::asprintf("%+.3f", p.correlation));
+    corr->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     // W&B's colours: a positive correlation green, a negative one red.
     corr->setForeground(p.correlation >= 0 ? ui::Palette::good() : ui::Palette::error());
     importance_->setItem(row, 2, corr);
   }
   importance_->resizeColumnsToContents();
-  importanceNote_->setText(
-      state_.importance.isEmpty()
-          ? tr("Parameter importance: after 3 trials with a result.")
-          : tr("Parameter importance for %1 (a random forest of it over the parameters) and "
-               "correlation with it:")
-                .arg(state_.metric.toHtmlEscaped()));
+  importanceNote_->setText(state_.importance.isEmpty()
+                               ? tr("Parameter importance: after 3 trials with a result.")
+                               : tr("Importance for %1 (random forest) and correlation:")
+                                     .arg(state_.metric.toHtmlEscaped()));
 }
 
 void SweepPanel::refresh() {
@@ -344,8 +344,10 @@ void SweepPanel::refresh() {
   // Not running anywhere, with trials left: Continue runs the sweep file again, which adopts
   // the trials still alive, records those gone, and starts the pending ones.
   const bool left = std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
+    // A trial the stopped sweep never started runs when continued; not one cancelled on
+    // request or left by metric.target (they say why in their detail).
     return t.state == QLatin1String("pending") || t.state == QLatin1String("running") ||
-           (t.state == QLatin1String("cancelled") && t.started == 0);  // runs when continued
+           (t.state == QLatin1String("cancelled") && t.started == 0 && t.detail.isEmpty());
   });
   const bool queueHere = isRunning() || state_.queuePid > 0;
   {
