@@ -1,6 +1,7 @@
 #include "widgets/Palette.h"
 
 #include <array>
+#include <cmath>
 
 namespace tbench::ui {
 
@@ -8,7 +9,12 @@ QColor Palette::categorical(int index) {
   static const std::array<QRgb, 10> tableau{0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
                                             0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
   const int n = int(tableau.size());
-  return QColor::fromRgb(tableau[((index % n) + n) % n]);
+  if (index >= 0 && index < n) return QColor::fromRgb(tableau[index]);
+  if (index < 0) return QColor::fromRgb(tableau[((index % n) + n) % n]);
+  // Beyond ten (a sweep's trials on the plots): hues a golden angle apart, never a repeat of
+  // each other, at the Tableau colours' saturation and value.
+  const int hue = static_cast<int>(std::lround(std::fmod(25.0 + (index - n) * 137.507764, 360.0)));
+  return QColor::fromHsv(hue, 150, 200);
 }
 
 QColor Palette::error() { return QColor(0xc6, 0x28, 0x28); }

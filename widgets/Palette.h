@@ -9,7 +9,8 @@ namespace tbench::ui {
 
 class Palette {
  public:
-  /// A colour-blind-friendly categorical colour (Tableau 10), cycling after ten: curves, runs.
+  /// A colour-blind-friendly categorical colour (Tableau 10) for the first ten; after them,
+  /// hues a golden angle apart (no two the same): curves, runs.
   static QColor categorical(int index);
   static QColor error();    ///< problems, failed runs, error log lines
   static QColor warning();  ///< warnings, stopped runs

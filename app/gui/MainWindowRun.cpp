@@ -27,6 +27,7 @@
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/Palette.h"
+#include "widgets/RunSelector.h"
 
 namespace tbench::gui {
 
@@ -299,6 +300,7 @@ void MainWindow::onOverlayChanged(const QStringList& runDirs) {
 
 void MainWindow::showTrialCurves(const QStringList& runDirs, const QStringList& names) {
   QSet<QString> wanted;
+  QSet<QRgb> used;  // the colours of the runs on the plots
   for (int i = 0; i < runDirs.size(); ++i) {
     const QString id = QFileInfo(runDirs[i]).fileName();
     if (id == session_->runId()) continue;  // already live on the plots
@@ -311,8 +313,14 @@ void MainWindow::showTrialCurves(const QStringList& runDirs, const QStringList& 
     if (first) {
       const bridge::RunStatusView status = readRunStatusFile(runDirs[i]);
       if (status.stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, status.stepsPerEpoch);
-      plots_->setRunAppearance(id, names.value(i, id),
-                               ui::Palette::categorical(static_cast<int>(trialPoints_.size() - 1)));
+      // Issue 35: two trials' curves had shared a colour (the index cycled, and ignored the
+      // runs already on the plots): the first colour no run on the plots has.
+      // (The run selector's chips may not show the trials just added: those are in `used`.)
+      for (const ui::RunChip& chip : plots_->runSelector()->runs()) used.insert(chip.colour.rgb());
+      int colour = 0;
+      while (used.contains(ui::Palette::categorical(colour).rgb())) ++colour;
+      used.insert(ui::Palette::categorical(colour).rgb());
+      plots_->setRunAppearance(id, names.value(i, id), ui::Palette::categorical(colour));
     }
     if (series.size() > drawn) {
       ui::MetricPoints points;

@@ -32,6 +32,8 @@
 #include "app/gui/sweep/SweepPanel.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
+#include "widgets/Palette.h"
+#include "widgets/RunSelector.h"
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -172,6 +174,15 @@ class TestSweepPanel : public QObject {
       return window.plots()->runs().contains(id) && window.plots()->isRunVisible(id);
     }));
     QVERIFY(!window.plots()->runs().contains(QFileInfo(trials[1].runDir).fileName()));
+    // Issue 35: every run on the plots has its own colour (two trials had shared one), and the
+    // palette never repeats itself past its ten Tableau colours.
+    QSet<QRgb> colours;
+    const auto chips = window.plots()->runSelector()->runs();
+    for (const ui::RunChip& chip : chips) colours.insert(chip.colour.rgb());
+    QCOMPARE(colours.size(), chips.size());
+    QSet<QRgb> palette;
+    for (int i = 0; i < 60; ++i) palette.insert(ui::Palette::categorical(i).rgb());
+    QCOMPARE(palette.size(), 60);
     panel->findChild<QPushButton*>("sweep.curves")->click();  // off: taken off the plots
     for (const QString& id : trialRuns) QVERIFY(!window.plots()->isRunVisible(id));
 
