@@ -1,17 +1,20 @@
 #pragma once
-// SweepPanel: a sweep in the window (issue 27; docs/ARCHITECTURE.md §6f). Runs a sweep file as
-// `towerbench-cli sweep FILE --sweep-dir DIR` (the same queue as on a server: the trials are
-// processes of their own and keep running if the window closes; running the same file again
-// adopts them), or opens a sweep directory started elsewhere, and follows its sweep-state.json
-// (read by the engine through the bridge). It shows:
-//   - the trials as a table: state (pruned with the band that stopped it), the metric's last
-//     value, epochs, and one column per parameter; sortable by any column;
-//   - a parallel-coordinates chart ("sweep.coordinates", QCustomPlot): one vertical axis per
-//     parameter and one for the metric, each trial a line coloured by its metric (best green,
-//     worst red; grey without one), pruned trials dashed;
+// SweepPanel: a sweep in the window (issue 27; docs/ARCHITECTURE.md §6f), the Sweeps tab. Its
+// SweepSession (SweepSession.h) runs a sweep file as `towerbench-cli sweep FILE --sweep-dir
+// DIR`, or follows a sweep directory started elsewhere, and reads its sweep-state.json; the
+// panel shows it:
+//   - the summary (trials by state, the best one, whether its queue runs and where);
+//   - the trials as a table (SweepTrialTable.h: state, metric, epochs, one column per
+//     parameter; sortable by any column);
+//   - a parallel-coordinates chart ("sweep.coordinates", widgets/ParallelCoordinates.h, drawn
+//     from the state by SweepCoordinates.h): one vertical axis per parameter and one for the
+//     metric, each trial a line coloured by its metric (best green, worst red; grey without
+//     one), pruned trials dashed;
 //   - brushing: dragging along an axis of the chart keeps the trials whose value lies in the
 //     dragged range (the others' lines fade and their rows hide); a brush on every axis one
 //     wants, all must hold; a click on an axis clears its brush, a double click all of them;
+//   - the parameters' importance and correlation with the metric (the engine's), under the
+//     chart;
 //   - "Open Best as Project" (and a double-clicked row): the trial's project as a new project;
 //   - "Run Next" and "Cancel Trial" on the selected trial: the queue starts it before the other
 //     pending ones, or cancels it (stopped at a step when running) (control.json, Note [The
@@ -21,57 +24,62 @@
 //     (trialCurves, which the main window draws).
 // Object names: "sweep.table", "sweep.coordinates", "sweep.summary", "sweep.openBest",
 // "sweep.stop", "sweep.pause" (checkable: no trial starts while it is down; the running ones
-// go on), "sweep.runNext", "sweep.cancelTrial", "sweep.curves". GUI thread only.
+// go on), "sweep.continue", "sweep.runNext", "sweep.cancelTrial", "sweep.curves",
+// "sweep.importance", "sweep.importanceNote". GUI thread only.
 
 #include <QMap>
 #include <QPair>
-#include <QProcess>
-#include <QTimer>
 #include <QWidget>
-#include <vector>
 
 #include "app/bridge/RunDirectoryViews.h"
+#include "app/gui/sweep/SweepSession.h"
 
-class QCustomPlot;
 class QLabel;
-class QMouseEvent;
 class QPushButton;
 class QTableWidget;
 
+namespace tbench::ui {
+class ParallelCoordinates;
+}
+
 namespace tbench::gui {
+
+class SweepTrialTable;
 
 class SweepPanel : public QWidget {
   Q_OBJECT
 
  public:
-  static constexpr int kPollMs = 1000;
+  static constexpr int kPollMs = SweepSession::kPollMs;
 
   /// `reader` reads a sweep directory's state; `pauser` pauses and resumes its queue.
   SweepPanel(bridge::SweepStateReader reader, bridge::SweepPauser pauser,
              QWidget* parent = nullptr);
-  ~SweepPanel() override;
 
   /// Shows the sweep in `sweepDir` and follows it while its queue runs.
-  void showSweep(const QString& sweepDir);
+  void showSweep(const QString& sweepDir) { session_.follow(sweepDir); }
   /// Runs `sweepFile` with `cli` into `sweepDir`. False with `*error` when it cannot start.
   bool runSweep(const QString& cli, const QString& sweepFile, const QString& sweepDir,
-                QString* error);
-  /// Cancels the sweep this panel runs (SIGTERM: the queue stops its trials cleanly).
-  void stop();
-  bool isRunning() const { return process_->state() != QProcess::NotRunning; }
+                QString* error) {
+    return session_.run(cli, sweepFile, sweepDir, error);
+  }
+  /// Cancels the sweep this panel runs (SIGTERM: the queue stops its trials cleanly), or the
+  /// queue outside the window that its state names.
+  void stop() { session_.stop(); }
+  bool isRunning() const { return session_.isRunning(); }
   /// Closing the window: the queue goes on without it (its output is no longer read; the CLI
   /// ignores the broken pipe), and File ▸ Open Sweep… shows it again.
-  void keepRunningAfterClose() { keepRunning_ = true; }
+  void keepRunningAfterClose() { session_.keepRunningAfterClose(); }
   /// Stops the queue (its trials stop at a step, keeping their checkpoints) and waits up to
   /// `ms` for it to record that; false when it is still running.
-  bool stopAndWait(int ms);
+  bool stopAndWait(int ms) { return session_.stopAndWait(ms); }
 
-  QString sweepDir() const { return sweepDir_; }
-  const bridge::SweepStateView& state() const { return state_; }
+  QString sweepDir() const { return session_.sweepDir(); }
+  const bridge::SweepStateView& state() const { return session_.state(); }
   /// The position in state().trials of the best trial (by its metric's last value), or -1.
-  int bestTrial() const;
+  int bestTrial() const { return session_.bestTrial(); }
   /// Re-reads sweep-state.json now (the timer's work).
-  void refresh();
+  void refresh() { session_.refresh(); }
   /// How Run Next and Cancel Trial reach the queue.
   void setTrialRequests(bridge::SweepTrialRequest runNext, bridge::SweepTrialRequest cancel);
 
@@ -81,7 +89,7 @@ class SweepPanel : public QWidget {
   /// Removes the brush of `axis` (-1: every brush).
   void clearBrush(int axis = -1);
   /// The brushes, axis -> [low, high].
-  const QMap<int, QPair<double, double>>& brushes() const { return brushes_; }
+  const QMap<int, QPair<double, double>>& brushes() const;
   /// Whether the trial at `position` in state().trials passes every brush.
   bool passesBrushes(int position) const;
 
@@ -102,39 +110,24 @@ class SweepPanel : public QWidget {
   void trialCurves(const QStringList& runDirs, const QStringList& names);
 
  private:
-  void fillTable();
+  /// The session read `state`: the summary, buttons, table, importance and chart follow it.
+  void showState(const bridge::SweepStateView& state);
   void fillImportance();
   void applyBrushes();
-  void drawCoordinates();
-  void readOutput();
   void updateTrialButtons();
   void emitCurves();
+  /// The position in state().trials of the trial with index `trial`, or -1.
+  int positionOf(qint64 trial) const;
   /// The position in state().trials of the table's selected trial, or -1.
   int selectedTrial() const;
-  /// Chart events: a drag along an axis brushes it.
-  void onPlotPress(QMouseEvent* event);
-  void onPlotMove(QMouseEvent* event);
-  void onPlotRelease(QMouseEvent* event);
 
-  bridge::SweepStateReader reader_;
   bridge::SweepPauser pauser_;
   bridge::SweepTrialRequest runNext_, cancelTrial_;
-  QMap<int, QPair<double, double>> brushes_;
-  std::vector<std::vector<double>> positions_;  // per trial, per axis: [0, 1] or NaN
-  int brushAxis_ = -1;                          // the axis being dragged along
-  double brushFrom_ = 0;
-  bridge::SweepStateView state_;
-  QString sweepDir_;
-  /// Not a member object: its destructor would SIGKILL the queue, which keepRunningAfterClose
-  /// must not (the panel then leaves it running).
-  QProcess* process_ = new QProcess;
-  bool keepRunning_ = false;
-  QByteArray partial_;
-  bool sortedOnce_ = false;
-  QTimer timer_;
+  /// A member: destroyed (stopping the queue unless kept running) before the widgets are.
+  SweepSession session_;
   QLabel* summary_;
-  QTableWidget* table_;
-  QCustomPlot* plot_;
+  SweepTrialTable* table_;
+  ui::ParallelCoordinates* coordinates_;
   QPushButton* continue_;
   QTableWidget* importance_;  ///< parameter, importance, correlation (the engine's)
   QLabel* importanceNote_;

@@ -30,6 +30,7 @@
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/sweep/NewSweepDialog.h"
 #include "app/gui/sweep/SweepPanel.h"
+#include "tests/support/PlotMouse.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/Palette.h"
@@ -141,13 +142,7 @@ class TestSweepPanel : public QObject {
     // Brushing: a drag along the learning rate's axis (axis 1; log scale, 0.05 at the top) from
     // above the top to the middle keeps the trials of lr 0.05 and hides the others' rows.
     QCOMPARE(panel->state().parameters, (QStringList{"model.hidden", "optimizer.learning_rate"}));
-    const auto pixel = [&](double axis, double y) {
-      return QPoint(static_cast<int>(plot->xAxis->coordToPixel(axis)),
-                    static_cast<int>(plot->yAxis->coordToPixel(y)));
-    };
-    QTest::mousePress(plot, Qt::LeftButton, {}, pixel(1, 1.08));
-    QTest::mouseMove(plot, pixel(1, 0.7));
-    QTest::mouseRelease(plot, Qt::LeftButton, {}, pixel(1, 0.5));
+    tbench::testing::dragAlong(plot, 1, 1.08, 0.7, 0.5);
     QCOMPARE(panel->brushes().size(), 1);
     QVERIFY(panel->brushes().contains(1));
     for (int row = 0; row < table->rowCount(); ++row) {
@@ -162,7 +157,7 @@ class TestSweepPanel : public QObject {
       panel->findChild<QPushButton*>("sweep.curves")->click();
     }
     // A click on the axis clears its brush.
-    QTest::mouseClick(plot, Qt::LeftButton, {}, pixel(1, 0.3));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, tbench::testing::plotPixel(plot, 1, 0.3));
     QVERIFY(panel->brushes().isEmpty());
     for (int row = 0; row < table->rowCount(); ++row) QVERIFY(!table->isRowHidden(row));
 
