@@ -75,18 +75,27 @@ def main():
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--methods", default="random,bayes,tpe")
+    ap.add_argument("--random-target", type=float, default=None,
+                    help="random's median best-after-N from an earlier run (skips random)")
     args = ap.parse_args()
+    methods = args.methods.split(",")
+    if args.random_target is None and "random" not in methods:
+        methods.insert(0, "random")
     n = args.trials
     results = {}
     start = time.time()
     with tempfile.TemporaryDirectory() as work:
-        for method in ("random", "bayes", "tpe"):
+        for method in methods:
             results[method] = [run(args.cli, method, s, n, args.steps, work)
                                for s in range(1, args.seeds + 1)]
             print(f"{method}: done ({time.time() - start:.0f} s)", file=sys.stderr)
-    target = statistics.median(best_after(v, n) for v in results["random"])
+    target = (args.random_target if args.random_target is not None else
+              statistics.median(best_after(v, n) for v in results["random"]))
     print(f"fashion-mnist MLP, {n} trials of {args.steps} steps, {args.seeds} seeds, one slot")
     print(f"{'method':8} {'median best@N':>14} {'trials to random':>17} {'ratio':>6}")
+    if "random" not in results:
+        print(f"{'random':8} {target:14.4f} {'(target, given)':>17} {'-':>6}")
     for method, runs in results.items():
         best = statistics.median(best_after(v, n) for v in runs)
         if method == "random":

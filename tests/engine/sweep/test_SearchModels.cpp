@@ -56,12 +56,12 @@ class TestSearchModels : public QObject {
   void startupPolicy() {
     QVERIFY(searchStartsRandom("bayes", 4));
     QVERIFY(!searchStartsRandom("bayes", 5));
-    QVERIFY(searchStartsRandom("tpe", 9));
-    QVERIFY(!searchStartsRandom("tpe", 10));
+    QVERIFY(searchStartsRandom("tpe", 4));
+    QVERIFY(!searchStartsRandom("tpe", 5));
     QVERIFY(searchStartsRandom("random", 1000));
     QVERIFY(!searchStartsRandom("grid", 0));
     QCOMPARE(searchStartupTrials("bayes"), size_t{5});
-    QCOMPARE(searchStartupTrials("tpe"), size_t{10});
+    QCOMPARE(searchStartupTrials("tpe"), size_t{5});
     QVERIFY(trialSeed(1, 2) != trialSeed(1, 3));
     QVERIFY(trialSeed(1, 2) != trialSeed(2, 2));
   }
