@@ -12,6 +12,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QSaveFile>
@@ -385,8 +386,18 @@ QDialog* MainWindow::newSweep() {
     secondsPerEpoch = seconds / double(status.epoch);
     source = id;
   }
-  auto* dialog = new NewSweepDialog(editor_->object(), projectPath_, bridge::checkSweep,
-                                    secondsPerEpoch, source, this);
+  // The keys a sweep may vary are the registry's, not only the file's (issue 35): the document
+  // with every default written out, so that a key left at its default can be swept.
+  QJsonObject keys = editor_->object();
+  if (services_.canonicalize) {
+    QString why;
+    const QString canonical =
+        services_.canonicalize(QString::fromUtf8(QJsonDocument(keys).toJson()), &why);
+    const QJsonDocument doc = QJsonDocument::fromJson(canonical.toUtf8());
+    if (doc.isObject()) keys = doc.object();
+  }
+  auto* dialog =
+      new NewSweepDialog(keys, projectPath_, bridge::checkSweep, secondsPerEpoch, source, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &NewSweepDialog::runRequested, this,
           [this](const QString& sweepFile) { runSweepFile(sweepFile); });

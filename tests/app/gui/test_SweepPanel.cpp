@@ -302,6 +302,9 @@ class TestSweepPanel : public QObject {
     QVERIFY(dialog->keyPaths().contains("optimizer.learning_rate"));
     QVERIFY(dialog->keyPaths().contains("model.hidden"));
     QVERIFY(!dialog->keyPaths().contains("format"));
+    // Issue 35: a key the file leaves at its default can be swept too (the registry's keys).
+    QVERIFY2(dialog->keyPaths().contains("optimizer.weight_decay"),
+             qPrintable(dialog->keyPaths().join(", ")));
     auto* summary = dialog->findChild<QLabel*>("newSweep.summary");
     auto* run = dialog->findChild<QPushButton*>("newSweep.run");
     QVERIFY(summary->text().contains("check at least one key"));
