@@ -396,6 +396,19 @@ void NewSweepDialog::recheck() {
                 .arg(duration(total))
                 .arg(secondsPerEpoch_, 0, 'g', 3)
                 .arg(estimateSource_.toHtmlEscaped());
+    // Issue 35: the estimate had been given as if a swept batch size or model changed nothing.
+    QStringList changesAnEpoch;
+    for (const QString& key : doc.value("parameters").toObject().keys()) {
+      if (key == "data.batch_size" || key == "steps_per_epoch" || key.startsWith("model.") ||
+          key == "precision" || key.startsWith("trainer.")) {
+        changesAnEpoch << key;
+      }
+    }
+    if (!changesAnEpoch.isEmpty()) {
+      text += tr(", assuming every trial's epoch takes as long; %1 change(s) that, so trials "
+                 "may take longer or shorter")
+                  .arg(changesAnEpoch.join(", ").toHtmlEscaped());
+    }
   } else if (check_.trials > 0) {
     text += tr(" (no finished run of the project to estimate the time from)");
   }

@@ -319,6 +319,7 @@ class TestSweepPanel : public QObject {
     QTRY_VERIFY2(summary->text().contains("4 trials</b> of 2 epochs each: about"),
                  qPrintable(summary->text()));
     QVERIFY2(summary->text().contains("s per epoch in "), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains("model.hidden change(s) that"), qPrintable(summary->text()));
     // Random search over a range, 3 trials, hyperband.
     dialog->findChild<QComboBox*>("newSweep.method")->setCurrentText("random");
     dialog->setSwept("optimizer.learning_rate", "1e-3 .. 1e-1");
