@@ -234,7 +234,6 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
     if (state->queuePid > 0 && state->queueHost == thisHost() && processRunning(state->queuePid)) {
       view.queuePid = state->queuePid;
     }
-    for (int64_t i : rankTrials(*state, state->maximize)) view.ranked << i;
     view.bestTrial = bestTrial(*state, state->maximize).value_or(-1);
     try {
       // The parameters' distributions (their coordinates) come from the sweep file.

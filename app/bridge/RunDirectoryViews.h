@@ -116,7 +116,6 @@ struct SweepStateView {
   QList<SweepTrialView> trials;
   /// The sweep's queue runs on this host (its pid, 0: none), in this window or outside it.
   qint64 queuePid = 0;
-  QList<qint64> ranked;   ///< trial indices best first (the engine's rankTrials)
   qint64 bestTrial = -1;  ///< the engine's bestTrial (-1: none has a result)
   /// Most important first; empty with fewer than 3 results or when the sweep file is unreadable.
   QList<ParameterImportanceView> importance;

@@ -60,6 +60,9 @@ namespace tbench {
 
 struct Project;
 
+/// "path=value, ..." of a trial's values, as the queue's lines say them.
+std::string trialValuesText(const nlohmann::json& values);
+
 /// The project's CUDA devices, each once (towers may share one), in order of first use: what a
 /// slot's GPUs stand for (the queue, the CLI's default slots and --gpus-per-trial).
 std::vector<std::string> projectGpus(const Project& project);
