@@ -1,5 +1,6 @@
 #include "app/bridge/BridgeTypes.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::bridge {
 
@@ -23,6 +24,24 @@ QString toString(RunState state) {
       return QStringLiteral("failed");
     case RunState::Unknown:
       break;
+  }
+  return QStringLiteral("unknown");
+}
+
+QString toString(TrialPhase phase) {
+  switch (phase) {
+    case TrialPhase::Pending:
+      return QStringLiteral("pending");
+    case TrialPhase::Running:
+      return QStringLiteral("running");
+    case TrialPhase::Finished:
+      return QStringLiteral("finished");
+    case TrialPhase::Failed:
+      return QStringLiteral("failed");
+    case TrialPhase::Pruned:
+      return QStringLiteral("pruned");
+    case TrialPhase::Cancelled:
+      return QStringLiteral("cancelled");
   }
   return QStringLiteral("unknown");
 }

@@ -204,6 +204,24 @@ QString defaultSweepDir(const QString& sweepFile) {
   return q(tbench::defaultSweepDir(sweepFile.toStdString()));
 }
 
+static TrialPhase trialPhaseOf(tbench::TrialState state) {
+  switch (state) {
+    case tbench::TrialState::Pending:
+      return TrialPhase::Pending;
+    case tbench::TrialState::Running:
+      return TrialPhase::Running;
+    case tbench::TrialState::Finished:
+      return TrialPhase::Finished;
+    case tbench::TrialState::Failed:
+      return TrialPhase::Failed;
+    case tbench::TrialState::Pruned:
+      return TrialPhase::Pruned;
+    case tbench::TrialState::Cancelled:
+      break;
+  }
+  return TrialPhase::Cancelled;
+}
+
 SweepStateView readSweepStateView(const QString& sweepDir) {
   SweepStateView view;
   try {
@@ -220,7 +238,7 @@ SweepStateView readSweepStateView(const QString& sweepDir) {
     for (const TrialRecord& t : state->trials) {
       SweepTrialView trial;
       trial.index = t.index;
-      trial.state = q(toString(t.state));
+      trial.state = trialPhaseOf(t.state);
       trial.values = toQt(t.values).toObject();
       trial.runDir = q(t.runDir);
       for (double v : t.metric) trial.metric << v;

@@ -84,9 +84,20 @@ using RunStatsReader = std::function<RunStatsView(const QString& path)>;
 using ScalarLineParser = std::function<std::optional<MetricSample>(const QByteArray& line)>;
 
 /// One trial of a sweep as its queue recorded it (engine/sweep/SweepQueue.h).
+/// A sweep trial's state: the engine's TrialState (engine/sweep/SweepState.h), mapped in one
+/// place (readSweepStateView). Named apart from it, as the window's code sees both names.
+enum class TrialPhase { Pending, Running, Finished, Failed, Pruned, Cancelled };
+/// "pending", "running", "finished", "failed", "pruned", "cancelled": the words of
+/// sweep-state.json and of `towerbench-cli sweep`.
+QString toString(TrialPhase phase);
+/// Pending or running: the queue still has to run or end it.
+inline bool isActive(TrialPhase phase) {
+  return phase == TrialPhase::Pending || phase == TrialPhase::Running;
+}
+
 struct SweepTrialView {
   qint64 index = 0;
-  QString state;       ///< "pending", "running", "finished", "failed", "pruned", "cancelled"
+  TrialPhase state = TrialPhase::Pending;
   QJsonObject values;  ///< parameter path -> value
   QString runDir;
   QVector<double> metric;  ///< the sweep's metric after each epoch

@@ -6,11 +6,6 @@
 #include <QRegularExpression>
 #include <QTimer>
 
-#include <sys/prctl.h>
-#include <unistd.h>
-
-#include <csignal>
-
 namespace tbench::gui {
 
 QString RankState::stateText() const {
@@ -19,30 +14,22 @@ QString RankState::stateText() const {
                          : LaunchedRun::tr("failed (ended with launch)");
 }
 
-LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
+LaunchedRun::LaunchedRun(QObject* parent)
+    : QObject(parent), process_(new CliProcess(CliProcess::Lifetime::StopsWithWindow, this)) {
   graceTimer_.setSingleShot(true);
   graceTimer_.setInterval(kStopGraceMs);
   connect(&graceTimer_, &QTimer::timeout, this, [this] {
     if (!isActive()) return;
     emit logLines({tr("the ranks did not stop within %1 s: killed").arg(kStopGraceMs / 1000)});
-    process_.kill();
+    process_->kill();
   });
-  process_.setProcessChannelMode(QProcess::MergedChannels);
-  // A window that is killed (or crashes) cannot stop its run: launch gets SIGHUP then, which
-  // stops every rank at the same step, saved (Note [Launch outlives its reader],
-  // app/cli/LaunchCommand.cpp). The GUI thread starts it, and lives as long as the window.
-  process_.setChildProcessModifier([window = ::getpid()] {
-    ::prctl(PR_SET_PDEATHSIG, SIGHUP);
-    if (::getppid() != window) ::_exit(128 + SIGHUP);  // the window died before prctl
+  connect(process_, &CliProcess::lines, this, [this](const QStringList& lines) {
+    for (const QString& line : lines) handleLine(line);
+    emit logLines(lines);
   });
-  connect(&process_, &QProcess::readyReadStandardOutput, this, &LaunchedRun::readOutput);
-  connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-    readOutput();
-    if (!partial_.isEmpty()) handleLine(QString::fromUtf8(partial_));
-    partial_.clear();
+  connect(process_, &CliProcess::finished, this, [this](int exitStatus) {
     graceTimer_.stop();
-    // A crash gives the signal's number as the code (Qt on Unix): 128 + it, like a shell.
-    exitCode_ = status == QProcess::NormalExit ? code : 128 + (code > 0 ? code : 9);
+    exitCode_ = exitStatus;
     for (RankState& r : ranks_) {
       if (!bridge::hasEnded(r.state)) {
         r.state = exitCode_ == 0 ? bridge::RunState::Finished
@@ -53,25 +40,16 @@ LaunchedRun::LaunchedRun(QObject* parent) : QObject(parent) {
     emit ranksChanged();
     emit finished(exitCode_);
   });
-  connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-    if (error != QProcess::FailedToStart) return;
-    emit logLines({tr("cannot start %1: %2").arg(process_.program(), process_.errorString())});
-    exitCode_ = 127;
-    emit finished(exitCode_);
-  });
 }
 
 LaunchedRun::~LaunchedRun() {
   // The window never leaves ranks behind: closing it during a run stops them first (it asks),
-  // and this is the last resort. Its owner may be half destroyed: no signal goes out.
+  // and this is the last resort (CliProcess's destructor). Its owner may be half destroyed: no
+  // signal goes out.
   blockSignals(true);
-  process_.blockSignals(true);
-  if (isActive()) {
-    process_.terminate();
-    if (!process_.waitForFinished(5000)) process_.kill();
-    process_.waitForFinished(2000);
-  }
 }
+
+bool LaunchedRun::isActive() const { return process_->isRunning(); }
 
 QString LaunchedRun::defaultCli() {
   const QString fromEnvironment = qEnvironmentVariable("TOWERBENCH_CLI");
@@ -99,16 +77,14 @@ bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QS
   graceTimer_.stop();
   ranks_.clear();
   for (int r = 0; r < processes; ++r) ranks_.append(RankState{r});
-  partial_.clear();
   stopping_ = false;
   exitCode_ = -1;
   QStringList arguments = {"launch",    "--nproc-per-node", QString::number(processes),
                            projectPath, "--run-dir",        runDir};
   if (resume) arguments << "--resume";
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, arguments.join(' '))});
-  process_.start(cli, arguments);
-  if (exitCode_ != -1) {  // failed to start, reported at once (fork or pipe failed)
-    if (error) *error = tr("cannot start %1: %2").arg(cli, process_.errorString());
+  if (!process_->start(cli, arguments, error)) {
+    exitCode_ = CliProcess::kExitCannotStart;
     return false;
   }
   emit ranksChanged();
@@ -118,8 +94,8 @@ bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QS
 void LaunchedRun::stop() {
   if (!isActive() || stopping_) return;
   stopping_ = true;
-  process_.terminate();  // SIGTERM: launch forwards it to every rank
-  graceTimer_.start();   // stopped when this run ends: never fires on a later one
+  process_->terminate();  // SIGTERM: launch forwards it to every rank
+  graceTimer_.start();    // stopped when this run ends: never fires on a later one
 }
 
 QString LaunchedRun::rankSummary() const {
@@ -133,19 +109,6 @@ RankState& LaunchedRun::rankAt(int rank) {
     if (r.rank == rank) return r;
   ranks_.append(RankState{rank});
   return ranks_.back();
-}
-
-void LaunchedRun::readOutput() {
-  partial_ += process_.readAllStandardOutput();
-  QStringList lines;
-  qsizetype end;
-  while ((end = partial_.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(partial_.left(end));
-    partial_ = partial_.mid(end + 1);
-    handleLine(line);
-    lines << line;
-  }
-  if (!lines.isEmpty()) emit logLines(lines);
 }
 
 void LaunchedRun::handleLine(const QString& line) {
@@ -164,11 +127,10 @@ void LaunchedRun::handleLine(const QString& line) {
   if (const auto m = exitLine.match(line); m.hasMatch()) {
     RankState& r = rankAt(m.captured(1).toInt());
     const int status = m.captured(2).toInt();
-    // 130: stopped by a signal (the CLI's convention), at a step boundary, its state saved.
     r.exitStatus = status;
-    r.state = status == 0     ? bridge::RunState::Finished
-              : status == 130 ? bridge::RunState::Stopped
-                              : bridge::RunState::Failed;
+    r.state = status == 0                          ? bridge::RunState::Finished
+              : status == CliProcess::kExitStopped ? bridge::RunState::Stopped
+                                                   : bridge::RunState::Failed;
     emit ranksChanged();
   }
 }

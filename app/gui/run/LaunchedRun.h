@@ -7,15 +7,16 @@
 // SIGTERM, which launch forwards to every rank, and each rank stops at the same step boundary
 // (the distributed strategy votes on it) and saves; a launch still there after kStopGraceMs is
 // killed. A window that is killed or crashes stops them the same way: launch gets SIGHUP
-// (PR_SET_PDEATHSIG) and forwards a stop. Qt only; GUI thread.
+// (PR_SET_PDEATHSIG) and forwards a stop. The process and its lines are a CliProcess (one
+// exit-status mapping for the window). Qt only; GUI thread.
 
 #include <QObject>
-#include <QProcess>
 #include <QStringList>
 #include <QTimer>
 #include <QVector>
 
 #include "app/bridge/BridgeTypes.h"
+#include "app/gui/run/CliProcess.h"
 
 namespace tbench::gui {
 
@@ -49,7 +50,7 @@ class LaunchedRun : public QObject {
              QString* error = nullptr, bool resume = false);
   /// Asks every rank to stop (SIGTERM to launch, forwarded); kills after kStopGraceMs.
   void stop();
-  bool isActive() const { return process_.state() != QProcess::NotRunning; }
+  bool isActive() const;
   bool stopping() const { return stopping_; }
   const QVector<RankState>& ranks() const { return ranks_; }
   /// "rank 0 running · rank 1 running".
@@ -65,13 +66,11 @@ class LaunchedRun : public QObject {
   void finished(int exitCode);
 
  private:
-  void readOutput();
   void handleLine(const QString& line);
   RankState& rankAt(int rank);
 
-  QProcess process_;
-  QTimer graceTimer_;  // Stop's kStopGraceMs, of this run only
-  QByteArray partial_;
+  CliProcess* process_;  // a child: stops the ranks when this run is destroyed
+  QTimer graceTimer_;    // Stop's kStopGraceMs, of this run only
   QVector<RankState> ranks_;
   bool stopping_ = false;
   int exitCode_ = -1;

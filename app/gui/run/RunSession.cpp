@@ -183,7 +183,8 @@ void RunSession::onLaunchFinished(int exitCode) {
   const FollowedStatus& s = follower_->status();
   // A rank stopped by a signal exits 130 (the CLI's convention): after Stop, that is no failure.
   const bool stopped =
-      s.state == RunState::Stopped || (launched_->stopping() && (exitCode == 0 || exitCode == 130));
+      s.state == RunState::Stopped ||
+      (launched_->stopping() && (exitCode == 0 || exitCode == CliProcess::kExitStopped));
   const bool failed = exitCode != 0 && !stopped;
   const RunState state = failed    ? RunState::Failed
                          : stopped ? RunState::Stopped

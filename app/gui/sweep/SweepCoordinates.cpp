@@ -84,7 +84,7 @@ SweepCoordinates SweepCoordinates::of(const bridge::SweepStateView& state) {
     } else if (std::isfinite(m)) {
       line.colour = QColor::fromHsvF(1.0 / 3.0, 0.85, 0.8);
     }  // else invalid: the chart's grey
-    line.dashed = t.state == QLatin1String("pruned");
+    line.dashed = t.state == bridge::TrialPhase::Pruned;
     line.name = QObject::tr("trial %1").arg(t.index);
     chart.lines << line;
   }

@@ -199,10 +199,11 @@ void SweepPanel::showState(const bridge::SweepStateView& state) {
     summary_->setText(state.error);
     return;
   }
-  std::map<QString, int> counts;
+  std::map<bridge::TrialPhase, int> counts;  // in the order of a trial's life
   for (const auto& t : state.trials) ++counts[t.state];
   QStringList parts;
-  for (const auto& [name, n] : counts) parts << QStringLiteral("%1 %2").arg(n).arg(name);
+  for (const auto& [phase, n] : counts)
+    parts << QStringLiteral("%1 %2").arg(n).arg(toString(phase));
   const int best = bestTrial();
   summary_->setText(
       tr("<b>%1</b> (%2): %3 trials, %4. %5")
@@ -220,8 +221,8 @@ void SweepPanel::showState(const bridge::SweepStateView& state) {
   const bool left = std::any_of(state.trials.begin(), state.trials.end(), [](const auto& t) {
     // A trial the stopped sweep never started runs when continued; not one cancelled on
     // request or left by metric.target (they say why in their detail).
-    return t.state == QLatin1String("pending") || t.state == QLatin1String("running") ||
-           (t.state == QLatin1String("cancelled") && t.started == 0 && t.detail.isEmpty());
+    return isActive(t.state) ||
+           (t.state == bridge::TrialPhase::Cancelled && t.started == 0 && t.detail.isEmpty());
   });
   const bool queueHere = session_.queueRuns();
   continue_->setVisible(!queueHere && left);
@@ -264,10 +265,10 @@ int SweepPanel::positionOf(qint64 trial) const {
 
 void SweepPanel::updateTrialButtons() {
   const int trial = selectedTrial();
-  const QString state = trial < 0 ? QString() : this->state().trials[trial].state;
-  runNextButton_->setEnabled(runNext_ && state == QLatin1String("pending"));
-  cancelTrialButton_->setEnabled(
-      cancelTrial_ && (state == QLatin1String("pending") || state == QLatin1String("running")));
+  const bool selected = trial >= 0;
+  const bridge::TrialPhase phase = selected ? state().trials[trial].state : bridge::TrialPhase{};
+  runNextButton_->setEnabled(runNext_ && selected && phase == bridge::TrialPhase::Pending);
+  cancelTrialButton_->setEnabled(cancelTrial_ && selected && isActive(phase));
 }
 
 void SweepPanel::emitCurves() {

@@ -9,28 +9,33 @@
 namespace tbench::gui {
 
 SweepSession::SweepSession(bridge::SweepStateReader reader, QObject* parent)
-    : QObject(parent), reader_(std::move(reader)) {
+    : QObject(parent),
+      reader_(std::move(reader)),
+      process_(new CliProcess(CliProcess::Lifetime::Outlives, this)) {
   timer_.setInterval(kPollMs);
   connect(&timer_, &QTimer::timeout, this, &SweepSession::refresh);
-  process_->setProcessChannelMode(QProcess::MergedChannels);
-  connect(process_, &QProcess::readyReadStandardOutput, this, &SweepSession::readOutput);
-  connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-    readOutput();
+  connect(process_, &CliProcess::lines, this, &SweepSession::logLines);
+  connect(process_, &CliProcess::finished, this, [this](int exitStatus) {
     emit runningChanged(false);
     refresh();
     timer_.stop();
-    emit finished(status == QProcess::NormalExit ? code : 128 + 9);
+    emit finished(exitStatus);
   });
 }
 
 SweepSession::~SweepSession() {
   process_->blockSignals(true);
-  // Kept running (the window asked): the queue goes on alone; its QProcess is left undeleted
-  // so that nothing kills it. Otherwise it is stopped as Stop Sweep does, so that no trial is
-  // left recorded running with nobody to record its end.
-  if (keepRunning_ && isRunning()) return;
-  stopAndWait(10000);
-  delete process_;
+  // Kept running (the window asked): the queue goes on alone (CliProcess leaves it). Otherwise
+  // it is stopped as Stop Sweep does, so that no trial is left recorded running with nobody to
+  // record its end.
+  if (!keepRunning_) stopAndWait(10000);
+}
+
+bool SweepSession::isRunning() const { return process_->isRunning(); }
+
+void SweepSession::keepRunningAfterClose() {
+  keepRunning_ = true;
+  process_->leaveRunning();
 }
 
 bool SweepSession::stopAndWait(int ms) {
@@ -65,13 +70,8 @@ bool SweepSession::run(const QString& cli, const QString& sweepFile, const QStri
   }
   const QStringList args = {"sweep", sweepFile, "--sweep-dir", sweepDir};
   emit logLines({QStringLiteral("$ %1 %2").arg(cli, args.join(' '))});
-  partial_.clear();
   setSweepDir(sweepDir);  // the one this session follows from now on
-  process_->start(cli, args);
-  if (!process_->waitForStarted(10000)) {
-    if (error) *error = tr("cannot start %1: %2").arg(cli, process_->errorString());
-    return false;
-  }
+  if (!process_->start(cli, args, error)) return false;
   emit runningChanged(true);
   follow(sweepDir);
   return true;
@@ -88,15 +88,6 @@ void SweepSession::stop() {
   }
 }
 
-void SweepSession::readOutput() {
-  partial_ += process_->readAllStandardOutput();
-  const qsizetype end = partial_.lastIndexOf('\n');
-  if (end < 0) return;
-  const QStringList lines = QString::fromUtf8(partial_.left(end)).split('\n');
-  partial_ = partial_.mid(end + 1);
-  emit logLines(lines);
-}
-
 void SweepSession::refresh() {
   if (sweepDir_.isEmpty() || !reader_) return;
   state_ = reader_(sweepDir_);
@@ -105,8 +96,8 @@ void SweepSession::refresh() {
     if (!busy() && !isRunning()) timer_.stop();
     int ended = 0, running = 0;
     for (const auto& t : state_.trials) {
-      running += t.state == QLatin1String("running") ? 1 : 0;
-      ended += t.state != QLatin1String("running") && t.state != QLatin1String("pending") ? 1 : 0;
+      running += t.state == bridge::TrialPhase::Running ? 1 : 0;
+      ended += isActive(t.state) ? 0 : 1;
     }
     const int total = static_cast<int>(state_.trials.size());
     emit progress(tr("Sweep: %1 of %2 trials ended, %3 running").arg(ended).arg(total).arg(running),
@@ -123,9 +114,8 @@ int SweepSession::bestTrial() const {
 }
 
 bool SweepSession::busy() const {
-  return std::any_of(state_.trials.begin(), state_.trials.end(), [](const auto& t) {
-    return t.state == QLatin1String("pending") || t.state == QLatin1String("running");
-  });
+  return std::any_of(state_.trials.begin(), state_.trials.end(),
+                     [](const auto& t) { return isActive(t.state); });
 }
 
 }  // namespace tbench::gui

@@ -6,7 +6,8 @@
 // and reads its sweep-state.json (through the engine's reader, bridge::SweepStateReader) every
 // kPollMs while the queue runs or a trial is pending or running.
 //
-// Owns the queue's QProcess (run()): its output lines go to logLines(); it is stopped with
+// Owns the queue's process (run(), a CliProcess that outlives the window when asked): its
+// output lines go to logLines(); it is stopped with
 // SIGTERM (stop(), stopAndWait(), and the destructor unless keepRunningAfterClose()). A queue
 // outside this process (the CLI, or a window closed with "keep it running") is stopped through
 // the pid its state records.
@@ -14,14 +15,13 @@
 // No widget: QtCore only (app/gui/sweep/SweepPanel.h shows it; tested without a window in
 // tests/app/gui/test_SweepSession.cpp). GUI thread.
 
-#include <QByteArray>
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QTimer>
 
 #include "app/bridge/RunDirectoryViews.h"
+#include "app/gui/run/CliProcess.h"
 
 namespace tbench::gui {
 
@@ -46,10 +46,10 @@ class SweepSession : public QObject {
   /// the queue outside this process that the state names.
   void stop();
   /// Whether this session's queue process runs.
-  bool isRunning() const { return process_->state() != QProcess::NotRunning; }
+  bool isRunning() const;
   /// The window closes: the queue goes on without it (its output is no longer read; the CLI
   /// ignores the broken pipe); the destructor leaves it running.
-  void keepRunningAfterClose() { keepRunning_ = true; }
+  void keepRunningAfterClose();
   /// Stops the queue (its trials stop at a step, keeping their checkpoints) and waits up to
   /// `ms` for it to record that; false when it is still running.
   bool stopAndWait(int ms);
@@ -80,21 +80,18 @@ class SweepSession : public QObject {
   /// The queue process started (true; before the state is first read) or ended (false; before
   /// the last read of the state and finished()).
   void runningChanged(bool running);
-  /// The queue this session ran ended with `exitCode` (128 + 9 when it crashed).
+  /// The queue this session ran ended with `exitCode` (CliProcess::exitStatus: 128 + the
+  /// signal's number when one ended it).
   void finished(int exitCode);
 
  private:
   void setSweepDir(const QString& sweepDir);
-  void readOutput();
 
   bridge::SweepStateReader reader_;
   bridge::SweepStateView state_;
   QString sweepDir_;
-  /// Not a member object: its destructor would SIGKILL the queue, which keepRunningAfterClose
-  /// must not (the session then leaves it running).
-  QProcess* process_ = new QProcess;
+  CliProcess* process_;  // the queue (a child QObject; it outlives the window when kept)
   bool keepRunning_ = false;
-  QByteArray partial_;  // output after the last complete line
   QTimer timer_;
 };
 

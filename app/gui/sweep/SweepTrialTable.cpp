@@ -71,8 +71,8 @@ void SweepTrialTable::fill(const bridge::SweepStateView& state) {
   for (int row = 0; row < state.trials.size(); ++row) {
     const auto& t = state.trials[row];
     setItem(row, 0, numberItem(static_cast<double>(t.index), {}));
-    QString text = t.state;
-    if (t.state == QLatin1String("pruned")) text += tr(" at epoch %1").arg(t.prunedAt);
+    QString text = bridge::toString(t.state);
+    if (t.state == bridge::TrialPhase::Pruned) text += tr(" at epoch %1").arg(t.prunedAt);
     if (t.processGone) text = tr("running? process gone");
     auto* stateItem = readOnlyItem(text);
     if (!t.detail.isEmpty()) stateItem->setToolTip(t.detail);
@@ -82,9 +82,9 @@ void SweepTrialTable::fill(const bridge::SweepStateView& state) {
              "recording how: running the sweep again records its end and "
              "goes on with the pending trials."));
     }
-    if (t.state == QLatin1String("failed") || t.processGone) {
+    if (t.state == bridge::TrialPhase::Failed || t.processGone) {
       stateItem->setForeground(ui::Palette::error());
-    } else if (t.state == QLatin1String("running")) {
+    } else if (t.state == bridge::TrialPhase::Running) {
       stateItem->setForeground(ui::Palette::active());
     }
     setItem(row, 1, stateItem);

@@ -87,7 +87,8 @@ class TestSweepPanel : public QObject {
     QVERIFY(window.findChild<QDockWidget*>("sweepDock")->isVisible());
     auto* pause = panel->findChild<QPushButton*>("sweep.pause");
     QTRY_VERIFY_WITH_TIMEOUT(panel->state().trials.size() == 4 && pause->isChecked(), 60000);
-    for (const auto& t : panel->state().trials) QCOMPARE(t.state, QString("pending"));
+    for (const auto& t : panel->state().trials)
+      QCOMPARE(bridge::toString(t.state), QString("pending"));
     // Trials 0..3: hidden [16] lr 0.05, [16] 1e-7, [32] 0.05, [32] 1e-7 (the first key varies
     // slowest). Run Next on trial 3, Cancel Trial on trial 1, through the selected rows.
     auto* table = panel->findChild<QTableWidget*>("sweep.table");
@@ -127,10 +128,10 @@ class TestSweepPanel : public QObject {
     const auto& trials = panel->state().trials;
     QCOMPARE(trials.size(), 4);
     for (int i : {0, 2, 3}) {
-      QVERIFY2(trials[i].state == QLatin1String("finished"),
-               qPrintable(trials[i].state + " " + trials[i].detail));
+      QVERIFY2(bridge::toString(trials[i].state) == QLatin1String("finished"),
+               qPrintable(bridge::toString(trials[i].state) + " " + trials[i].detail));
     }
-    QCOMPARE(trials[1].state, QString("cancelled"));
+    QCOMPARE(bridge::toString(trials[1].state), QString("cancelled"));
     QCOMPARE(trials[1].started, 0.0);
     // Trial 3 ran first (one slot), then 0 and 2 in order.
     QVERIFY(trials[3].started < trials[0].started && trials[0].started < trials[2].started);
@@ -216,9 +217,10 @@ class TestSweepPanel : public QObject {
       });
       window.show();
       QVERIFY(window.runSweepFile(dir.filePath("sweep.json"), sweepDir));
-      QTRY_VERIFY_WITH_TIMEOUT(!window.sweepPanel()->state().trials.isEmpty() &&
-                                   window.sweepPanel()->state().trials[0].state == "running",
-                               60000);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          !window.sweepPanel()->state().trials.isEmpty() &&
+              bridge::toString(window.sweepPanel()->state().trials[0].state) == "running",
+          60000);
       QVERIFY(window.close());
     }
     QVERIFY2(asked.contains("A Sweep Is Running"), qPrintable(asked.join(", ")));
@@ -236,15 +238,16 @@ class TestSweepPanel : public QObject {
     QVERIFY(panel->findChild<QLabel*>("sweep.summary")->text().contains("outside this window"));
     stop->click();
     QTRY_VERIFY_WITH_TIMEOUT((panel->refresh(), panel->state().queuePid == 0), 60000);
-    QCOMPARE(panel->state().trials[0].state, QString("cancelled"));
-    QCOMPARE(panel->state().trials[1].state, QString("cancelled"));
+    QCOMPARE(bridge::toString(panel->state().trials[0].state), QString("cancelled"));
+    QCOMPARE(bridge::toString(panel->state().trials[1].state), QString("cancelled"));
     QVERIFY(!resume->isHidden());  // trial 1 never started: Continue runs it
     resume->click();
     QVERIFY(panel->isRunning());
     QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
     panel->refresh();
-    QCOMPARE(panel->state().trials[1].state, QString("finished"));
-    QCOMPARE(panel->state().trials[0].state, QString("cancelled"));  // --retry-failed resumes it
+    QCOMPARE(bridge::toString(panel->state().trials[1].state), QString("finished"));
+    QCOMPARE(bridge::toString(panel->state().trials[0].state),
+             QString("cancelled"));  // --retry-failed resumes it
   }
 
   // A "sweep" cell as the sweep file's parameter.
@@ -345,8 +348,9 @@ class TestSweepPanel : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 120000);
     panel->refresh();
     for (const auto& t : panel->state().trials) {
-      QVERIFY2(t.state == QLatin1String("finished") || t.state == QLatin1String("pruned"),
-               qPrintable(t.state + " " + t.detail));
+      QVERIFY2(bridge::toString(t.state) == QLatin1String("finished") ||
+                   bridge::toString(t.state) == QLatin1String("pruned"),
+               qPrintable(bridge::toString(t.state) + " " + t.detail));
       const double lr = t.values.value("optimizer.learning_rate").toDouble();
       QVERIFY(lr >= 1e-3 && lr <= 1e-1);
     }

@@ -1,7 +1,8 @@
 // SweepSession without a window: following a sweep directory (read through a stand-in reader,
 // polled while a trial is busy), and running a queue (a shell script standing in for
 // `towerbench-cli sweep`): its output as lines, its end, and a queue that outlives the
-// session only when asked to.
+// session only when asked to. And the CliProcess under it and LaunchedRun: one exit-status
+// mapping, whole lines, a program that cannot start.
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -9,7 +10,10 @@
 #include <QtTest>
 
 #include <signal.h>
+#include <utility>
+#include <vector>
 
+#include "app/gui/run/CliProcess.h"
 #include "app/gui/sweep/SweepSession.h"
 
 using namespace tbench;
@@ -28,7 +32,9 @@ QString writeScript(const QTemporaryDir& dir, const QString& body) {
   return path;
 }
 
-bridge::SweepStateView stateWith(const QStringList& trialStates) {
+using Phase = bridge::TrialPhase;
+
+bridge::SweepStateView stateWith(const QList<Phase>& trialStates) {
   bridge::SweepStateView state;
   state.present = true;
   for (int i = 0; i < trialStates.size(); ++i) {
@@ -55,7 +61,7 @@ class TestSweepSession : public QObject {
 
  private slots:
   void followsADirectoryWhileItsTrialsAreBusy() {
-    QStringList trials = {"finished", "running", "pending"};
+    QList<Phase> trials = {Phase::Finished, Phase::Running, Phase::Pending};
     int reads = 0;
     SweepSession session([&](const QString&) {
       ++reads;
@@ -76,7 +82,7 @@ class TestSweepSession : public QObject {
     // Busy: read again at the next poll.
     QTRY_VERIFY_WITH_TIMEOUT(reads >= 2, 3 * SweepSession::kPollMs);
     // Nothing busy: the polling stops.
-    trials = {"finished", "failed", "cancelled"};
+    trials = {Phase::Finished, Phase::Failed, Phase::Cancelled};
     session.refresh();
     const int after = reads;
     QTest::qWait(2 * SweepSession::kPollMs);
@@ -84,6 +90,39 @@ class TestSweepSession : public QObject {
     // The same directory again is no change of directory.
     QVERIFY(session.follow(QDir("sd").absolutePath()));
     QCOMPARE(dirs.size(), 1);
+  }
+
+  // How the CLI ended, as a shell says it: its status, 128 + a signal, 127 when not started.
+  void aCliProcessMapsItsEndToOneExitStatus() {
+    QCOMPARE(CliProcess::exitStatus(3, QProcess::NormalExit), 3);
+    QCOMPARE(CliProcess::exitStatus(0, QProcess::CrashExit), 128 + SIGKILL);
+    QTemporaryDir dir;
+    for (const auto& [body, expected] :
+         std::vector<std::pair<QString, int>>{{"exit 130", CliProcess::kExitStopped},
+                                              {"kill -SEGV $$", 128 + SIGSEGV},
+                                              {"kill -KILL $$", 128 + SIGKILL},
+                                              {"printf 'a\r\n\nlast'", 0}}) {
+      const QString cli = writeScript(dir, body);
+      CliProcess process(CliProcess::Lifetime::StopsWithWindow);
+      QSignalSpy finished(&process, &CliProcess::finished);
+      QStringList lines;
+      connect(&process, &CliProcess::lines, this, [&](const QStringList& l) { lines << l; });
+      QString error;
+      QVERIFY2(process.start(cli, {}, &error), qPrintable(error));
+      QVERIFY(!process.start(cli, {}, &error));  // one at a time
+      QVERIFY(error.contains("still running"));
+      QTRY_COMPARE(finished.size(), 1);
+      QCOMPARE(finished[0][0].toInt(), expected);
+      QCOMPARE(process.lastExitStatus(), expected);
+      if (expected == 0) QCOMPARE(lines, (QStringList{"a\r", "", "last"}));
+    }
+    CliProcess missing(CliProcess::Lifetime::Outlives);
+    QSignalSpy finished(&missing, &CliProcess::finished);
+    QString error;
+    QVERIFY(!missing.start(dir.filePath("no-such-cli"), {}, &error));
+    QVERIFY2(error.contains("cannot start") && error.contains("no-such-cli"), qPrintable(error));
+    QCOMPARE(missing.lastExitStatus(), CliProcess::kExitCannotStart);
+    QCOMPARE(finished.size(), 0);
   }
 
   void runsAQueueAndReadsItsOutputByLine() {
