@@ -302,6 +302,7 @@ SweepCheckView checkSweep(const QByteArray& sweepJson, const QString& sweepPath)
     view.trials = plan.totalTrials;
     view.maxEpoch = plan.longestEpochs;
     for (int64_t epochs : plan.maxEpochs) view.trialEpochs << epochs;
+    for (double work : plan.epochWork) view.trialWork << work;
     for (int64_t b : plan.bands) view.bands << b;
     for (const std::string& note : plan.notes) view.notes << q(note);
   } catch (const SweepError& e) {

@@ -142,8 +142,11 @@ struct SweepCheckView {
   qint64 trials = 0;          ///< the trials it runs; -1: until stopped or metric.target
   qint64 maxEpoch = 0;        ///< epochs of the longest listed trial (max_epoch may be swept)
   QList<qint64> trialEpochs;  ///< epochs of each listed trial
-  QList<qint64> bands;        ///< the epochs hyperband judges at (empty: no early termination)
-  QStringList notes;          ///< the engine's notes (SweepPlan::notes)
+  /// Each listed trial's epoch as a share of the base project's (samples per epoch); NaN when
+  /// not known ahead (SweepPlan::epochWork).
+  QList<double> trialWork;
+  QList<qint64> bands;  ///< the epochs hyperband judges at (empty: no early termination)
+  QStringList notes;    ///< the engine's notes (SweepPlan::notes)
 };
 
 struct ProjectServices {

@@ -1,5 +1,5 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/DataPreviewDialog.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <QCoreApplication>
 #include <QDialogButtonBox>

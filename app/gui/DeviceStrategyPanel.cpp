@@ -1,5 +1,5 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
+#include "app/bridge/ProjectViews.h"
 #include "widgets/Palette.h"
 
 #include <QCheckBox>

@@ -66,8 +66,8 @@ class DeviceStrategyPanel : public QWidget {
 
   bridge::DeviceEntries devices_;
   bridge::ComponentKindView strategies_;
-  QJsonObject trainer_;   // as last set, to keep keys the panel does not edit
-  QStringList missing_;   // devices of the project this machine lacks
+  QJsonObject trainer_;                 // as last set, to keep keys the panel does not edit
+  QStringList missing_;                 // devices of the project this machine lacks
   bridge::ProjectSummaryView summary_;  // as last set
   bool loading_ = false;
 

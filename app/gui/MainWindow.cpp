@@ -26,10 +26,7 @@
 #include "app/bridge/ProjectViews.h"
 #include "app/bridge/TryIt.h"
 #include "app/gui/DeviceStrategyPanel.h"
-#include "app/gui/LogView.h"
 #include "app/gui/PluginsDialog.h"
-#include "app/gui/RunControls.h"
-#include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
@@ -39,6 +36,10 @@
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunControls.h"
+#include "app/gui/runview/RunCurves.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/sweep/NewSweepDialog.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "widgets/ImagePanel.h"
@@ -116,6 +117,9 @@ void MainWindow::createPanels() {
          "scalar here as it arrives;\ncheck runs in Run History to overlay "
          "the curves of earlier runs."));
   setCentralWidget(plots_);
+  curves_ = new RunCurves(
+      plots_, [this] { return session_->runId(); }, this);
+  connect(curves_, &RunCurves::note, this, [this](const QString& text) { log_->appendNote(text); });
   // The left docks take the whole height; the bottom docks sit under the plots only.
   setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -141,7 +145,7 @@ void MainWindow::createPanels() {
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", log_, this));
   installRunDirectoryReaders(bridge::runDirectoryReaders());  // the engine reads the run directory
   history_ = new RunHistoryPanel(this);
-  connect(history_, &RunHistoryPanel::overlayChanged, this, &MainWindow::onOverlayChanged);
+  connect(history_, &RunHistoryPanel::overlayChanged, curves_, &RunCurves::showOverlays);
   connect(history_, &RunHistoryPanel::exportRequested, this,
           [this](const QString& runDir) { exportCheckpoint(runDir); });
   connect(history_, &RunHistoryPanel::resumeRequested, this, &MainWindow::resumeRun);
@@ -160,7 +164,7 @@ void MainWindow::createPanels() {
   });
   connect(sweeps_, &SweepPanel::continueSweep, this,
           [this](const QString& file, const QString& dir) { runSweepFile(file, dir); });
-  connect(sweeps_, &SweepPanel::trialCurves, this, &MainWindow::showTrialCurves);
+  connect(sweeps_, &SweepPanel::trialCurves, curves_, &RunCurves::showTrials);
   connect(sweeps_, &SweepPanel::finished, this, [this](int code) {
     log_->appendNote(tr("sweep ended with status %1: %2").arg(code).arg(sweeps_->sweepDir()));
     history_->refresh();
@@ -365,27 +369,7 @@ QDialog* MainWindow::newSweep() {
                    "Save)."));
     return nullptr;
   }
-  // Seconds per epoch of the project's newest finished run (its start-up included): the time
-  // estimate.
-  double secondsPerEpoch = 0;
-  QString source;
-  QDateTime newest;
-  const QDir runs(QDir(runRootPath()).filePath(editor_->summary().name));
-  for (const QString& id : runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    const bridge::RunStatusView status = readRunStatusFile(runs.filePath(id));
-    // A run of its own: not a sweep's trial (whose slots shared the cores; its directory is
-    // not a run id) nor a resumed run (its start is the resume's, its epochs the whole run's).
-    if (status.state != RunState::Finished || status.epoch <= 0 || !status.started.isValid() ||
-        !status.ended.isValid() || !status.idTime.isValid() || status.origin.contains("--resume") ||
-        (newest.isValid() && status.ended <= newest)) {
-      continue;
-    }
-    newest = status.ended;
-    // run.json's times are whole seconds: a run within one second counts half of one.
-    const double seconds = std::max(0.5, status.started.msecsTo(status.ended) / 1000.0);
-    secondsPerEpoch = seconds / double(status.epoch);
-    source = id;
-  }
+  const EpochTime epochTime = newestEpochTime(runRootPath(), editor_->summary().name);
   // The keys a sweep may vary are the registry's, not only the file's (issue 35): the document
   // with every default written out, so that a key left at its default can be swept.
   QJsonObject keys = editor_->object();
@@ -396,8 +380,8 @@ QDialog* MainWindow::newSweep() {
     const QJsonDocument doc = QJsonDocument::fromJson(canonical.toUtf8());
     if (doc.isObject()) keys = doc.object();
   }
-  auto* dialog =
-      new NewSweepDialog(keys, projectPath_, bridge::checkSweep, secondsPerEpoch, source, this);
+  auto* dialog = new NewSweepDialog(keys, projectPath_, bridge::checkSweep, epochTime.seconds,
+                                    epochTime.runId, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &NewSweepDialog::runRequested, this,
           [this](const QString& sweepFile) { runSweepFile(sweepFile); });
@@ -406,13 +390,8 @@ QDialog* MainWindow::newSweep() {
 }
 
 bool MainWindow::runSweepFile(const QString& sweepFile, const QString& sweepDir) {
-  // Its state beside the sweep file unless told (towerbench-cli sweep's default too): running
-  // the same file again, here or with the CLI, goes on with it.
-  const QFileInfo info(sweepFile);
-  const QString dir = !sweepDir.isEmpty() ? sweepDir : bridge::defaultSweepDir(sweepFile);
-  const QString cli = LaunchedRun::defaultCli();
-  QString error = LaunchedRun::cliProblem(cli);
-  if (error.isEmpty() && sweeps_->runSweep(cli, info.absoluteFilePath(), dir, &error)) {
+  QString error;
+  if (sweeps_->runSweep(sweepFile, sweepDir, &error)) {
     raiseDock("sweepDock");
     return true;
   }

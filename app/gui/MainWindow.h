@@ -56,6 +56,7 @@ class LaunchedRun;
 class RunFollower;
 class RunSession;
 class SweepPanel;
+class RunCurves;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -168,12 +169,6 @@ class MainWindow : public QMainWindow {
   void onRunStarted(const QString& runDir, qint64 stepsPerEpoch, qint64 samplesPerStep);
   void onMetrics(const bridge::MetricSamples& samples);
   void onRunEnded(bridge::RunState state, const QString& detail);
-  void onOverlayChanged(const QStringList& runDirs);
-  /// The sweep's trials on the plots (SweepPanel::trialCurves): each run's points that are new
-  /// since the last call are appended; runs no longer listed are taken off.
-  void showTrialCurves(const QStringList& runDirs, const QStringList& names);
-  /// Puts the curves `runDir` wrote so far (its stats.json) on the plots, under its id.
-  void plotRunSoFar(const QString& runDir);
   /// Gives every run on the plots its Run History name and colour.
   void styleRuns();
   void onImagesRequested(const QString& runDir);
@@ -222,8 +217,7 @@ class MainWindow : public QMainWindow {
 
   QString projectPath_;
   QStringList recent_;
-  QSet<QString> overlaid_;                 // run ids whose stats.json is on the plots
-  QHash<QString, qsizetype> trialPoints_;  // sweep trials' run ids -> points on the plots
+  RunCurves* curves_ = nullptr;  // past runs' curves: resumed, overlaid, a sweep's trials
   bool closeAfterRun_ = false;
 };
 

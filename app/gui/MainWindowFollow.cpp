@@ -12,14 +12,15 @@
 
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/RunControls.h"
-#include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunSession.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunControls.h"
+#include "app/gui/runview/RunCurves.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "widgets/LivePlotWidget.h"
 
 namespace tbench::gui {
@@ -46,21 +47,21 @@ void MainWindow::startLaunchedRun() {
 
 void MainWindow::launchRun(const QString& projectFile, const QString& runDir, int processes,
                            bool resume) {
-  const QString cli = LaunchedRun::defaultCli();
-  const QString problem = LaunchedRun::cliProblem(cli);
+  const QString cli = CliProcess::defaultCli();
+  const QString problem = CliProcess::cliProblem(cli);
   if (!problem.isEmpty()) {  // before anything of the last run's view is cleared
     showMessage(QMessageBox::Warning, tr("Cannot Start"), problem);
     return;
   }
   clearRunView();
   controls_->beginRun(resume ? std::nan("") : editor_->summary().startingLearningRate);
-  if (resume) plotRunSoFar(runDir);  // rank 0's new points continue its curves
+  if (resume) curves_->plotSoFar(runDir);  // rank 0's new points continue its curves
   QString error;
   if (!session_->launch(cli, projectFile, runDir, processes, resume, &error)) {
     showMessage(QMessageBox::Warning, tr("Cannot Start"), error);
     return;
   }
-  onOverlayChanged(history_->selectedRuns());
+  curves_->showOverlays(history_->selectedRuns());
 }
 
 void MainWindow::followRunDirectory(const QString& chosen) {

@@ -9,9 +9,9 @@
 #include <QStyle>
 #include <QToolBar>
 
-#include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/run/RunSession.h"
+#include "app/gui/runview/LogView.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "widgets/LivePlotWidget.h"
 

@@ -12,10 +12,7 @@
 
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
-#include "app/gui/LogView.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/RunControls.h"
-#include "app/gui/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/learned/ConfusionPanel.h"
@@ -24,6 +21,10 @@
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/rundir/RunStats.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunControls.h"
+#include "app/gui/runview/RunCurves.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/Palette.h"
@@ -75,8 +76,7 @@ void MainWindow::clearRunView() {
   session_->clear();
   plots_->clear();
   images_->clear();
-  overlaid_.clear();
-  trialPoints_.clear();  // the sweep's trials are drawn again, whole, at the next refresh
+  curves_->forget();  // overlays and the sweep's trials are drawn again, whole, when next shown
   status_->reset();
   controls_->clearLearningRate();
 }
@@ -111,7 +111,7 @@ void MainWindow::startRun() {
     return;
   }
   log_->appendNote(tr("starting %1").arg(options.projectPath));
-  onOverlayChanged(history_->selectedRuns());
+  curves_->showOverlays(history_->selectedRuns());
 }
 
 void MainWindow::stopRun() { session_->stop(controls_->saveFinalCheckpoint()); }
@@ -226,7 +226,7 @@ void MainWindow::resumeRun(const QString& runDir) {
   }
   clearRunView();
   controls_->beginRun(std::nan(""));  // the run's own rate arrives with its first step
-  plotRunSoFar(runDir);               // the live points continue its curves
+  curves_->plotSoFar(runDir);         // the live points continue its curves
   QString error;
   bridge::StartOptions options;
   options.projectText = QString::fromUtf8(projectText);
@@ -239,7 +239,7 @@ void MainWindow::resumeRun(const QString& runDir) {
   }
   log_->appendNote(tr("resuming %1 from its latest checkpoint, with the project it ran with")
                        .arg(QDir::toNativeSeparators(runDir)));
-  onOverlayChanged(history_->selectedRuns());
+  curves_->showOverlays(history_->selectedRuns());
 }
 
 void MainWindow::cloneRun(const QString& runDir) {
@@ -268,74 +268,6 @@ void MainWindow::styleRuns() {
     looks.insert(run.runId, {history_->runName(run.dir), history_->runColour(run.dir)});
   }
   plots_->setRunAppearances(looks);
-}
-
-void MainWindow::plotRunSoFar(const QString& runDir) {
-  const QString id = QFileInfo(runDir).fileName();
-  QString error;
-  const ScalarSeries series = readScalarSeries(runDir, &error);
-  if (!error.isEmpty()) log_->appendNote(tr("curves of %1: %2").arg(runDir, error));
-  ui::MetricPoints points;
-  for (const auto& p : series) {
-    points.append(ui::MetricPoint{id, p.name, p.step, p.epoch, 0.0, p.value});
-  }
-  // The epoch axis of a past run: its steps per epoch as run.json recorded them.
-  const bridge::RunStatusView status = readRunStatusFile(runDir);
-  if (status.stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, status.stepsPerEpoch);
-  plots_->appendPoints(points);
-}
-
-void MainWindow::onOverlayChanged(const QStringList& runDirs) {
-  QSet<QString> wanted;
-  for (const QString& dir : runDirs) {
-    const QString id = QFileInfo(dir).fileName();
-    if (id == session_->runId()) continue;  // already live on the plots
-    wanted.insert(id);
-    if (overlaid_.contains(id)) continue;
-    plotRunSoFar(dir);
-    overlaid_.insert(id);
-  }
-  for (const QString& id : overlaid_) plots_->setRunVisible(id, wanted.contains(id));
-}
-
-void MainWindow::showTrialCurves(const QStringList& runDirs, const QStringList& names) {
-  QSet<QString> wanted;
-  QSet<QRgb> used;  // the colours of the runs on the plots
-  for (int i = 0; i < runDirs.size(); ++i) {
-    const QString id = QFileInfo(runDirs[i]).fileName();
-    if (id == session_->runId()) continue;  // already live on the plots
-    wanted.insert(id);
-    // stats.json grows by an epoch at a time and is rewritten whole: its first points are
-    // those already drawn.
-    const ScalarSeries series = readScalarSeries(runDirs[i]);
-    const bool first = !trialPoints_.contains(id);
-    qsizetype& drawn = trialPoints_[id];
-    if (first) {
-      const bridge::RunStatusView status = readRunStatusFile(runDirs[i]);
-      if (status.stepsPerEpoch > 0) plots_->setStepsPerEpoch(id, status.stepsPerEpoch);
-      // Issue 35: two trials' curves had shared a colour (the index cycled, and ignored the
-      // runs already on the plots): the first colour no run on the plots has.
-      // (The run selector's chips may not show the trials just added: those are in `used`.)
-      for (const ui::RunChip& chip : plots_->runSelector()->runs()) used.insert(chip.colour.rgb());
-      int colour = 0;
-      while (used.contains(ui::Palette::categorical(colour).rgb())) ++colour;
-      used.insert(ui::Palette::categorical(colour).rgb());
-      plots_->setRunAppearance(id, names.value(i, id), ui::Palette::categorical(colour));
-    }
-    if (series.size() > drawn) {
-      ui::MetricPoints points;
-      for (qsizetype p = drawn; p < series.size(); ++p) {
-        const auto& s = series[p];
-        points.append(ui::MetricPoint{id, s.name, s.step, s.epoch, 0.0, s.value});
-      }
-      plots_->appendPoints(points);
-      drawn = series.size();
-    }
-    plots_->setRunVisible(id, true);
-  }
-  for (auto it = trialPoints_.begin(); it != trialPoints_.end(); ++it) {
-    if (!wanted.contains(it.key())) plots_->setRunVisible(it.key(), false);
-  }
 }
 
 void MainWindow::onImagesRequested(const QString& runDir) {

@@ -40,6 +40,8 @@ std::string newRunDirectoryPath(const std::string& runRoot, const std::string& p
   return dir.string();
 }
 
+std::string newRunId() { return timestamp(); }
+
 std::optional<std::time_t> runIdTime(const std::string& runId) {
   if (runId.size() < kRunIdLength) return std::nullopt;
   if (runId.size() > kRunIdLength && runId[kRunIdLength] != '-') return std::nullopt;

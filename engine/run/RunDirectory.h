@@ -28,6 +28,10 @@ enum class ExistingRunDir {
 /// <runRoot>/<projectName>/<YYYYmmdd-HHMMSS>, with "-1", "-2", ... when that is taken (the one
 /// place the run-id format is written).
 std::string newRunDirectoryPath(const std::string& runRoot, const std::string& projectName);
+/// A run id for now ("20250314-101010"), as newRunDirectoryPath names a run's directory, for a
+/// name that stamps the time the same way (a sweep's id, a kept partial run); not checked for
+/// being free.
+std::string newRunId();
 /// The local time a run id made by newRunDirectoryPath stands for ("20250314-101010", a "-N"
 /// suffix ignored); nullopt for another name (the format is read where it is written).
 std::optional<std::time_t> runIdTime(const std::string& runId);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -391,11 +392,34 @@ std::vector<SweepTrial> sweepTrials(const SweepSpec& sweep, const json& baseProj
   return trials;
 }
 
+namespace {
+
+/// SweepPlan::epochWork of `trial` against `base`.
+double epochWork(const Project& trial, const Project& base) {
+  if (trial.data.train.type != base.data.train.type ||
+      trial.data.train.settings.values() != base.data.train.settings.values()) {
+    return std::nan("");
+  }
+  if (trial.stepsPerEpoch == 0 && base.stepsPerEpoch == 0) return 1.0;  // one pass each
+  if (trial.stepsPerEpoch == 0 || base.stepsPerEpoch == 0) return std::nan("");
+  const auto samples = [](const Project& p) {
+    return double(p.stepsPerEpoch) * double(p.data.batchSize) *
+           double(std::max<size_t>(1, p.devices().size()));
+  };
+  return samples(trial) / samples(base);
+}
+
+}  // namespace
+
 SweepPlan planSweep(const SweepSpec& sweep, const json& baseProject) {
   SweepPlan plan;
   plan.trials = sweepTrials(sweep, baseProject);
+  std::optional<Project> base;
   for (const SweepTrial& t : plan.trials) {
-    plan.maxEpochs.push_back(projectFromJson(t.project, sweep.projectPath()).maxEpoch);
+    const Project trial = projectFromJson(t.project, sweep.projectPath());
+    if (!base) base = projectFromJson(baseProject, sweep.projectPath());
+    plan.maxEpochs.push_back(trial.maxEpoch);
+    plan.epochWork.push_back(epochWork(trial, *base));
     plan.longestEpochs = std::max(plan.longestEpochs, plan.maxEpochs.back());
   }
   plan.gridCombinations = gridSize(sweep);

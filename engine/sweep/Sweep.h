@@ -172,7 +172,12 @@ struct SweepPlan {
   /// Every trial (grid; random with run_cap), or a sequential sweep's first ones.
   std::vector<SweepTrial> trials;
   std::vector<int64_t> maxEpochs;  ///< per listed trial (max_epoch may be swept)
-  int64_t longestEpochs = 0;       ///< the most epochs a listed trial runs
+  /// Per listed trial: the samples an epoch of it trains over the base project's (steps per
+  /// epoch x batch per tower x towers), what a time estimate scales the base's epoch by; 1 when
+  /// both are one pass over the same training data; NaN when that is not known ahead (one pass
+  /// over the data against a step count, or the training data itself swept).
+  std::vector<double> epochWork;
+  int64_t longestEpochs = 0;  ///< the most epochs a listed trial runs
   /// The trials the sweep runs: trials.size(), or run_cap of a sequential sweep, or -1 (until
   /// stopped or metric.target).
   int64_t totalTrials = 0;

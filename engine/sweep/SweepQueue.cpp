@@ -225,7 +225,7 @@ void SweepQueue::initialState(const std::string& sweepFile, const Project& base)
   // The directory's name and the time: two sweeps never share a trial's run directory.
   fs::path dir = fs::path(options_.sweepDir).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
-  const std::string stamp = fs::path(newRunDirectoryPath("", "")).filename().string();
+  const std::string stamp = newRunId();
   state_.sweepId = dir.filename().string() + "-" + stamp;
   for (const SweepTrial& t : trials_) {
     TrialRecord r;
@@ -343,8 +343,7 @@ void SweepQueue::restartTrial(TrialRecord& t) {
     t.metric.clear();
     std::error_code error;
     if (fs::exists(t.runDir, error)) {
-      const std::string aside =
-          t.runDir + "-partial-" + fs::path(newRunDirectoryPath("", "")).filename().string();
+      const std::string aside = t.runDir + "-partial-" + newRunId();
       fs::rename(t.runDir, aside, error);
       if (!error) say("trial " + std::to_string(t.index) + ": its partial run moved to " + aside);
     }
@@ -423,6 +422,12 @@ void SweepQueue::reap() {
     } else {
       finished = record && record->state == RunState::Finished;
       clean = record && (record->state == RunState::Finished || record->state == RunState::Stopped);
+      // Told to stop and gone without recording an end (SIGTERM before its loop began, which
+      // loses nothing, as for a child of ours): what it was asked to do. Issue 35: a cancelled
+      // trial adopted from an earlier queue had been labelled "failed: its process is gone".
+      if (!clean && t.stopRequested && here && !(record && record->state == RunState::Failed)) {
+        clean = true;
+      }
     }
     if (finished && (!t.stopRequested || complete)) {
       t.state = TrialState::Finished;  // done, even if a stop came while it saved its last epoch

@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -353,6 +354,42 @@ class TestSweeps : public QObject {
                          [](const TrialRecord& t) { return t.state == TrialState::Finished; });
     };
     QTRY_VERIFY_WITH_TIMEOUT(ended(), 120000);
+  }
+
+  // Issue 35: a trial an earlier queue had told to stop (cancelled), whose process then ended
+  // before it recorded its end (SIGTERM while it loaded), had been labelled "failed: its process
+  // is gone" by the next queue. It is cancelled; the trials never started run.
+  void aTrialToldToStopThatLeftNoEndIsCancelledNotFailed() {
+    QTemporaryDir dir;
+    const std::string sweep = writeSweep(dir, {{"seed", {{"values", {1, 2}}}}}, 1);
+    const std::string sweepDir = dir.filePath("sweep-dir").toStdString();
+    {
+      SweepQueue first(sweep, options(dir, 1));
+      first.stop();  // before anything starts: every trial cancelled, never started
+      first.run();
+    }
+    QProcess gone;  // a pid that no process has now
+    gone.start("true", {});
+    QVERIFY(gone.waitForFinished(10000));
+    const std::string stateFile = sweepDir + "/sweep-state.json";
+    json state = json::parse(std::ifstream(stateFile));
+    json& t = state["trials"][0];
+    t["state"] = "running";
+    t["pid"] = gone.processId();
+    char host[256] = {};
+    QCOMPARE(::gethostname(host, sizeof host - 1), 0);
+    t["host"] = std::string(host);  // this host (as the engine's thisHost)
+    t["started"] = 1.0;
+    t["stop_requested"] = true;
+    state["queue"] = {{"pid", 0}, {"host", ""}};
+    writeFileAtomically(stateFile, state.dump(2));
+
+    SweepQueue again(sweep, options(dir, 1));
+    const SweepState after = again.run();
+    QVERIFY2(after.trials[0].state == TrialState::Cancelled,
+             qPrintable(QString::fromStdString(std::string(toString(after.trials[0].state)) + ": " +
+                                               after.trials[0].detail)));
+    QVERIFY(after.trials[1].state == TrialState::Finished);
   }
 
   void aQueueStartedAgainAdoptsTheTrialThatKeptRunning() {

@@ -1,5 +1,9 @@
 #include "app/gui/run/CliProcess.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -35,6 +39,19 @@ CliProcess::~CliProcess() {
     process_->waitForFinished(2000);
   }
   delete process_;
+}
+
+QString CliProcess::defaultCli() {
+  const QString fromEnvironment = qEnvironmentVariable("TOWERBENCH_CLI");
+  if (!fromEnvironment.isEmpty()) return fromEnvironment;
+  return QDir(QCoreApplication::applicationDirPath()).filePath("towerbench-cli");
+}
+
+QString CliProcess::cliProblem(const QString& cli) {
+  if (QFileInfo(cli).isExecutable()) return {};
+  return tr("%1 is not there: the window runs distributed runs and sweeps with towerbench-cli "
+            "(set TOWERBENCH_CLI to its path)")
+      .arg(QDir::toNativeSeparators(cli));
 }
 
 int CliProcess::exitStatus(int code, QProcess::ExitStatus status) {

@@ -41,6 +41,11 @@ class CliProcess : public QObject {
   /// called, without emitting anything.
   ~CliProcess() override;
 
+  /// towerbench-cli beside the running program, or $TOWERBENCH_CLI when set.
+  static QString defaultCli();
+  /// Why `cli` cannot run (not there, not executable), naming it; empty when it can.
+  static QString cliProblem(const QString& cli);
+
   /// The exit status of a process that ended with `code` and `status` (see the header note).
   static int exitStatus(int code, QProcess::ExitStatus status);
 

@@ -1,8 +1,5 @@
 #include "app/gui/run/LaunchedRun.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QRegularExpression>
 #include <QTimer>
 
@@ -51,26 +48,13 @@ LaunchedRun::~LaunchedRun() {
 
 bool LaunchedRun::isActive() const { return process_->isRunning(); }
 
-QString LaunchedRun::defaultCli() {
-  const QString fromEnvironment = qEnvironmentVariable("TOWERBENCH_CLI");
-  if (!fromEnvironment.isEmpty()) return fromEnvironment;
-  return QDir(QCoreApplication::applicationDirPath()).filePath("towerbench-cli");
-}
-
-QString LaunchedRun::cliProblem(const QString& cli) {
-  if (QFileInfo(cli).isExecutable()) return {};
-  return tr("%1 is not there: the window starts a distributed run with towerbench-cli "
-            "(set TOWERBENCH_CLI to its path)")
-      .arg(QDir::toNativeSeparators(cli));
-}
-
 bool LaunchedRun::start(const QString& cli, const QString& projectPath, const QString& runDir,
                         int processes, QString* error, bool resume) {
   if (isActive()) {
     if (error) *error = tr("a launched run is still active");
     return false;
   }
-  if (const QString problem = cliProblem(cli); !problem.isEmpty()) {
+  if (const QString problem = CliProcess::cliProblem(cli); !problem.isEmpty()) {
     if (error) *error = problem;
     return false;
   }

@@ -39,11 +39,6 @@ class LaunchedRun : public QObject {
   explicit LaunchedRun(QObject* parent = nullptr);
   ~LaunchedRun() override;
 
-  /// towerbench-cli beside the running program, or $TOWERBENCH_CLI when set.
-  static QString defaultCli();
-
-  /// Why `cli` cannot start a run (not there, not executable); empty when it can.
-  static QString cliProblem(const QString& cli);
   /// Starts `cli launch --nproc-per-node processes projectPath --run-dir runDir [--resume]`.
   /// False with `*error` when it cannot start (no such program, already running).
   bool start(const QString& cli, const QString& projectPath, const QString& runDir, int processes,

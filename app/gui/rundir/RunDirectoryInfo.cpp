@@ -276,6 +276,25 @@ QStringList listRunDirectories(const QString& runRoot, const QString& projectNam
   return dirs;
 }
 
+EpochTime newestEpochTime(const QString& runRoot, const QString& projectName) {
+  EpochTime time;
+  QDateTime newest;
+  for (const QString& dir : listRunDirectories(runRoot, projectName)) {
+    const bridge::RunStatusView status = readRunStatusFile(dir);
+    if (status.state != bridge::RunState::Finished || status.epoch <= 0 ||
+        !status.started.isValid() || !status.ended.isValid() || !status.idTime.isValid() ||
+        status.origin.contains("--resume") || (newest.isValid() && status.ended <= newest)) {
+      continue;
+    }
+    newest = status.ended;
+    // run.json's times are whole seconds: a run within one second counts half of one.
+    const double seconds = std::max(0.5, status.started.msecsTo(status.ended) / 1000.0);
+    time.seconds = seconds / double(status.epoch);
+    time.runId = QFileInfo(dir).fileName();
+  }
+  return time;
+}
+
 void sortNewestFirst(QVector<RunDirectoryInfo>& runs) {
   std::stable_sort(runs.begin(), runs.end(),
                    [](const RunDirectoryInfo& a, const RunDirectoryInfo& b) {

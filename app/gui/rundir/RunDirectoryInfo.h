@@ -108,6 +108,16 @@ QStringList listRunDirectories(const QString& runRoot, const QString& projectNam
 /// Sorts newest first: by start time, then by run id (natural order, so "…-10" is after "…-9").
 void sortNewestFirst(QVector<RunDirectoryInfo>& runs);
 
+/// An epoch's time in the project's newest finished run of its own: its start to its end over
+/// its epochs, start-up included; not a sweep's trial (its slots shared the cores; its directory
+/// name is not a run id) nor a resumed run (its start is the resume's, its epochs the whole
+/// run's). What New Sweep…'s time estimate starts from.
+struct EpochTime {
+  double seconds = 0;  ///< 0: no such run
+  QString runId;
+};
+EpochTime newestEpochTime(const QString& runRoot, const QString& projectName);
+
 /// Every run of a project, read and sorted newest first.
 QVector<RunDirectoryInfo> scanRuns(const QString& runRoot, const QString& projectName,
                                    const QDateTime& now = QDateTime::currentDateTime());

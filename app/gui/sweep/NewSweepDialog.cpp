@@ -374,11 +374,26 @@ void NewSweepDialog::recheck() {
     return;
   }
   // The epochs of every trial (max_epoch may be swept); a sweep that makes its trials as it runs
-  // without run_cap has no total.
+  // without run_cap has no total. Each epoch weighs its samples against the base project's
+  // (issue 35: a swept batch size or step count had been ignored).
   qint64 epochs = 0;
-  for (qint64 e : check_.trialEpochs) epochs += e;
+  double work = 0;  // in epochs of the base project
+  bool workKnown = true;
+  for (qsizetype i = 0; i < check_.trialEpochs.size(); ++i) {
+    const double w = check_.trialWork.value(i, 1.0);
+    workKnown = workKnown && std::isfinite(w);
+    epochs += check_.trialEpochs[i];
+    work += double(check_.trialEpochs[i]) * (std::isfinite(w) ? w : 1.0);
+  }
   const bool everyTrialListed = check_.trials == qint64(check_.trialEpochs.size());
-  if (!everyTrialListed && check_.trials > 0) epochs = check_.trials * check_.maxEpoch;
+  if (!everyTrialListed && check_.trials > 0) {
+    // Trials made as the sweep runs: as many more like the listed ones on average.
+    const double perTrial = check_.trialEpochs.isEmpty() ? double(check_.maxEpoch)
+                                                         : work / double(check_.trialEpochs.size());
+    epochs = check_.trials * check_.maxEpoch;
+    work = perTrial * double(check_.trials);
+  }
+  estimatedSeconds_ = secondsPerEpoch_ > 0 && check_.trials > 0 ? secondsPerEpoch_ * work : 0;
   QString text =
       check_.trials < 0 ? tr("<b>trials until stopped</b> (or until one reaches the target), up "
                              "to %1 epochs each")
@@ -390,23 +405,29 @@ void NewSweepDialog::recheck() {
                 .arg(check_.trials)
                 .arg(epochs)
           : tr("<b>%1 trials</b> of %2 epochs each").arg(check_.trials).arg(check_.maxEpoch);
-  if (secondsPerEpoch_ > 0 && check_.trials > 0) {
-    const double total = secondsPerEpoch_ * double(epochs);
-    text += tr(": about %1 one trial at a time (%2 s per epoch in %3)")
-                .arg(duration(total))
+  if (estimatedSeconds_ > 0) {
+    text += tr(": about %1 one trial at a time (%2 s per epoch in %3")
+                .arg(duration(estimatedSeconds_))
                 .arg(secondsPerEpoch_, 0, 'g', 3)
                 .arg(estimateSource_.toHtmlEscaped());
-    // Issue 35: the estimate had been given as if a swept batch size or model changed nothing.
+    if (std::abs(work - double(epochs)) > 1e-9 * double(epochs)) {
+      text += tr(", scaled by each trial's samples per epoch");
+    }
+    text += QStringLiteral(")");
+    // What the samples per epoch do not tell: the cost of a sample.
     QStringList changesAnEpoch;
     for (const QString& key : doc.value("parameters").toObject().keys()) {
-      if (key == "data.batch_size" || key == "steps_per_epoch" || key.startsWith("model.") ||
-          key == "precision" || key.startsWith("trainer.")) {
+      if (key.startsWith("model.") || key == "precision" || key.startsWith("trainer.")) {
         changesAnEpoch << key;
       }
     }
+    if (!workKnown) {
+      text +=
+          tr("; some trials' samples per epoch are not known ahead (one pass over the data "
+             "against a step count), counted as one of the project's epochs");
+    }
     if (!changesAnEpoch.isEmpty()) {
-      text += tr(", assuming every trial's epoch takes as long; %1 change(s) that, so trials "
-                 "may take longer or shorter")
+      text += tr("; %1 change(s) the time a sample takes, so trials may take longer or shorter")
                   .arg(changesAnEpoch.join(", ").toHtmlEscaped());
     }
   } else if (check_.trials > 0) {

@@ -56,6 +56,9 @@ class NewSweepDialog : public QDialog {
   QJsonObject sweepDocument(QStringList* problems = nullptr) const;
   /// The last check's result.
   const bridge::SweepCheckView& check() const { return check_; }
+  /// The time the summary estimates for the sweep, one trial at a time: the seconds per epoch
+  /// times each trial's epochs weighed by its samples per epoch; 0 when there is none.
+  double estimatedSeconds() const { return estimatedSeconds_; }
   QString sweepPath() const;
 
   /// A "sweep" cell as the sweep file's parameter ({"values": [...]} or {"min", "max",
@@ -77,6 +80,7 @@ class NewSweepDialog : public QDialog {
   Checker checker_;
   double secondsPerEpoch_;
   QString estimateSource_;
+  double estimatedSeconds_ = 0;
   bridge::SweepCheckView check_;
   QLineEdit* filter_;
   QTableWidget* keys_;

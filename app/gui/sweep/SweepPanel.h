@@ -58,11 +58,11 @@ class SweepPanel : public QWidget {
 
   /// Shows the sweep in `sweepDir` and follows it while its queue runs.
   void showSweep(const QString& sweepDir) { session_.follow(sweepDir); }
-  /// Runs `sweepFile` with `cli` into `sweepDir`. False with `*error` when it cannot start.
-  bool runSweep(const QString& cli, const QString& sweepFile, const QString& sweepDir,
-                QString* error) {
-    return session_.run(cli, sweepFile, sweepDir, error);
-  }
+  /// Runs `sweepFile` with towerbench-cli (CliProcess::defaultCli) into `sweepDir` (empty: the
+  /// engine's default, sweeps/<name> beside the file, as `towerbench-cli sweep` chooses: running
+  /// the same file again, here or with the CLI, goes on with it). False with `*error` when it
+  /// cannot start.
+  bool runSweep(const QString& sweepFile, const QString& sweepDir, QString* error);
   /// Cancels the sweep this panel runs (SIGTERM: the queue stops its trials cleanly), or the
   /// queue outside the window that its state names.
   void stop() { session_.stop(); }

@@ -18,9 +18,9 @@
 
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/LogView.h"
+#include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/RunStatusBar.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"

@@ -15,9 +15,9 @@
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/DeviceStrategyPanel.h"
-#include "app/gui/LogView.h"
-#include "app/gui/RunControls.h"
-#include "app/gui/RunStatusBar.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunControls.h"
+#include "app/gui/runview/RunStatusBar.h"
 
 using namespace tbench;
 using namespace tbench::gui;

@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/DeviceStrategyPanel.h"
-#include "app/gui/LogView.h"
+#include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/RunStatusBar.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"

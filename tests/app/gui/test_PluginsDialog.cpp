@@ -11,7 +11,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 
-#include "app/gui/LogView.h"
+#include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PluginsDialog.h"
 #include "app/gui/editor/ProjectEditor.h"

@@ -19,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 #include <fstream>
 
 #include <qcustomplot.h>
@@ -286,6 +288,7 @@ class TestSweepPanel : public QObject {
     QTemporaryDir dir;
     const QString project = tbench::testing::writeProjectFrom(dir, "mlp.json", [](json& doc) {
       doc["max_epoch"] = 2;
+      doc["steps_per_epoch"] = 10;
       doc["callbacks"] = {{{"type", "inference"}}};
     });
     // A finished run of the project: the time estimate's source.
@@ -322,7 +325,22 @@ class TestSweepPanel : public QObject {
     QTRY_VERIFY2(summary->text().contains("4 trials</b> of 2 epochs each: about"),
                  qPrintable(summary->text()));
     QVERIFY2(summary->text().contains("s per epoch in "), qPrintable(summary->text()));
-    QVERIFY2(summary->text().contains("model.hidden change(s) that"), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains("model.hidden change(s) the time a sample takes"),
+             qPrintable(summary->text()));
+    // Issue 35: a swept batch size had been ignored. With 10 steps an epoch, batch 64 and 128
+    // weigh 1x and 2x the project's epoch of batch 64: 2 learning rates x 2 batch sizes x 2
+    // epochs = 12 of the project's epochs, not 8.
+    const double fourTrials = dialog->estimatedSeconds();
+    QVERIFY(fourTrials > 0);
+    dialog->setSwept("model.hidden", "[16]");
+    QTRY_VERIFY(summary->text().contains("2 trials</b>"));
+    const double perProjectEpoch = dialog->estimatedSeconds() / 4;
+    QVERIFY(std::abs(fourTrials - 8 * perProjectEpoch) < 1e-9 * fourTrials);
+    dialog->setSwept("data.batch_size", "64, 128");
+    QTRY_VERIFY2(summary->text().contains("scaled by each trial's samples per epoch"),
+                 qPrintable(summary->text()));
+    QVERIFY2(std::abs(dialog->estimatedSeconds() - 12 * perProjectEpoch) < 1e-6 * fourTrials,
+             qPrintable(summary->text()));
     // Random search over a range, 3 trials, hyperband.
     dialog->findChild<QComboBox*>("newSweep.method")->setCurrentText("random");
     dialog->setSwept("optimizer.learning_rate", "1e-3 .. 1e-1");
@@ -336,7 +354,8 @@ class TestSweepPanel : public QObject {
     dialog->findChild<QLineEdit*>("newSweep.filter")->setText("optimizer");
     for (int row = 0; row < keys->rowCount(); ++row) {
       const QString key = keys->item(row, 0)->text();
-      QCOMPARE(keys->isRowHidden(row), !key.contains("optimizer") && key != "model.hidden");
+      QCOMPARE(keys->isRowHidden(row), !key.contains("optimizer") && key != "model.hidden" &&
+                                           key != "data.batch_size");
     }
     screenshot(dialog, "new-sweep.png");
     const QString sweepFile = dialog->sweepPath();

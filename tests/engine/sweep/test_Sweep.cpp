@@ -78,6 +78,29 @@ class TestSweep : public QObject {
     QCOMPARE(sweepTrials(sweepFromJson(capped), base).size(), size_t{2});
   }
 
+  // Issue 35: the time estimate had ignored a swept batch size. The plan says how much work an
+  // epoch of each trial is next to the base project's: samples per epoch (steps x batch x
+  // towers); one pass over the same data is the same work; not known otherwise.
+  void aPlanWeighsEachTrialsEpochBySamples() {
+    json base = baseProject();
+    base["steps_per_epoch"] = 10;
+    base["data"]["batch_size"] = 32;
+    const SweepPlan plan =
+        planSweep(sweepFromJson(sweepDoc({{"data.batch_size", {{"values", {32, 64}}}},
+                                          {"steps_per_epoch", {{"values", {10, 5, 0}}}}})),
+                  base);
+    QCOMPARE(plan.epochWork.size(), size_t{6});
+    QCOMPARE(plan.epochWork[0], 1.0);        // 32 x 10
+    QCOMPARE(plan.epochWork[1], 0.5);        // 32 x 5
+    QVERIFY(std::isnan(plan.epochWork[2]));  // one pass: samples not known ahead
+    QCOMPARE(plan.epochWork[3], 2.0);        // 64 x 10
+    QCOMPARE(plan.epochWork[4], 1.0);        // 64 x 5
+    base["steps_per_epoch"] = 0;             // one pass over the data, whatever the batch
+    const SweepPlan passes =
+        planSweep(sweepFromJson(sweepDoc({{"data.batch_size", {{"values", {32, 64}}}}})), base);
+    QCOMPARE(passes.epochWork, (std::vector<double>{1.0, 1.0}));
+  }
+
   void randomIsReproducibleAndInsideEachDistribution() {
     json doc = sweepDoc(
         {{"optimizer.learning_rate",

@@ -1,4 +1,4 @@
-#include "app/gui/LogView.h"
+#include "app/gui/runview/LogView.h"
 #include "widgets/Palette.h"
 
 #include <QDateTime>

@@ -1,4 +1,4 @@
-#include "app/gui/RunStatusBar.h"
+#include "app/gui/runview/RunStatusBar.h"
 
 #include <QLabel>
 #include <QProgressBar>

@@ -1,4 +1,4 @@
-#include "app/gui/RunControls.h"
+#include "app/gui/runview/RunControls.h"
 
 #include "app/bridge/RunController.h"
 
