@@ -4,6 +4,7 @@
 # LibTorch's libraries may need a newer C library than this machine's.
 #
 #   scripts/check-torch2-headers.sh BUILD_DIR TORCH_INCLUDE [JOBS]
+#   TB_CHECK_ONLY=REGEX scripts/check-torch2-headers.sh ...   (only the sources whose path matches)
 #
 # BUILD_DIR: a configured build of this tree (its compile commands are reused).
 # TORCH_INCLUDE: the other LibTorch's include directory, the one holding ATen/, c10/ and torch/:
@@ -27,13 +28,14 @@ std=$(grep -ho 'CXX_STANDARD [0-9]*' "$inc"/../lib/*/cmake/Torch/TorchConfig.cma
 out=$(mktemp -d)
 ninja -C "$build" -t compdb >"$out/compdb.json"
 python3 - "$out/compdb.json" "$inc" "$out/commands" "${std:-0}" <<'PY'
-import json, re, shlex, sys
+import json, os, re, shlex, sys
 entries, inc, dest, std = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], int(sys.argv[4])
 seen, lines = set(), []
 for e in entries:
     f = e["file"]
     if not f.endswith(".cpp") or f in seen: continue
     if not re.search(r"/(engine|app/cli|examples)/", f): continue
+    if os.environ.get("TB_CHECK_ONLY") and not re.search(os.environ["TB_CHECK_ONLY"], f): continue
     seen.add(f)
     args = shlex.split(e["command"])
     # Drop the launcher, the precompiled header and the outputs; the other LibTorch's

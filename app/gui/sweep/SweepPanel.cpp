@@ -3,7 +3,6 @@
 #include <qcustomplot.h>
 
 #include <QDir>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,8 +14,6 @@
 #include <map>
 #include <utility>
 
-#include "app/bridge/ProjectServices.h"
-#include "app/gui/run/CliProcess.h"
 #include "app/gui/sweep/SweepCoordinates.h"
 #include "app/gui/sweep/SweepTrialTable.h"
 #include "app/gui/sweep/TrialValues.h"
@@ -264,16 +261,6 @@ int SweepPanel::positionOf(qint64 trial) const {
     if (state().trials[i].index == trial) return i;
   }
   return -1;
-}
-
-bool SweepPanel::runSweep(const QString& sweepFile, const QString& sweepDir, QString* error) {
-  const QString cli = CliProcess::defaultCli();
-  if (const QString problem = CliProcess::cliProblem(cli); !problem.isEmpty()) {
-    if (error) *error = problem;
-    return false;
-  }
-  return session_.run(cli, QFileInfo(sweepFile).absoluteFilePath(),
-                      sweepDir.isEmpty() ? bridge::defaultSweepDir(sweepFile) : sweepDir, error);
 }
 
 void SweepPanel::updateTrialButtons() {

@@ -62,7 +62,9 @@ class SweepPanel : public QWidget {
   /// engine's default, sweeps/<name> beside the file, as `towerbench-cli sweep` chooses: running
   /// the same file again, here or with the CLI, goes on with it). False with `*error` when it
   /// cannot start.
-  bool runSweep(const QString& sweepFile, const QString& sweepDir, QString* error);
+  bool runSweep(const QString& sweepFile, const QString& sweepDir, QString* error) {
+    return session_.runFile(sweepFile, sweepDir, error);
+  }
   /// Cancels the sweep this panel runs (SIGTERM: the queue stops its trials cleanly), or the
   /// queue outside the window that its state names.
   void stop() { session_.stop(); }

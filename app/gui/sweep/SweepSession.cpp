@@ -3,8 +3,11 @@
 #include <signal.h>
 
 #include <QDir>
+#include <QFileInfo>
 #include <algorithm>
 #include <utility>
+
+#include "app/bridge/ProjectServices.h"
 
 namespace tbench::gui {
 
@@ -75,6 +78,16 @@ bool SweepSession::run(const QString& cli, const QString& sweepFile, const QStri
   emit runningChanged(true);
   follow(sweepDir);
   return true;
+}
+
+bool SweepSession::runFile(const QString& sweepFile, const QString& sweepDir, QString* error) {
+  const QString cli = CliProcess::defaultCli();
+  if (const QString problem = CliProcess::cliProblem(cli); !problem.isEmpty()) {
+    if (error) *error = problem;
+    return false;
+  }
+  return run(cli, QFileInfo(sweepFile).absoluteFilePath(),
+             sweepDir.isEmpty() ? bridge::defaultSweepDir(sweepFile) : sweepDir, error);
 }
 
 void SweepSession::stop() {

@@ -42,6 +42,9 @@ class SweepSession : public QObject {
   /// Runs `sweepFile` with `cli` into `sweepDir`, then follows it. False with `*error` when it
   /// cannot start or a queue of this session's is running.
   bool run(const QString& cli, const QString& sweepFile, const QString& sweepDir, QString* error);
+  /// Runs `sweepFile` with towerbench-cli (CliProcess::defaultCli) into `sweepDir`, or when
+  /// that is empty the engine's default (sweeps/<name> beside the file, as the CLI chooses).
+  bool runFile(const QString& sweepFile, const QString& sweepDir, QString* error);
   /// Cancels the sweep: SIGTERM to this session's queue (it stops its trials cleanly), or to
   /// the queue outside this process that the state names.
   void stop();
