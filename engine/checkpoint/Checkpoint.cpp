@@ -32,16 +32,6 @@ using checkpoint_detail::prefix;
 using checkpoint_detail::shapeString;
 using checkpoint_detail::torchReason;
 
-bool isIgnored(const std::string& name, const std::vector<std::string>& ignore) {
-  for (const auto& entry : ignore) {
-    if (name == entry) return true;
-    if (!entry.empty() && entry.back() == '.' && name.compare(0, entry.size(), entry) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 void appendNames(std::ostringstream& out, const char* label,
                  const std::vector<std::string>& names) {
   if (names.empty()) return;
@@ -74,8 +64,12 @@ std::vector<char> readBytes(const std::string& path) {
 
 // Reading: every way a foreign or damaged file can fail ends here as an InputError.
 
+[[noreturn]] void notA(const std::string& kind, const std::string& path, const std::string& why) {
+  throw InputError(str(path, ": not ", kind, " (", why, ")"));
+}
+
 [[noreturn]] void notACheckpoint(const std::string& path, const std::string& why) {
-  throw InputError(str(path, ": not a Towerbench checkpoint (", why, ")"));
+  notA("a Towerbench checkpoint", path, why);
 }
 
 // Note [Pickles LibTorch cannot take] (ZipIntegrity.cpp), continued: LibTorch 1.13 builds a
@@ -83,7 +77,8 @@ std::vector<char> readBytes(const std::string& path) {
 // storage, and the first read (contiguous(), a copy) goes past it: a crash (found by
 // fuzz_checkpoint_file). Every tensor of the pickle is checked here, containers walked without
 // recursion.
-void checkTensorsFitStorage(const std::string& path, const c10::IValue& root) {
+void checkTensorsFitStorage(const std::string& path, const c10::IValue& root,
+                            const std::string& kind) {
   std::vector<const c10::IValue*> pending{&root};
   while (!pending.empty()) {
     const c10::IValue& value = *pending.back();
@@ -111,10 +106,10 @@ void checkTensorsFitStorage(const std::string& path, const c10::IValue& root) {
                              !__builtin_mul_overflow(bytes, int64_t(tensor.itemsize()), &bytes) &&
                              bytes <= static_cast<int64_t>(tensor.storage().nbytes())));
       if (!fits) {
-        notACheckpoint(path, tbench::str("a tensor of shape ", tensor.sizes(), ", strides ",
-                                         tensor.strides(), " and offset ", tensor.storage_offset(),
-                                         " reaches past its storage of ", tensor.storage().nbytes(),
-                                         " bytes"));
+        notA(kind, path,
+             tbench::str("a tensor of shape ", tensor.sizes(), ", strides ", tensor.strides(),
+                         " and offset ", tensor.storage_offset(), " reaches past its storage of ",
+                         tensor.storage().nbytes(), " bytes"));
       }
     }
   }
@@ -185,7 +180,7 @@ void readNamedOptimizers(const std::string& path, const c10::impl::GenericDict& 
   }
 }
 
-TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) {
+TrainingState stateFromPickleIn(const std::string& path, const c10::IValue& root) {
   if (!root.isGenericDict()) {
     notACheckpoint(path, str("the pickle holds a ", root.tagKind(), ", not a dict"));
   }
@@ -387,24 +382,25 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state) {
   writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 }
 
-TrainingState readCheckpointFile(const std::string& path) {
-  const std::vector<char> bytes = readBytes(path);
-  if (bytes.empty()) throw InputError(str(path, ": empty file, not a Towerbench checkpoint"));
-  // torch::pickle_save writes a zip archive; anything else is not ours (a JSON file, a legacy
-  // torch.save pickle, random bytes) and is rejected before LibTorch's reader sees it.
+c10::IValue readTorchPickle(const std::string& path, const std::vector<char>& bytes,
+                            const std::string& kind) {
+  if (bytes.empty()) throw InputError(str(path, ": empty file, not ", kind));
+  // torch::pickle_save and torch.save write a zip archive; anything else (a JSON file, a legacy
+  // torch.save pickle, random bytes) is rejected before LibTorch's reader sees it.
   if (bytes.size() < 4 || std::memcmp(bytes.data(), "PK\x03\x04", 4) != 0) {
-    notACheckpoint(path, "not a zip archive written by torch::pickle_save or torch.save");
+    notA(kind, path, "not a zip archive written by torch::pickle_save or torch.save");
   }
   std::optional<std::vector<ZipRecord>> records;
   try {
     records = verifyZipArchive(bytes.data(), bytes.size());
   } catch (const std::exception& e) {
-    throw InputError(str(path, ": truncated or corrupt checkpoint (", e.what(), ")"));
+    throw InputError(
+        str(path, ": truncated or corrupt (", e.what(), "): not ", kind, " that can be read"));
   }
   // Note [Checkpoint integrity]: what LibTorch would refuse leaking, or allocate for, is refused.
   if (records) {
     const std::string problem = torchArchiveProblem(bytes.data(), *records);
-    if (!problem.empty()) notACheckpoint(path, problem);
+    if (!problem.empty()) notA(kind, path, problem);
   }
   c10::IValue root;
   try {
@@ -412,10 +408,31 @@ TrainingState readCheckpointFile(const std::string& path) {
   } catch (const std::exception& e) {
     // The archive is intact (Note [Checkpoint integrity]), so this is a zip or a pickle
     // LibTorch cannot read, e.g. a torch.save pickle using opcodes LibTorch does not know.
-    notACheckpoint(path, str("LibTorch cannot unpickle it: ", torchReason(e)));
+    notA(kind, path, str("LibTorch cannot unpickle it: ", torchReason(e)));
   }
-  checkTensorsFitStorage(path, root);
-  return stateFromPickle(path, root);
+  checkTensorsFitStorage(path, root, kind);
+  return root;
+}
+
+std::vector<char> readFileBytes(const std::string& path) { return readBytes(path); }
+
+bool matchesIgnoreList(const std::string& name, const std::vector<std::string>& ignore) {
+  for (const auto& entry : ignore) {
+    if (name == entry) return true;
+    if (!entry.empty() && entry.back() == '.' && name.compare(0, entry.size(), entry) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TrainingState readCheckpointFile(const std::string& path) {
+  const std::vector<char> bytes = readBytes(path);
+  return stateFromPickle(path, readTorchPickle(path, bytes, "a Towerbench checkpoint"));
+}
+
+TrainingState stateFromPickle(const std::string& path, const c10::IValue& root) {
+  return stateFromPickleIn(path, root);
 }
 
 std::string RestoreReport::toString() const {
@@ -443,7 +460,7 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
   std::set<std::string> seen;
   for (auto& [name, target] : targets) {
     seen.insert(name);
-    if (isIgnored(name, ignore)) {
+    if (matchesIgnoreList(name, ignore)) {
       report.ignored.push_back(name);
       continue;
     }
@@ -460,7 +477,7 @@ RestoreReport restoreModel(torch::nn::Module& module, const TrainingState& state
   }
   for (const auto& [name, tensor] : state.model) {
     if (seen.count(name)) continue;
-    if (isIgnored(name, ignore)) {
+    if (matchesIgnoreList(name, ignore)) {
       report.ignored.push_back(name);
     } else {
       report.unexpected.push_back(name);

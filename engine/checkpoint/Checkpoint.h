@@ -38,6 +38,7 @@
 // Files are written atomically (temp file, flush, rename): a kill at any moment leaves the
 // previous file intact.
 
+#include <ATen/core/ivalue.h>
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
@@ -101,6 +102,20 @@ void writeCheckpointFile(const std::string& path, const TrainingState& state);
 /// truncated, not a pickle, or a pickle that is not a Towerbench checkpoint (missing keys,
 /// wrong types).
 TrainingState readCheckpointFile(const std::string& path);
+
+/// The pickle of the torch zip archive `bytes` read from `path` (torch::pickle_save's, or
+/// torch.save's in PyTorch's zip format), its zip records verified (Note [Checkpoint integrity])
+/// and every tensor within its storage. InputError "<path>: not <kind> (why)" otherwise.
+c10::IValue readTorchPickle(const std::string& path, const std::vector<char>& bytes,
+                            const std::string& kind);
+/// The checkpoint in `root`, readTorchPickle's of a checkpoint file `path` (InputError when it
+/// is not one, as readCheckpointFile).
+TrainingState stateFromPickle(const std::string& path, const c10::IValue& root);
+/// The bytes of the file at `path`; InputError naming it when it cannot be read.
+std::vector<char> readFileBytes(const std::string& path);
+
+/// Whether `name` is in `ignore`: an exact name, or a prefix ending in '.'.
+bool matchesIgnoreList(const std::string& name, const std::vector<std::string>& ignore);
 
 /// What restoring a model from a checkpoint did, by parameter/buffer name.
 struct RestoreReport {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/core/Check.h"
+#include "engine/core/Logging.h"
 
 namespace tbench {
 
@@ -165,6 +166,20 @@ ScriptModel::ScriptModel(Options options) : options_(std::move(options)), loss_(
   TB_CHECK(options_.optimizer, "ScriptModel needs an optimizer factory");
   vectors_ = options_.input.channels == 1 && options_.input.height == 1;
   prototype_ = loadScriptModule(options_.path);
+  // Issue 37: a module saved with its parameters' requires_grad off (Towerbench's own
+  // TorchScript export, a module frozen before torch.jit.save) validated, then failed at step 1
+  // with LibTorch's "element 0 of tensors does not require grad". Its parameters are trained
+  // (a parameter group freezes what should not be).
+  int64_t frozen = 0;
+  for (const auto& p : prototype_.named_parameters()) {
+    if (p.value.requires_grad()) continue;
+    p.value.set_requires_grad(true);
+    ++frozen;
+  }
+  if (frozen > 0) {
+    TB_LOG(Info) << options_.path << ": " << frozen
+                 << " parameter(s) were saved with requires_grad off (an export); trained";
+  }
   checkAgainstData();
 }
 

@@ -47,8 +47,12 @@ std::vector<ComponentSpec> defaultCallbackSpecs();
 
 /// "init": start from the weights of a checkpoint (fine-tuning, another project's run).
 struct InitSpec {
-  std::string checkpoint;           ///< empty: random initialisation
+  /// empty: random initialisation; else a Towerbench checkpoint or run directory, a PyTorch
+  /// state_dict, a .safetensors file or a TorchScript file (engine/checkpoint/WeightsFile.h)
+  std::string checkpoint;
   std::vector<std::string> ignore;  ///< names (or "prefix.") not restored
+  std::vector<std::string> rename;  ///< "REGEX=>REPLACEMENT" for the file's names, in order
+  bool strict = false;              ///< refuse any missing, unexpected or mismatched tensor
 };
 
 struct Project {

@@ -176,8 +176,8 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   config.numThreads = project.numThreads;
   config.precision = parsePrecision(project.precision);
   config.speed = project.speed;
-  config.initFrom = project.init.checkpoint;
-  config.initIgnore = project.init.ignore;
+  config.init = {project.init.checkpoint, project.init.ignore, project.init.rename,
+                 project.init.strict};
   run.trainer->setProjectText(projectToJson(project).dump());
   run.trainer->setDataText(dataFactsJson(train, project.baseDir).dump());
   return run;

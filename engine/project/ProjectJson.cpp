@@ -331,6 +331,8 @@ void readInit(JsonReader& r, const json& node, InitSpec& init) {
   readFixedKeys(r, obj, "init", s);
   init.checkpoint = s.string("checkpoint");
   init.ignore = s.strings("ignore");
+  init.rename = s.strings("rename");
+  init.strict = s.boolean("strict");
   obj.finish();
 }
 
@@ -539,7 +541,10 @@ json projectToJson(const Project& p) {
     doc["monitors"][monitor->name] = p.monitorOn(monitor->name);
   }
   if (!p.init.checkpoint.empty()) {
-    doc["init"] = {{"checkpoint", p.init.checkpoint}, {"ignore", p.init.ignore}};
+    doc["init"] = {{"checkpoint", p.init.checkpoint},
+                   {"ignore", p.init.ignore},
+                   {"rename", p.init.rename},
+                   {"strict", p.init.strict}};
   }
   doc["trainer"] = componentToJson(p.trainer);
   doc["seed"] = p.seed;

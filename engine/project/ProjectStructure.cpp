@@ -147,14 +147,25 @@ const std::vector<ObjectDescription>& fixedObjects() {
     out.push_back({"init",
                    "Initial weights",
                    {key::file("checkpoint", p.init.checkpoint)
-                        .label("Checkpoint")
-                        .help("Start from the weights of this checkpoint")
+                        .label("Weights")
+                        .help("Start from these weights: a Towerbench checkpoint or run "
+                              "directory (its latest), a PyTorch state_dict saved with "
+                              "torch.save, a .safetensors file or a TorchScript file")
                         .notEmpty()
                         .required()
-                        .filter("Checkpoints (*.pt);;All files (*)"),
+                        .filter("Weights (*.pt *.pth *.bin *.ckpt *.safetensors);;All files (*)"),
                     key::strings("ignore", p.init.ignore)
                         .label("Do not restore")
-                        .help("Parameter names (or prefixes ending in '.') not restored")}});
+                        .help("Parameter names (or prefixes ending in '.') not restored"),
+                    key::strings("rename", p.init.rename)
+                        .label("Rename")
+                        .help("Rules REGEX=>REPLACEMENT applied in order to the file's tensor "
+                              "names before they are matched to the model's (as re.sub)"),
+                    key::boolean("strict", p.init.strict)
+                        .label("Strict")
+                        .help("Refuse to start when a tensor is missing, unexpected or of "
+                              "another shape (load_state_dict(strict=True)); otherwise a tensor "
+                              "of another shape keeps its initial value")}});
     return out;
   }();
   return objects;

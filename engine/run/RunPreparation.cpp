@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "engine/callbacks/EarlyStopping.h"
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/comm/DistributedGroup.h"
 #include "engine/comm/WorkerEnvironment.h"
@@ -202,10 +203,20 @@ RunState trainPreparedRun(PreparedRun& run, std::string* error) {
                        " was deleted during the run: its project.json, log.log and "
                        "scalars.jsonl are gone (checkpoints written since, if any, are in it)");
     }
-    outcome = trainer.stoppedEarly() ? RunState::Stopped : RunState::Finished;
+    // An early_stopping callback that ended the run: it reached its end (a success), early.
+    std::string early;
+    for (const CallbackPtr& callback : run.built.config.callbacks) {
+      if (const auto* e = dynamic_cast<const EarlyStopping*>(callback.get());
+          e && e->stoppedEarly()) {
+        early = e->reason();
+      }
+    }
+    outcome = trainer.stoppedEarly() && early.empty() ? RunState::Stopped : RunState::Finished;
     TB_LOG(Info) << (outcome == RunState::Stopped ? "training stopped at epoch "
-                                                  : "training finished at epoch ")
-                 << trainer.epochNum() << ", global step " << trainer.globalStep();
+                     : early.empty()              ? "training finished at epoch "
+                                                  : "training finished early at epoch ")
+                 << trainer.epochNum() << ", global step " << trainer.globalStep()
+                 << (early.empty() ? "" : " (early stopping: " + early + ")");
     if (run.group) run.group->finish();  // rank 0 hosts the store: nobody leaves first
     if (run.status) run.status->finish(outcome);
   } catch (const std::exception& e) {

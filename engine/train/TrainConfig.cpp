@@ -172,8 +172,8 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& traine
                                               : defaultCallbacks(trainer.progressScalars())) {
     trainer.registerCallback(cb);
   }
-  if (!config.initFrom.empty()) {
-    initFromCheckpoint(trainer.mainModule(), config.initFrom, config.initIgnore);
+  if (!config.init.path.empty()) {
+    initFromWeights(trainer.mainModule(), config.init);
   }
   LoopOptions options = resolveLoopOptions(config, *input);
   if (!config.resumeFrom.empty()) resume(config.resumeFrom, trainer, *input, options);

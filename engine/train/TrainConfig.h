@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint/SessionInit.h"
 #include "engine/data/DataFlow.h"
 #include "engine/input/InputSource.h"
 #include "engine/monitors/TrainingMonitor.h"
@@ -72,10 +73,9 @@ struct TrainConfig {
   /// step after the checkpoint's, inside its epoch when it was taken mid-epoch, and the input
   /// skips the batches already consumed. (tensorpack resumes at epoch boundaries only.)
   std::string resumeFrom;
-  /// Start from the weights of this checkpoint (SessionInit; fine-tuning). Names matching
-  /// `initIgnore` are not restored; the report is logged.
-  std::string initFrom;
-  std::vector<std::string> initIgnore;
+  /// Start from these weights (SessionInit: a checkpoint, run directory, state_dict,
+  /// safetensors or TorchScript file; fine-tuning); empty path: not. The report is logged.
+  InitOptions init;
 };
 
 std::vector<CallbackPtr> defaultCallbacks(const std::vector<std::string>& progressScalars = {

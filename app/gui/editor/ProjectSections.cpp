@@ -105,13 +105,16 @@ FormSection* makeInitSection(IssueMarkers* markers, QWidget* parent) {
   auto* section = new FormSection(QObject::tr("Initial weights"), "init", markers, parent);
   section->addKeys(objectKeys("init"));
   auto* checkpoint = section->findChild<QLineEdit*>(QStringLiteral("init.checkpoint"));
-  auto* ignore = section->findChild<QLineEdit*>(QStringLiteral("init.ignore"));
-  if (checkpoint == nullptr || ignore == nullptr) return section;
+  if (checkpoint == nullptr) return section;
   checkpoint->setPlaceholderText(QObject::tr("none: random initialisation"));
-  ignore->setEnabled(false);
-  // "init" needs a checkpoint: without one the object goes, and so does its ignore list.
-  QObject::connect(checkpoint, &QLineEdit::textChanged, ignore,
-                   [ignore](const QString& text) { ignore->setEnabled(!text.isEmpty()); });
+  // "init" needs weights: without them the object goes, and so do its other keys.
+  for (const char* key : {"init.ignore", "init.rename", "init.strict"}) {
+    auto* other = section->findChild<QWidget*>(QLatin1String(key));
+    if (other == nullptr) continue;
+    other->setEnabled(false);
+    QObject::connect(checkpoint, &QLineEdit::textChanged, other,
+                     [other](const QString& text) { other->setEnabled(!text.isEmpty()); });
+  }
   section->setEditFilter([](const JsonEdits& edits) {
     for (const JsonEdit& edit : edits) {
       if (edit.path == QLatin1String("init.checkpoint") && edit.value.toString().isEmpty()) {

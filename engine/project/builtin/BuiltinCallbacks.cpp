@@ -4,6 +4,7 @@
 
 #include "engine/callbacks/CheckNumerics.h"
 #include "engine/callbacks/DumpTensorAsImage.h"
+#include "engine/callbacks/EarlyStopping.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/GpuUtilizationTracker.h"
 #include "engine/callbacks/PeriodicTrigger.h"
@@ -12,10 +13,10 @@
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/comm/DistributedGroup.h"
 #include "engine/core/Check.h"
-#include "engine/project/ProjectStructure.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
+#include "engine/project/ProjectStructure.h"
 #include "engine/project/builtin/Builtin.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/savers/MinMaxSaver.h"
 #include "engine/savers/ModelSaver.h"
 #include "engine/train/GanModelDesc.h"
@@ -242,6 +243,33 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                              .cooldown(s.integer("cooldown"))
                              .maximize(s.string("mode") == "max")
                              .minValue(s.number("min_value")));
+                   });
+
+  const EarlyStopping::Options early;
+  ComponentType earlyStopping = describe(
+      "early_stopping",
+      "Ends training when a scalar stops improving (Keras' and Lightning's EarlyStopping): a "
+      "success, finished early",
+      {statKey(),
+       key::choice("mode", early.maximize_ ? "max" : "min", {"min", "max"})
+           .label("Better when")
+           .help("min: lower is better (an error); max: higher is better (an accuracy)"),
+       key::integer("patience", early.patience_)
+           .label("Patience (epochs)")
+           .help("Epochs without improvement after which training ends")
+           .atLeast(1),
+       key::number("min_delta", early.minDelta_)
+           .label("Minimum improvement")
+           .help("A change of the scalar by this much or less is no improvement (absolute)")
+           .atLeast(0)});
+  earlyStopping.starter = {{"stat", "validation_error"}};
+  registerCallback(registry, earlyStopping,
+                   [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
+                     return std::make_shared<EarlyStopping>(
+                         s.string("stat"), EarlyStopping::Options()
+                                               .patience(s.integer("patience"))
+                                               .minDelta(s.number("min_delta"))
+                                               .maximize(s.string("mode") == "max"));
                    });
 
   ComponentType dumpImages = describe(

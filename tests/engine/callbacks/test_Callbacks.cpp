@@ -12,6 +12,7 @@
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/CheckNumerics.h"
+#include "engine/callbacks/EarlyStopping.h"
 #include "engine/callbacks/EnableCallbackIf.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/HyperParamSetter.h"
@@ -143,6 +144,59 @@ class TestCallbacks : public QObject {
     QCOMPARE(setter->changes(), 1);
     QCOMPARE(setter->best(), 0.7);
     QCOMPARE(setter->badEpochs(), int64_t{2});
+  }
+
+  // Issue 37: early_stopping, as Lightning's EarlyStopping: an improvement is more than
+  // min_delta better than the best; after `patience` epochs without one, training ends at that
+  // epoch's end (the loop's real StopTraining path); a NaN ends it at once; the state resumes.
+  void earlyStoppingEndsAfterPatienceEpochsWithoutImprovement() {
+    const auto runWith = [&](const std::vector<double>& stat, EarlyStopping::Options options,
+                             const std::string& state = "") {
+      auto trainer = makeNoOpTrainer();
+      trainer->registerCallback(std::make_shared<CallbackFactory>(
+          "stat", CallbackFactory::Hooks{{},
+                                         {},
+                                         {},
+                                         {},
+                                         [&](TrainerContext& c) {
+                                           c.monitors().putScalar("val", stat[c.epochNum() - 1]);
+                                         },
+                                         {}}));
+      auto early = std::make_shared<EarlyStopping>("val", options);
+      if (!state.empty()) early->restoreCheckpointState(state);
+      trainer->registerCallback(early);
+      trainer->train({1, 1, static_cast<int64_t>(stat.size())});
+      return std::make_tuple(trainer->epochNum(), trainer->stoppedEarly(), early);
+    };
+    // Best 0.7 at epoch 3; 0.69 is not better by more than 0.02; patience 3: ends at epoch 6.
+    auto [epoch, stopped, early] = runWith({1.0, 0.8, 0.7, 0.69, 0.75, 0.71, 0.5, 0.4},
+                                           EarlyStopping::Options().patience(3).minDelta(0.02));
+    QCOMPARE(epoch, int64_t{6});
+    QVERIFY(stopped && early->stoppedEarly());
+    QCOMPARE(early->best(), 0.7);
+    QVERIFY2(early->reason().find("did not improve on 0.7 by more than 0.02 for 3 epoch(s)") !=
+                 std::string::npos,
+             early->reason().c_str());
+    // Improving all along: runs to the end; mode max.
+    auto [all, none, kept] =
+        runWith({0.1, 0.2, 0.3, 0.4}, EarlyStopping::Options().patience(1).maximize(true));
+    QCOMPARE(all, int64_t{4});
+    QVERIFY(!none && !kept->stoppedEarly());
+    // A NaN ends it at once.
+    auto [nanEpoch, nanStopped, nanEarly] =
+        runWith({1.0, std::nan(""), 0.5}, EarlyStopping::Options().patience(5));
+    QCOMPARE(nanEpoch, int64_t{2});
+    QVERIFY(nanStopped && nanEarly->reason().find("nan") != std::string::npos);
+    // Resumed with 2 epochs without improvement against a best of 0.5: one more ends it.
+    auto [resumed, resumedStopped, resumedEarly] =
+        runWith({0.6, 0.4}, EarlyStopping::Options().patience(3), R"({"best": 0.5, "wait": 2})");
+    QCOMPARE(early->checkpointState(), std::string(R"({"best":0.7,"wait":3})"));
+    QCOMPARE(resumed, int64_t{1});
+    QVERIFY(resumedStopped);
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             EarlyStopping("val", EarlyStopping::Options().patience(0)));
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             EarlyStopping("val", EarlyStopping::Options().minDelta(-1)));
   }
 
   void statMonitorRespectsThresholdMaximizeAndFloor() {

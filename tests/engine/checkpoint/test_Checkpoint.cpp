@@ -16,13 +16,17 @@
 #include <random>
 
 #include "engine/checkpoint/Checkpoint.h"
+#include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/checkpoint/Safetensors.h"
 #include "engine/checkpoint/SessionInit.h"
 #include "engine/checkpoint/WeightsExport.h"
+#include "engine/checkpoint/WeightsFile.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/TorchCompat.h"
 #include "engine/models/Mlp.h"
 #include "tests/engine/checkpoint/CheckpointTestData.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
 using namespace tbench::testdata;
@@ -511,7 +515,7 @@ rewrite('upper.pt', '3\n', b'\x80\x02\x87.', 'archive/Data.PKL')
     QCOMPARE(report.ignored.size(), size_t{2});
     QVERIFY(torch::equal(target->named_parameters()["layers.0.weight"], saved_.model[0].second));
 
-    for (const std::string& bad : {path("nothing-here.pt"), path("weights.safetensors")}) {
+    for (const std::string& bad : {path("nothing-here.pt"), path("kept-for-nothing.json")}) {
       try {
         initFromCheckpoint(*target, bad, {});
         QFAIL("expected an InputError");
@@ -526,6 +530,118 @@ rewrite('upper.pt', '3\n', b'\x80\x02\x87.', 'archive/Data.PKL')
     } catch (const InputError& e) {
       QVERIFY2(std::string(e.what()).find("model-3.pt") != std::string::npos, e.what());
     }
+  }
+
+  // Issue 37: Towerbench's own exports start a run (they had been refused as "not a
+  // Towerbench checkpoint"), and so does a run directory (its latest checkpoint).
+  void initTakesTowerbenchsExportsAndRunDirectories() {
+    writeBytes(path("kept-for-nothing.json"), std::string("{}"));
+    for (const std::string& file : {path("weights.pt"), path("weights.safetensors")}) {
+      auto target = makeMlp(8);
+      const RestoreReport report = initFromCheckpoint(*target, file);
+      QCOMPARE(report.loaded.size(), saved_.model.size());
+      for (const auto& [name, tensor] : saved_.model) {
+        QVERIFY2(torch::equal(target->named_parameters()[name], tensor), name.c_str());
+      }
+    }
+    const NamedWeights pt = readWeightsFile(path("weights.pt"));
+    QCOMPARE(pt.source, std::string("PyTorch state_dict"));
+    QVERIFY(readWeightsFile(path("model-3.pt")).source.find("global step 3") != std::string::npos);
+    QTemporaryDir run;
+    writeCheckpointFile(run.filePath("model-3.pt").toStdString(), saved_);
+    CheckpointIndex index;
+    index.latest = "model-3.pt";
+    index.all = {"model-3.pt"};
+    index.write(run.path().toStdString());
+    const NamedWeights latest = readWeightsFile(run.path().toStdString());
+    QVERIFY2(latest.source.find("the latest of run") != std::string::npos, latest.source.c_str());
+    QCOMPARE(latest.tensors.size(), saved_.model.size());
+    QTemporaryDir empty;
+    testing::expectError([&] { readWeightsFile(empty.path().toStdString()); }, empty.path(),
+                         "without a checkpoint");
+  }
+
+  // The reader of safetensors (engine/checkpoint/Safetensors.h) on damaged copies of a real
+  // file: every truncation and thousands of byte changes either read or say why, naming the
+  // file; none reads outside it (run under ASan in the fuzz preset).
+  void safetensorsReaderRefusesDamagedFiles() {
+    const std::vector<char> good = readFileBytes(path("dtypes.safetensors"));
+    const NamedTensorList all = readSafetensors(good.data(), good.size(), "good");
+    QCOMPARE(all.size(), allDtypesState().model.size());
+    const auto refused = [&](std::vector<char> bytes, const char* expected) {
+      try {
+        readSafetensors(bytes.data(), bytes.size(), "damaged.safetensors");
+      } catch (const InputError& e) {
+        const QString message = e.what();
+        return message.contains("damaged.safetensors") &&
+               (expected == nullptr || message.contains(expected));
+      }
+      return expected == nullptr;  // read: fine for a change that keeps the file valid
+    };
+    for (size_t size = 0; size < good.size(); size += std::max<size_t>(1, good.size() / 97)) {
+      QVERIFY2(refused(std::vector<char>(good.begin(), good.begin() + size), nullptr),
+               qPrintable(QString("truncated to %1").arg(size)));
+    }
+    std::mt19937 random(5);
+    for (int i = 0; i < 3000; ++i) {
+      std::vector<char> bytes = good;
+      const size_t at = random() % std::min<size_t>(bytes.size(), 8 + 600);
+      bytes[at] = static_cast<char>(random());
+      QVERIFY(refused(bytes, nullptr));
+    }
+    std::vector<char> longHeader = good;
+    longHeader[5] = 1;  // a header length of terabytes
+    QVERIFY(refused(longHeader, "the header says"));
+    // Two tensors over the same bytes.
+    const std::string json = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                             R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})";
+    std::string overlap(8, '\0');
+    overlap[0] = static_cast<char>(json.size());
+    overlap += json + std::string(12, '\0');
+    QVERIFY(refused(std::vector<char>(overlap.begin(), overlap.end()), "overlap"));
+  }
+
+  // init's names (engine/checkpoint/SessionInit.h): exactly, then without a wrapper's prefix,
+  // then by a dotted suffix naming one tensor, after init.rename's rules.
+  void weightNamesMatchTheWaysFilesDifferFromModels() {
+    const std::vector<std::string> model = {"backbone.conv.weight", "backbone.conv.bias",
+                                            "head.weight", "head.bias", "bn.running_mean"};
+    const auto matched = [&](const std::vector<std::string>& file,
+                             const std::vector<std::string>& rename = {}) {
+      std::map<std::string, std::string> out;
+      const NameMatch match = matchWeightNames(model, file, rename);
+      for (const auto& [m, f] : match.pairs) out[m] = f;
+      QStringList notes;
+      for (const auto& n : match.notes) notes << QString::fromStdString(n);
+      return std::make_pair(out, notes.join("; "));
+    };
+    auto [exact, none] = matched({"head.weight", "bn.running_mean"});
+    QCOMPARE(exact.size(), size_t{2});
+    QVERIFY(none.isEmpty());
+    auto [ddp, ddpNotes] = matched({"module.head.weight", "module._orig_mod.head.bias"});
+    QCOMPARE(ddp["head.weight"], std::string("module.head.weight"));
+    QCOMPARE(ddp["head.bias"], std::string("module._orig_mod.head.bias"));
+    QVERIFY2(ddpNotes.contains("after removing \"module.\""), qPrintable(ddpNotes));
+    // A backbone saved alone: its names under the model's "backbone.".
+    auto [suffix, suffixNotes] = matched({"conv.weight", "conv.bias"});
+    QCOMPARE(suffix["backbone.conv.weight"], std::string("conv.weight"));
+    QVERIFY2(suffixNotes.contains("2 after adding \"backbone.\""), qPrintable(suffixNotes));
+    // "weight" would name two model tensors (head.weight, backbone.conv.weight): not matched.
+    auto [ambiguous, ambiguousNotes] = matched({"weight"});
+    QVERIFY(ambiguous.empty());
+    // Rules first, in order, as re.sub.
+    auto [renamed, renamedNotes] = matched({"fc.weight", "fc.bias"}, {"^fc\\.=>head."});
+    QCOMPARE(renamed["head.weight"], std::string("fc.weight"));
+    QVERIFY2(renamedNotes.contains("2 renamed by init.rename"), qPrintable(renamedNotes));
+    testing::expectError(
+        [&] {
+          matchWeightNames(model, {"a.x", "b.x"}, {"^[ab]=>c"});
+        },
+        "init.rename", "one name");
+    testing::expectError([&] { matchWeightNames(model, {"a"}, {"(=>x"}); }, "init.rename",
+                         "not a regular expression");
+    testing::expectError([&] { matchWeightNames(model, {"a"}, {"no arrow"}); }, "init.rename",
+                         "REGEX=>REPLACEMENT");
   }
 
   void pythonLoadsTheCheckpointAsADict() {

@@ -1,12 +1,17 @@
 // TorchScript models: modules scripted by PyTorch (scripts/make-torchscript-model.py, run with
 // /usr/bin/python3) train under every strategy through the project layer, refuse what would
 // train wrongly (traced BatchNorm, mismatched inputs and outputs), keep the module's names in
-// checkpoints, and export as TorchScript that PyTorch runs with the engine's outputs.
+// checkpoints, and export as TorchScript that PyTorch runs with the engine's outputs. Issue 37:
+// such a model starts from the weights PyTorch users have (a state_dict, DDP's and Lightning's
+// wrappings, safetensors, a TorchScript file, Towerbench's own export); a new head of another
+// shape keeps its initial values (strict refuses it); a module saved frozen trains.
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "engine/checkpoint/Checkpoint.h"
+#include "engine/checkpoint/SessionInit.h"
+#include "engine/checkpoint/WeightsFile.h"
 #include "engine/core/Check.h"
 #include "engine/models/ScriptModel.h"
 #include "engine/monitors/ScalarHistory.h"
@@ -40,6 +45,14 @@ with torch.no_grad():
 print(json.dumps({"training": m.training, "out": y.flatten().tolist()}))
 )";
 
+/// `run` with its towers built (as a run starts), its init taken out and returned, not applied.
+InitOptions setUp(BuiltRun& run) {
+  InitOptions init = run.config.init;
+  run.config.init = {};
+  setupTrainWithConfig(run.config, *run.trainer);
+  return init;
+}
+
 const char* kStateDictNames = R"(
 import sys, json, torch
 m = torch.jit.load(sys.argv[1])
@@ -58,13 +71,147 @@ class TestScriptModel : public QObject {
     QVERIFY(dir_.isValid());
     const QString script = QStringLiteral(TB_SOURCE_DIR "/scripts/make-torchscript-model.py");
     const QStringList common{"--size", "8", "--classes", "3"};
+    // "Pretrained" weights (seed 1), saved the ways PyTorch users save them; a pretrained model
+    // with 5 classes (its head of another shape); a module saved frozen.
+    const QStringList weights = {"--seed",    "1",
+                                 "--weights", "state_dict:" + dir_.filePath("sd.pt"),
+                                 "--weights", "ddp:" + dir_.filePath("ddp.pth"),
+                                 "--weights", "lightning:" + dir_.filePath("lightning.ckpt"),
+                                 "--weights", "safetensors:" + dir_.filePath("w.safetensors")};
     for (const auto& [name, extra] :
          std::vector<std::pair<QString, QStringList>>{{"cnn.pt", {}},
                                                       {"plain.pt", {"--plain"}},
                                                       {"traced.pt", {"--traced"}},
-                                                      {"scalar.pt", {"--scalar-cost"}}}) {
+                                                      {"scalar.pt", {"--scalar-cost"}},
+                                                      {"pretrained.pt", weights},
+                                                      {"frozen.pt", {"--frozen"}}}) {
       QVERIFY2(!runPython(QStringList{script, dir_.filePath(name)} + common + extra).isEmpty(),
                qPrintable(name));
+    }
+    QVERIFY(!runPython({script, dir_.filePath("five.pt"), "--size", "8", "--classes", "5", "--seed",
+                        "1", "--weights", "state_dict:" + dir_.filePath("five-sd.pt")})
+                 .isEmpty());
+  }
+
+  // Issue 37: the project's init took only Towerbench checkpoints ("not a Towerbench checkpoint
+  // (no "format" key)" for a state_dict, "not a zip archive" for safetensors).
+  void initTakesTheWeightsPyTorchUsersSave_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("state_dict") << "sd.pt"
+                                << "PyTorch state_dict"
+                                << "";
+    QTest::newRow("ddp") << "ddp.pth"
+                         << "under \"model\""
+                         << "after removing \"module.\"";
+    QTest::newRow("lightning") << "lightning.ckpt"
+                               << "under \"state_dict\""
+                               << "after removing \"model.\"";
+    QTest::newRow("safetensors") << "w.safetensors"
+                                 << "safetensors"
+                                 << "";
+    QTest::newRow("torchscript") << "pretrained.pt"
+                                 << "TorchScript module"
+                                 << "";
+  }
+  void initTakesTheWeightsPyTorchUsersSave() {
+    QFETCH(QString, file);
+    QFETCH(QString, source);
+    QFETCH(QString, note);
+    json doc = project("cnn.pt", "simple", 1, 16);
+    doc["init"] = {{"checkpoint", path(file)}};
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    const InitOptions init = setUp(run);
+    torch::nn::Module& module = run.trainer->mainModule();
+    const RestoreReport report = initFromWeights(module, init);
+    // Every parameter and buffer is the pretrained module's (read by torch::jit::load).
+    const torch::jit::Module pretrained = loadScriptModule(path("pretrained.pt"));
+    size_t compared = 0;
+    for (const auto& p : pretrained.named_parameters()) {
+      QVERIFY2(torch::equal(module.named_parameters()[p.name], p.value), p.name.c_str());
+      ++compared;
+    }
+    for (const auto& b : pretrained.named_buffers()) {
+      QVERIFY2(torch::equal(module.named_buffers()[b.name], b.value), b.name.c_str());
+      ++compared;
+    }
+    QCOMPARE(report.loaded.size(), compared);
+    QVERIFY(report.missing.empty() && report.unexpected.empty() && report.shapeMismatch.empty());
+    Q_UNUSED(source);
+    Q_UNUSED(note);
+  }
+
+  void whatWasReadAndHowItMatchedIsSaid_data() { initTakesTheWeightsPyTorchUsersSave_data(); }
+  void whatWasReadAndHowItMatchedIsSaid() {
+    QFETCH(QString, file);
+    QFETCH(QString, source);
+    QFETCH(QString, note);
+    std::vector<std::string> names;
+    for (const auto& p : loadScriptModule(path("cnn.pt")).named_parameters())
+      names.push_back(p.name);
+    const NamedWeights weights = readWeightsFile(path(file));
+    QVERIFY2(QString::fromStdString(weights.source).contains(source), weights.source.c_str());
+    std::vector<std::string> fileNames;
+    for (const auto& [name, t] : weights.tensors) fileNames.push_back(name);
+    const NameMatch match = matchWeightNames(names, fileNames, {});
+    QCOMPARE(match.pairs.size(), names.size());
+    QString notes;
+    for (const std::string& n : match.notes) notes += QString::fromStdString(n) + "; ";
+    if (note.isEmpty()) {
+      QVERIFY2(notes.isEmpty(), qPrintable(notes));
+    } else {
+      QVERIFY2(notes.contains(note), qPrintable(notes));
+    }
+  }
+
+  // A pretrained model with another number of classes: its head keeps the new model's initial
+  // values, the rest is loaded, and the run trains the head; init.strict refuses it instead.
+  void aNewHeadKeepsItsInitialValuesUnlessStrict() {
+    json doc = project("cnn.pt", "simple", 1, 16);
+    doc["init"] = {{"checkpoint", path("five-sd.pt")}};
+    doc["max_epoch"] = 1;
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    const InitOptions init = setUp(run);
+    torch::nn::Module& module = run.trainer->mainModule();
+    const torch::Tensor initialHead = module.named_parameters()["fc.weight"].clone();
+    const RestoreReport report = initFromWeights(module, init);
+    QCOMPARE(report.shapeMismatch.size(), size_t{2});  // fc.weight and fc.bias
+    QVERIFY2(QString::fromStdString(report.shapeMismatch[0]).contains("[5, 128] vs model [3, 128]"),
+             report.shapeMismatch[0].c_str());
+    QVERIFY(torch::equal(module.named_parameters()["fc.weight"], initialHead));
+    const torch::jit::Module five = loadScriptModule(path("five.pt"));
+    for (const auto& p : five.named_parameters()) {
+      if (p.name.rfind("fc.", 0) == 0) continue;
+      QVERIFY2(torch::equal(module.named_parameters()[p.name], p.value), p.name.c_str());
+    }
+    doc["init"]["strict"] = true;
+    BuiltRun strict = buildRun(projectFromJson(doc), "");
+    const InitOptions strictInit = setUp(strict);
+    testing::expectError([&] { initFromWeights(strict.trainer->mainModule(), strictInit); },
+                         dir_.filePath("five-sd.pt"), "init.strict");
+    // init.rename: a rule that moves the pretrained head aside leaves it unexpected instead.
+    doc["init"] = {{"checkpoint", path("five-sd.pt")}, {"rename", {"^fc\\.=>old_head."}}};
+    BuiltRun renamed = buildRun(projectFromJson(doc), "");
+    const InitOptions renamedInit = setUp(renamed);
+    const RestoreReport moved = initFromWeights(renamed.trainer->mainModule(), renamedInit);
+    QCOMPARE(moved.shapeMismatch.size(), size_t{0});
+    QCOMPARE(moved.unexpected, (std::vector<std::string>{"fc.weight", "fc.bias"}));
+    QCOMPARE(moved.missing, (std::vector<std::string>{"fc.weight", "fc.bias"}));
+  }
+
+  // Issue 37: a module saved with requires_grad off (an export) validated, then failed at step
+  // 1 with "element 0 of tensors does not require grad".
+  void aModuleSavedFrozenTrains() {
+    json doc = project("frozen.pt", "simple", 1, 16);
+    doc["max_epoch"] = 1;
+    BuiltRun run = buildRun(projectFromJson(doc), "");
+    launchTrainWithConfig(run.config, *run.trainer);
+    const torch::jit::Module saved = loadScriptModule(path("frozen.pt"));
+    for (const auto& p : saved.named_parameters()) QVERIFY(!p.value.requires_grad());
+    for (const auto& p : saved.named_parameters()) {
+      if (p.name != "conv1.weight") continue;
+      QVERIFY(!torch::equal(run.trainer->mainModule().named_parameters()["conv1.weight"], p.value));
     }
   }
 
