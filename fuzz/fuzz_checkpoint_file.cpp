@@ -1,4 +1,6 @@
-// Fuzz target: engine/checkpoint/Checkpoint's readCheckpointFile (fuzz/README.md). The first
+// Fuzz target: engine/checkpoint/Checkpoint's readCheckpointFile and, on the same file,
+// WeightsFile's readWeightsFile (init's reader: torch.save state_dicts through its own
+// unpickler, safetensors, checkpoints) (fuzz/README.md). The first
 // byte chooses what the rest is:
 //   even: the .pt file as it is (truncations, flipped bits: the zip check must catch them);
 //   odd:  the records of a checkpoint archive, each [name length: 1 byte][name]
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "engine/checkpoint/Checkpoint.h"
+#include "engine/checkpoint/WeightsFile.h"
 #include "engine/checkpoint/ZipIntegrity.h"
 #include "fuzz/FuzzScratch.h"
 
@@ -120,6 +123,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tbench::restoreRngState(state);
   } catch (const std::bad_alloc&) {
     std::abort();  // memory a reader must not ask for (replay_main.cpp limits it)
+  } catch (const std::exception& e) {
+    if (std::string(e.what()).find(path) == std::string::npos) std::abort();
+  }
+  try {
+    const tbench::NamedWeights weights = tbench::readWeightsFile(path);
+    for (const auto& [name, tensor] : weights.tensors) {
+      if (!tensor.defined()) std::abort();
+      (void)tensor.sum();  // reads every element of the view: inside its storage
+    }
+  } catch (const std::bad_alloc&) {
+    std::abort();
   } catch (const std::exception& e) {
     if (std::string(e.what()).find(path) == std::string::npos) std::abort();
   }

@@ -63,7 +63,9 @@ sources_of() {
     checkpoint_file)
       echo "$common engine/checkpoint/Checkpoint.cpp engine/checkpoint/OptimizerState.cpp" \
         "engine/checkpoint/PlainPickle.cpp engine/checkpoint/RngState.cpp" \
-        "engine/checkpoint/ZipIntegrity.cpp" ;;
+        "engine/checkpoint/ZipIntegrity.cpp engine/checkpoint/WeightsFile.cpp" \
+        "engine/checkpoint/TorchSaveFile.cpp engine/checkpoint/Safetensors.cpp" \
+        "engine/checkpoint/CheckpointIndex.cpp" ;;
     # Parsing and validation; the registry's built-in types (their factories reach every engine
     # library) come from the normal build's libraries (engine_libs), not instrumented.
     project_json)

@@ -205,11 +205,13 @@ RunState trainPreparedRun(PreparedRun& run, std::string* error) {
     }
     // An early_stopping callback that ended the run: it reached its end (a success), early.
     std::string early;
-    for (const CallbackPtr& callback : run.built.config.callbacks) {
-      if (const auto* e = dynamic_cast<const EarlyStopping*>(callback.get());
-          e && e->stoppedEarly()) {
-        early = e->reason();
-      }
+    std::vector<CallbackPtr> callbacks = run.built.config.callbacks;
+    if (const auto& extra = run.built.config.extraCallbacks) {
+      callbacks.insert(callbacks.end(), extra->begin(), extra->end());  // the project's
+    }
+    for (const CallbackPtr& callback : callbacks) {
+      const auto* e = dynamic_cast<const EarlyStopping*>(callback.get());
+      if (e != nullptr && e->stoppedEarly()) early = e->reason();
     }
     outcome = trainer.stoppedEarly() && early.empty() ? RunState::Stopped : RunState::Finished;
     TB_LOG(Info) << (outcome == RunState::Stopped ? "training stopped at epoch "

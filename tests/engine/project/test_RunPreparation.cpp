@@ -158,6 +158,28 @@ class TestRunPreparation : public QObject {
     QVERIFY(log.find("command: test_RunPreparation") != std::string::npos);
   }
 
+  // Issue 37: early_stopping ends a run as finished (a success), early, saying why; a stop
+  // asked for (Stop, Ctrl-C) stays "stopped".
+  void anEarlyStoppedRunIsFinished() {
+    QTemporaryDir root;
+    Project project = smallProject(root.path().toStdString());
+    project.maxEpoch = 6;
+    // After the first value, no change of the cost counts as an improvement (min_delta 1e9):
+    // patience 2 ends the run at epoch 3.
+    project.callbacks.push_back(ComponentSpec::of("callback", "early_stopping")
+                                    .set("stat", "cost")
+                                    .set("patience", 2)
+                                    .set("min_delta", 1e9));
+    auto run = prepareRun(requestFor(project));
+    QCOMPARE(trainPreparedRun(*run), RunState::Finished);
+    const auto status = readRunStatus(run->runDir);
+    QCOMPARE(status->state, RunState::Finished);
+    QCOMPARE(status->epoch, int64_t{3});
+    const std::string log = readFile(run->runDir + "/log.log");
+    QVERIFY2(log.find("training finished early at epoch 3") != std::string::npos, log.c_str());
+    QVERIFY(log.find("did not improve on") != std::string::npos);
+  }
+
   void stoppedAndFailedRunsSaySoWithTheError() {
     QTemporaryDir root;
     auto stopped = prepareRun(requestFor(smallProject(root.path().toStdString())));
