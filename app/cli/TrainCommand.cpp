@@ -1,5 +1,6 @@
 #include "app/cli/TrainCommand.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
+#include "engine/monitors/ScalarHistory.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectAnalysis.h"
 #include "engine/project/ProjectBuilder.h"
@@ -155,6 +157,46 @@ int runExport(const CliArgs& args) {
   }
 }
 
+namespace {
+
+/// Issue 37: "valid" had meant that the project parses and its data open; a model whose
+/// parameters could not take a gradient then failed at step 1. One training step on a batch of
+/// the training data, as a run's first (init's weights loaded; nothing written, no callback):
+/// the cost it gave. InputError saying what failed.
+std::string oneTrainingStep(const Project& project) {
+  if (project.trainer.type == "distributed") {
+    return "not run (a distributed project's ranks start with launch; train one rank to try)";
+  }
+  Project one = project;
+  one.stepsPerEpoch = 1;
+  one.startingEpoch = 1;
+  one.maxEpoch = 1;
+  one.callbacks.clear();
+  one.schedule.enabled = false;
+  try {
+    BuiltRun run = buildRun(one, "");
+    run.config.extraCallbacks.emplace();
+    auto history = std::make_shared<ScalarHistory>();
+    run.config.monitors.emplace(std::vector<TrainingMonitorPtr>{history});
+    launchTrainWithConfig(run.config, *run.trainer);
+    for (const char* name : {"cost", "d_cost", "g_cost"}) {
+      const auto values = history->get(name);
+      if (values.empty()) continue;
+      if (!std::isfinite(values.back().value)) {
+        throw InputError(str("its ", name, " is ", values.back().value));
+      }
+      return str(name, " ", values.back().value, " (forward and backward ran)");
+    }
+    return "ran (forward and backward)";
+  } catch (const c10::Error& e) {
+    throw InputError(str("one training step failed: ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw InputError(str("one training step failed: ", e.what()));
+  }
+}
+
+}  // namespace
+
 int runValidate(const CliArgs& args) {
   try {
     const Project project = loadWithOverrides(args);
@@ -188,7 +230,8 @@ int runValidate(const CliArgs& args) {
               << project.data.batchSize << " x " << batchesPerStep
               << " batch(es) a step = " << samplesPerStepOf(project, model.get())
               << " samples per step" << (project.trainer.type == "distributed" ? " per rank" : "")
-              << ", strategy " << project.trainer.type << "\n";
+              << ", strategy " << project.trainer.type << "\n"
+              << "  one training step: " << oneTrainingStep(project) << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";

@@ -8,7 +8,9 @@
 #include <QMenuBar>
 #include <QStyle>
 #include <QToolBar>
+#include <tuple>
 
+#include "app/gui/HelpBrowser.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/runview/LogView.h"
@@ -104,8 +106,11 @@ void MainWindow::createMenus() {
   newSweepAction->setToolTip(
       tr("Sweep keys of this project: values or ranges, the number of trials and the time"));
   QAction* runSweep = run->addAction(tr("Run S&weep…"), this, [this] {
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Run Sweep"), QString(), tr("Sweeps (*.json)"));
+    // Sweep files are JSON or YAML (issue 35); the dialog starts in the project's folder.
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Run Sweep"),
+        projectPath_.isEmpty() ? QString() : QFileInfo(projectPath_).absolutePath(),
+        tr("Sweeps (*.json *.yaml *.yml);;All files (*)"));
     if (!file.isEmpty()) runSweepFile(file);
   });
   runSweep->setObjectName("actionRunSweep");
@@ -134,6 +139,19 @@ void MainWindow::createMenus() {
   tools->addAction(pluginsAction_);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  // Issue 37: Help had no documentation. The documents are compiled into the window.
+  for (const auto& [text, resource, name] :
+       {std::tuple{tr("Towerbench &Guide"), ":/docs/README.md", "actionHelpGuide"},
+        std::tuple{tr("&Project Format"), ":/docs/PROJECT-FORMAT.md", "actionHelpProjectFormat"},
+        std::tuple{tr("&Writing a Trainer"), ":/docs/WRITE-A-TRAINER.md",
+                   "actionHelpWriteATrainer"}}) {
+    QAction* action = help->addAction(text, this, [this, text = text, resource = resource] {
+      HelpBrowser::show(QString::fromLatin1(resource), QString(text).remove('&'), this);
+    });
+    action->setObjectName(QString::fromLatin1(name));
+  }
+  help->actions().first()->setShortcut(QKeySequence::HelpContents);
+  help->addSeparator();
   help->addAction(aboutAction_);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }

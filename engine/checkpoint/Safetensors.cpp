@@ -74,7 +74,9 @@ NamedTensorList readSafetensors(const char* bytes, size_t size, const std::strin
     std::vector<int64_t> shape;
   };
   std::vector<Entry> entries;
-  for (const auto& [name, info] : header.items()) {
+  for (const auto& item : header.items()) {
+    const std::string name = item.key();  // a copy, not a structured binding: lambdas take it
+    const json& info = item.value();
     if (name == "__metadata__") {
       if (!info.is_object()) refuse(path, "__metadata__ is not an object");
       continue;

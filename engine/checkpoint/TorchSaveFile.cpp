@@ -13,12 +13,6 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-PickleValuePtr make(Kind kind) {
-  auto v = std::make_shared<PickleValue>();
-  v->kind = kind;
-  return v;
-}
-
 /// The dtype of a storage class torch.save names ("FloatStorage"), or nullopt.
 std::optional<torch::ScalarType> storageType(const std::string& name) {
   static const std::map<std::string, torch::ScalarType> types = {
@@ -50,7 +44,56 @@ class Reader {
     if (!pickle_->stored) fail("its data.pkl is compressed, which torch.save never writes");
   }
 
+  ~Reader() {
+    // A hostile pickle can put a container into itself (memo, then APPEND): shared pointers in a
+    // cycle, never freed. What is returned is a copy without cycles (run()); every value made
+    // here lets go of its items.
+    for (const auto& weak : all_) {
+      if (const PickleValuePtr v = weak.lock()) {
+        v->items.clear();
+        v->entries.clear();
+      }
+    }
+  }
+
   PickleValuePtr run() {
+    std::map<const PickleValue*, PickleValuePtr> copies;
+    return copyOf(evaluate(), copies, 0);
+  }
+
+ private:
+  PickleValuePtr make(Kind kind) {
+    auto v = std::make_shared<PickleValue>();
+    v->kind = kind;
+    all_.push_back(v);
+    return v;
+  }
+
+  /// `v` and what it holds, each value copied once (shared where the pickle shared it);
+  /// refused when a value holds itself or nests deeper than a state_dict does.
+  PickleValuePtr copyOf(const PickleValuePtr& v,
+                        std::map<const PickleValue*, PickleValuePtr>& copies, int depth) {
+    if (depth > 64) fail("values nested more than 64 deep");
+    if (const auto done = copies.find(v.get()); done != copies.end()) {
+      if (!done->second) fail("a value that holds itself");
+      return done->second;
+    }
+    copies[v.get()] = nullptr;  // in progress
+    auto copy = std::make_shared<PickleValue>();
+    copy->kind = v->kind;
+    copy->integer = v->integer;
+    copy->number = v->number;
+    copy->text = v->text;
+    copy->tensor = v->tensor;
+    for (const auto& item : v->items) copy->items.push_back(copyOf(item, copies, depth + 1));
+    for (const auto& [key, value] : v->entries) {
+      copy->entries.emplace_back(copyOf(key, copies, depth + 1), copyOf(value, copies, depth + 1));
+    }
+    copies[v.get()] = copy;
+    return copy;
+  }
+
+  PickleValuePtr evaluate() {
     const auto* p = reinterpret_cast<const uint8_t*>(bytes_.data()) + pickle_->offset;
     const uint64_t size = pickle_->size;
     uint64_t at = 0;
@@ -417,6 +460,7 @@ class Reader {
   std::vector<size_t> marks_;
   std::map<uint64_t, PickleValuePtr> memo_;
   std::map<std::string, PickleValuePtr> storages_;
+  std::vector<std::weak_ptr<PickleValue>> all_;
 };
 
 }  // namespace

@@ -155,6 +155,8 @@ class TestCli : public QObject {
       const Result r = runCli({"validate", project(qPrintable(name))});
       QVERIFY2(r.exitCode == 0, qPrintable(r.err));
       QVERIFY2(r.out.contains("valid"), qPrintable(r.out));
+      // Issue 37: valid means it can train: one step ran, forward and backward.
+      QVERIFY2(r.out.contains("one training step: "), qPrintable(r.out));
     }
     const Result r = runCli({"validate", project("fashion-mnist-convnet.json")});
     QVERIFY2(r.out.contains("60000 samples of 1x28x28, 10 classes"), qPrintable(r.out));

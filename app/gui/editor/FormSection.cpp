@@ -1,10 +1,11 @@
-#include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/FormSection.h"
+#include "app/bridge/ProjectViews.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
@@ -187,9 +188,13 @@ QLineEdit* FormSection::addPath(const QString& key, const QString& label, PathKi
   connect(markers_, &IssueMarkers::pathBaseChanged, this,
           [this, index] { checkPath(fields_[index]); });
   connect(browse, &QToolButton::clicked, this, [this, edit, index, kind, filter, label] {
+    // Issue 37: the dialog had opened in the home folder: it starts at the field's path (a
+    // relative one is the project's folder's) or in the project's folder.
+    const QString base = markers_->pathBase();
+    const QString start = edit->text().isEmpty() ? base : QDir(base).absoluteFilePath(edit->text());
     const QString chosen = kind == PathKind::Directory
-                               ? QFileDialog::getExistingDirectory(this, label, edit->text())
-                               : QFileDialog::getOpenFileName(this, label, edit->text(), filter);
+                               ? QFileDialog::getExistingDirectory(this, label, start)
+                               : QFileDialog::getOpenFileName(this, label, start, filter);
     if (chosen.isEmpty()) return;
     edit->setText(chosen);
     userChanged(index);

@@ -21,12 +21,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/DeviceStrategyPanel.h"
-#include "app/gui/runview/LogView.h"
+#include "app/gui/HelpBrowser.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "engine/checkpoint/Checkpoint.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
@@ -262,6 +263,33 @@ class TestMainWindow : public QObject {
     QVERIFY(window.windowTitle().contains("untitled"));
     // Every template of projects/ is listed in resources/towerbench.qrc.
     QCOMPARE(templates.size(), QDir(TB_SOURCE_DIR "/projects").entryList({"*.json"}).size());
+  }
+
+  // Issue 37: Help had no documentation. Its three documents are in the window (compiled in),
+  // one window each, raised when asked again.
+  void helpShowsTheGuideAndTheProjectFormat() {
+    MainWindow window;
+    window.show();
+    for (const auto& [action, expected] : {std::pair{"actionHelpGuide", "## Two commands"},
+                                           std::pair{"actionHelpProjectFormat", "### init"},
+                                           std::pair{"actionHelpWriteATrainer", "Trainer"}}) {
+      tbench::testing::windowAction(window, action)->trigger();
+      HelpBrowser* shown = nullptr;
+      for (auto* b : window.findChildren<HelpBrowser*>()) {
+        if (b->markdown().contains(expected)) shown = b;
+      }
+      QVERIFY2(shown != nullptr && shown->isVisible(), action);
+    }
+    QCOMPARE(window.findChildren<HelpBrowser*>().size(), 3);
+    tbench::testing::windowAction(window, "actionHelpGuide")->trigger();
+    QCOMPARE(window.findChildren<HelpBrowser*>().size(), 3);  // the same window again
+    if (const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      for (auto* b : window.findChildren<HelpBrowser*>()) {
+        if (b->markdown().contains("## Two commands")) {
+          QVERIFY(b->grab().save(QDir(dir).filePath("help-guide.png")));
+        }
+      }
+    }
   }
 
   void theWindowAndTheAboutBoxCarryTheApplicationIcon() {
