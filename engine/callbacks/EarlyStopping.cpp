@@ -21,6 +21,7 @@ double worst(bool maximize) {
 
 EarlyStopping::EarlyStopping(std::string stat, Options options)
     : stat_(std::move(stat)), options_(options), best_(worst(options.maximize_)) {
+  reading_.stat = stat_;
   if (options_.patience_ < 1) {
     throw InputError(
         str("EarlyStopping(", stat_, "): patience must be >= 1, got ", options_.patience_));
@@ -50,19 +51,8 @@ void EarlyStopping::restoreCheckpointState(const std::string& state) {
 }
 
 void EarlyStopping::onTriggerEpoch() {
-  const std::optional<double> latest = context().monitors().latest(stat_);
-  const int64_t count = context().monitors().count(stat_);
-  if (latest && count == countSeen_) return;  // not produced again this epoch
-  countSeen_ = count;
-  if (!latest) {
-    if (!warnedMissing_) {
-      TB_LOG(Warning) << name() << ": no value of \"" << stat_ << "\" at the end of epoch "
-                      << context().epochNum()
-                      << " (is the callback that puts it registered before this one?)";
-      warnedMissing_ = true;
-    }
-    return;
-  }
+  const std::optional<double> latest = reading_.next(context(), name());
+  if (!latest) return;
   const double current = *latest;
   if (!std::isfinite(current)) {
     reason_ = str(stat_, " is ", current, " at epoch ", context().epochNum());

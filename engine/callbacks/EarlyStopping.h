@@ -21,6 +21,7 @@
 #include <string>
 
 #include "engine/callbacks/Callback.h"
+#include "engine/callbacks/StatReading.h"
 
 namespace tbench {
 
@@ -64,8 +65,7 @@ class EarlyStopping : public Callback {
   Options options_;
   double best_;
   int64_t wait_ = 0;
-  int64_t countSeen_ = -1;
-  bool warnedMissing_ = false;
+  StatReading reading_;  // its new value each epoch
   std::string reason_;
 };
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "engine/callbacks/StatReading.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
@@ -96,21 +97,11 @@ void StatMonitorParamSetter::restoreCheckpointState(const std::string& state) {
 }
 
 void StatMonitorParamSetter::onTriggerEpoch() {
-  const std::optional<double> latest = context().monitors().latest(stat_);
-  // A value already taken (the stat was not produced again this epoch, e.g. validation every
-  // 3 epochs) does not count again, as in tensorpack, which reads the stat's history.
-  const int64_t count = context().monitors().count(stat_);
-  if (latest && count == countSeen_) return;
-  countSeen_ = count;
-  if (!latest) {
-    if (!warnedMissing_) {
-      TB_LOG(Warning) << name() << ": no value of \"" << stat_ << "\" at the end of epoch "
-                      << context().epochNum()
-                      << " (is the callback that puts it registered before this one?)";
-      warnedMissing_ = true;
-    }
-    return;
-  }
+  StatReading reading{stat_, countSeen_, warnedMissing_};
+  const std::optional<double> latest = reading.next(context(), name());
+  countSeen_ = reading.countSeen;
+  warnedMissing_ = reading.warnedMissing;
+  if (!latest) return;
   // ReduceLROnPlateau.step(current), line for line.
   const double current = *latest;
   const double t = options_.threshold_;

@@ -66,11 +66,30 @@ std::vector<Tensor> deviceSteps(DeviceRate& rate, const std::vector<Tensor>& par
   return steps;
 }
 
+/// LibTorch's step around `update(g)` for each of `groups` groups: no gradient, except for the
+/// closure's loss, which it returns.
+template <typename Update>
+Tensor stepGroups(const torch::optim::Optimizer::LossClosure& closure, size_t groups,
+                  std::vector<DeviceRate>& rates, Update&& update) {
+  torch::NoGradGuard noGrad;
+  Tensor loss;
+  if (closure != nullptr) {
+    at::AutoGradMode enableGrad(true);
+    loss = closure();
+  }
+  rates.resize(groups);
+  for (size_t g = 0; g < groups; ++g) update(g);
+  return loss;
+}
+
 /// The Adam update of LibTorch 1.13 (adam.cpp, adamw.cpp) over a group's tensors at once.
 template <typename Options, typename State>
-void foreachAdamGroup(torch::optim::OptimizerParamGroup& group, ParamStates& states, bool decoupled,
-                      DeviceRate* rate) {
+void foreachAdamGroup(const char* optimizer, torch::optim::OptimizerParamGroup& group,
+                      ParamStates& states, bool decoupled, DeviceRate* rate) {
   auto& options = static_cast<Options&>(group.options());
+  if (options.amsgrad()) {
+    throw CheckError(str(optimizer, ": amsgrad has no multi-tensor step (use foreach: off)"));
+  }
   std::vector<Tensor> params, grads, expAvgs, expAvgSqs;
   std::vector<int64_t> stepCounts;
   for (auto& p : group.params()) {
@@ -142,22 +161,11 @@ void foreachAdamGroup(torch::optim::OptimizerParamGroup& group, ParamStates& sta
 }  // namespace
 
 torch::Tensor ForeachAdam::step(LossClosure closure) {
-  torch::NoGradGuard noGrad;
-  Tensor loss;
-  if (closure != nullptr) {
-    at::AutoGradMode enableGrad(true);
-    loss = closure();
-  }
-  rates_.resize(param_groups_.size());
-  for (size_t g = 0; g < param_groups_.size(); ++g) {
-    auto& group = param_groups_[g];
-    if (static_cast<torch::optim::AdamOptions&>(group.options()).amsgrad()) {
-      throw CheckError("ForeachAdam: amsgrad has no multi-tensor step (use foreach: off)");
-    }
+  return stepGroups(closure, param_groups_.size(), rates_, [this](size_t g) {
     foreachAdamGroup<torch::optim::AdamOptions, torch::optim::AdamParamState>(
-        group, state_, /*decoupled=*/false, deviceLr_ ? &rates_[g] : nullptr);
-  }
-  return loss;
+        "ForeachAdam", param_groups_[g], state_, /*decoupled=*/false,
+        deviceLr_ ? &rates_[g] : nullptr);
+  });
 }
 
 torch::Tensor ForeachAdam::deviceLearningRate(size_t g) const {
@@ -165,33 +173,19 @@ torch::Tensor ForeachAdam::deviceLearningRate(size_t g) const {
 }
 
 torch::Tensor ForeachAdamW::step(LossClosure closure) {
-  torch::NoGradGuard noGrad;
-  Tensor loss;
-  if (closure != nullptr) {
-    at::AutoGradMode enableGrad(true);
-    loss = closure();
-  }
-  rates_.resize(param_groups_.size());
-  for (size_t g = 0; g < param_groups_.size(); ++g) {
-    auto& group = param_groups_[g];
-    if (static_cast<torch::optim::AdamWOptions&>(group.options()).amsgrad()) {
-      throw CheckError("ForeachAdamW: amsgrad has no multi-tensor step (use foreach: off)");
-    }
+  return stepGroups(closure, param_groups_.size(), rates_, [this](size_t g) {
     foreachAdamGroup<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(
-        group, state_, /*decoupled=*/true, deviceLr_ ? &rates_[g] : nullptr);
-  }
-  return loss;
+        "ForeachAdamW", param_groups_[g], state_, /*decoupled=*/true,
+        deviceLr_ ? &rates_[g] : nullptr);
+  });
 }
 
 torch::Tensor ForeachSGD::step(LossClosure closure) {
-  torch::NoGradGuard noGrad;
-  Tensor loss;
-  if (closure != nullptr) {
-    at::AutoGradMode enableGrad(true);
-    loss = closure();
-  }
-  rates_.resize(param_groups_.size());
-  for (size_t g = 0; g < param_groups_.size(); ++g) {
+  return stepGroups(closure, param_groups_.size(), rates_, [this](size_t g) { sgdGroup(g); });
+}
+
+void ForeachSGD::sgdGroup(size_t g) {
+  {
     auto& group = param_groups_[g];
     auto& options = static_cast<torch::optim::SGDOptions&>(group.options());
     std::vector<Tensor> params, grads;
@@ -200,7 +194,7 @@ torch::Tensor ForeachSGD::step(LossClosure closure) {
       params.push_back(p);
       grads.push_back(p.grad());
     }
-    if (params.empty()) continue;
+    if (params.empty()) return;
     // As sgd.cpp: d_p = grad (+ decay * p); momentum: a new buffer is a copy of d_p, an old
     // one buf * momentum + d_p * (1 - dampening); nesterov: d_p + momentum * buf, else buf.
     std::vector<Tensor> dp = options.weight_decay() != 0
@@ -236,7 +230,6 @@ torch::Tensor ForeachSGD::step(LossClosure closure) {
       at::_foreach_sub_(params, update);
     }
   }
-  return loss;
 }
 
 }  // namespace tbench

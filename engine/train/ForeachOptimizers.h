@@ -78,6 +78,8 @@ class ForeachSGD : public torch::optim::SGD {
   torch::Tensor step(LossClosure closure = nullptr) override;
 
  private:
+  void sgdGroup(size_t g);
+
   bool deviceLr_;
   std::vector<DeviceRate> rates_;
 };
