@@ -51,6 +51,12 @@ void MainWindow::createActions() {
   pauseAction_->setShortcut(QKeySequence(Qt::Key_F6));
   pauseAction_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
   connect(pauseAction_, &QAction::triggered, runs(), &bridge::RunController::setPaused);
+  // Issue 37: the button stayed "Pause" while paused. Checked, it resumes.
+  connect(pauseAction_, &QAction::toggled, this, [this](bool paused) {
+    pauseAction_->setText(paused ? tr("&Resume") : tr("&Pause"));
+    pauseAction_->setIcon(
+        style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+  });
   saveNowAction_ = make(tr("Save &Checkpoint Now"), "actionSaveCheckpointNow",
                         QKeySequence(Qt::Key_F7), [this] { runs()->saveCheckpointNow(); });
   saveNowAction_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));

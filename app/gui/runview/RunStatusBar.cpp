@@ -44,6 +44,14 @@ void RunStatusBar::setState(bridge::RunState state) {
   current_ = state;
   showState();
   if (bridge::hasEnded(state)) eta_->clear();
+  showPause();
+}
+
+void RunStatusBar::showPause() {
+  // Issue 37: a paused run had kept showing its last rate and ETA, as if it still ran.
+  if (current_ != bridge::RunState::Paused) return;
+  rate_->setText(tr("paused"));
+  eta_->clear();
 }
 
 void RunStatusBar::showState() {
@@ -120,6 +128,7 @@ void RunStatusBar::setProgress(const bridge::RunProgress& p) {
     rate_->setText(rate);
   }
   if (p.etaSeconds >= 0) eta_->setText(tr("ETA %1").arg(formatDuration(p.etaSeconds)));
+  showPause();
 }
 
 QString RunStatusBar::formatDuration(double seconds) {

@@ -41,6 +41,8 @@ class RunStatusBar : public QStatusBar {
   int progressPercent() const;
 
  private:
+  /// While paused: "paused" instead of a rate, no ETA.
+  void showPause();
   void showState();
 
   QLabel* state_;

@@ -21,11 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
@@ -254,6 +254,10 @@ class TestRunStatus : public QObject {
                  QStringLiteral("Paused at step %1").arg(pausedAt));
     QTest::qWait(1000);  // paused: no step in the meantime
     QCOMPARE(window.runs()->globalStep(), pausedAt);
+    // Issue 37: while paused the bar had kept the last rate and ETA, and Pause stayed "Pause".
+    QCOMPARE(window.runStatusBar()->rateText(), QString("paused"));
+    QCOMPARE(window.runStatusBar()->etaText(), QString());
+    QCOMPARE(action(window, "actionPause")->text(), QString("&Resume"));
 
     action(window, "actionPause")->trigger();  // resume
     QTRY_VERIFY_WITH_TIMEOUT(window.logView()->toPlainText().contains(
@@ -263,6 +267,7 @@ class TestRunStatus : public QObject {
     // is checked exactly, on a clock the test moves: test_BridgeMonitor).
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() > pausedAt, 30000);
     QTRY_VERIFY_WITH_TIMEOUT(shownRate(window) > 0, 30000);
+    QCOMPARE(action(window, "actionPause")->text(), QString("&Pause"));
     const QString eta = window.runStatusBar()->etaText();
     QVERIFY2(eta.startsWith("ETA "), qPrintable(eta));
     action(window, "actionStop")->trigger();
