@@ -24,6 +24,7 @@ std::string usageText() {
          "  towerbench-cli launch --nproc-per-node N [--nnodes K --node-rank R\n"
          "                        --master-addr A --master-port P] PROJECT [train options]\n"
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
+         "  towerbench-cli summary PROJECT [--set json.path=value]...\n"
          "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
          "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
@@ -47,7 +48,10 @@ std::string usageText() {
          "          \"distributed\": launch sets trainer.strategy=distributed before the train\n"
          "          options), prints their output prefixed with [rank N] and returns the worst\n"
          "          exit status. A worker also runs under torchrun --no_python or SLURM's srun.\n"
-         "validate  checks PROJECT and its data files and prints every problem found\n"
+         "validate  checks PROJECT and its data files and prints every problem found, then runs\n"
+         "          one training step (forward and backward) on a batch of its data\n"
+         "summary   prints PROJECT's model: every parameter and buffer (name, shape, count,\n"
+         "          trainable), the totals, and what init would load from its weights file\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
          "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
@@ -205,8 +209,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     train.noPluginFolders = out.noPluginFolders;
     return train;
   }
-  if (first != "train" && first != "validate" && first != "eval" && first != "export" &&
-      first != "sweep") {
+  if (first != "train" && first != "validate" && first != "summary" && first != "eval" &&
+      first != "export" && first != "sweep") {
     throw UsageError(str("unknown command \"", first, "\""));
   }
   out.command = first;
@@ -240,7 +244,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       }
     } else if (exporting && arg == "--out") {
       out.out = value();
-    } else if ((train || eval || out.command == "validate") && arg == "--set") {
+    } else if ((train || eval || out.command == "validate" || out.command == "summary") &&
+               arg == "--set") {
       const std::string& assignment = value();
       if (assignment.find('=') == std::string::npos) {
         throw UsageError(str("--set expects path=value, got \"", assignment, "\""));

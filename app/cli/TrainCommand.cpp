@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/checkpoint/SessionInit.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -196,6 +198,60 @@ std::string oneTrainingStep(const Project& project) {
 }
 
 }  // namespace
+
+int runSummary(const CliArgs& args) {
+  try {
+    Project project = loadWithOverrides(args);
+    // The model as one tower on the CPU builds it (every strategy's towers hold the same model),
+    // so that the summary reads anywhere, without the project's GPUs or ranks.
+    project.trainer =
+        ComponentSpec::of("strategy", "simple").set("devices", nlohmann::json::array({"cpu"}));
+    const InitOptions init{project.init.checkpoint, project.init.ignore, project.init.rename,
+                           project.init.strict};
+    project.init = {};
+    BuiltRun run = buildRun(project, "");
+    run.config.extraCallbacks.emplace();
+    run.config.monitors.emplace();
+    setupTrainWithConfig(run.config, *run.trainer);  // the towers, as a run builds them
+    torch::nn::Module& module = run.trainer->mainModule();
+    int64_t total = 0, trainable = 0, tensors = 0;
+    std::cout << args.project << ": model " << project.model.type << "\n";
+    const auto row = [](const std::string& name, const torch::Tensor& t, const char* kind) {
+      std::ostringstream shape;
+      shape << t.sizes();
+      std::printf("  %-40s %-18s %10lld  %s\n", name.c_str(), shape.str().c_str(),
+                  static_cast<long long>(t.numel()), kind);
+    };
+    std::printf("  %-40s %-18s %10s  %s\n", "name", "shape", "count", "kind");
+    std::fflush(stdout);
+    for (const auto& p : module.named_parameters()) {
+      ++tensors;
+      total += p.value().numel();
+      trainable += p.value().requires_grad() ? p.value().numel() : 0;
+      row(p.key(), p.value(), p.value().requires_grad() ? "trainable" : "frozen");
+    }
+    int64_t buffers = 0;
+    for (const auto& b : module.named_buffers()) {
+      if (!b.value().defined()) continue;
+      ++buffers;
+      row(b.key(), b.value(), "buffer");
+    }
+    std::fflush(stdout);
+    std::cout << "  " << total << " parameters in " << tensors << " tensors (" << trainable
+              << " trainable, " << total - trainable << " frozen), " << buffers << " buffers\n";
+    if (!init.path.empty()) {
+      const RestoreReport report = initFromWeights(module, init);
+      std::cout << "  init " << init.path << ": " << report.toString() << "\n";
+    }
+    return 0;
+  } catch (const c10::Error& e) {
+    std::cerr << e.what_without_backtrace() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}
 
 int runValidate(const CliArgs& args) {
   try {

@@ -18,5 +18,8 @@ int runExport(const CliArgs& args);
 
 /// `validate`: checks the project and opens its data sources; prints every problem.
 int runValidate(const CliArgs& args);
+/// `towerbench-cli summary PROJECT`: the model's parameters and buffers (name, shape, count,
+/// trainable), totals, and what init would load (issue 37). 0, or 2 with the problem on stderr.
+int runSummary(const CliArgs& args);
 
 }  // namespace tbench::cli

@@ -168,6 +168,23 @@ class TestCli : public QObject {
              qPrintable(gan.out + gan.err));
   }
 
+  // Issue 37: the model's parameters, as a user checks them before fine-tuning.
+  void summaryListsTheModelsParameters() {
+    const Result r = runCli({"summary", project("fashion-mnist-mlp.json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("layers.0.weight") && r.out.contains("trainable"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(" parameters in "), qPrintable(r.out));
+    // The totals are the sum of the rows.
+    qint64 sum = 0;
+    for (const QString& line : r.out.split('\n')) {
+      const QStringList cells = line.simplified().split(' ');
+      if (cells.size() >= 4 && (cells.last() == "trainable" || cells.last() == "frozen")) {
+        sum += cells[cells.size() - 2].toLongLong();
+      }
+    }
+    QVERIFY2(r.out.contains(QString("  %1 parameters in ").arg(sum)), qPrintable(r.out));
+  }
+
   void yourOwnModelAndTableTrainAndExportAsTorchScript() {
     // The TorchScript example as a user has it: the project file and, beside it, a module
     // scripted in Python; it trains from the CLI and its export runs in PyTorch alone.
