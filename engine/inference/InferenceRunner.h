@@ -16,6 +16,7 @@
 // The DataFlow gives batches ({image, label} stacked, any batch size; the last batch may be
 // smaller). It is reset once, in setupGraph.
 
+#include <utility>
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
@@ -33,6 +34,9 @@ class InferenceRunner : public Callback {
   std::map<std::string, double> evaluate(TrainerContext& context);
   /// Whether a run of several processes shares each pass out (default true).
   void setSharding(bool on) { sharding_ = on; }
+  /// Adds an inferencer (before the run sets the runner up), e.g. the inference callback's
+  /// top_k accuracies.
+  void addInferencer(InferencerPtr inferencer) { inferencers_.push_back(std::move(inferencer)); }
 
  private:
   void onSetupGraph() override;

@@ -13,6 +13,7 @@
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/comm/DistributedGroup.h"
 #include "engine/core/Check.h"
+#include "engine/inference/TopKAccuracy.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectStructure.h"
 #include "engine/project/builtin/Builtin.h"
@@ -161,10 +162,17 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                     .label("Share out among ranks")
                     .help("In a distributed run each rank validates every world-size-th batch "
                           "and the sums are all-reduced (the one-process figures in 1/W of the "
-                          "time); off: every rank validates the whole set")});
-  inference.check = [](const Settings&, CheckContext& context) {
+                          "time); off: every rank validates the whole set"),
+                key::integers("top_k", {})
+                    .label("Top-k accuracies")
+                    .help("Also put validation_top<k>_accuracy for each k: the share of samples "
+                          "whose label is among the k largest logits (a classifier's)")});
+  inference.check = [](const Settings& s, CheckContext& context) {
     if (!context.project.data.hasValidation) {
       context.report("", "an \"inference\" callback needs validation data ($.data.validation)");
+    }
+    for (int64_t k : s.integers("top_k")) {
+      if (k < 1) context.report("top_k", str("each k must be >= 1, got ", k));
     }
   };
   registerCallback(
@@ -173,6 +181,19 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
                  "an inference callback is built by buildRun, after the model");
         auto runner = buildInferenceRunner(context.project, *context.trainingFacts, *context.model);
         runner->setSharding(s.boolean("sharded"));
+        const std::vector<std::string> outputs = context.model->inferenceOutputNames();
+        const auto has = [&](const char* name) {
+          return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
+        };
+        for (int64_t k : s.integers("top_k")) {
+          if (!has("logits") || !has("label")) {
+            throw InputError(
+                str("$.callbacks: inference's top_k needs a classifier (the model's "
+                    "logits and labels); model \"",
+                    context.project.model.type, "\" has none"));
+          }
+          runner->addInferencer(std::make_shared<TopKAccuracy>(k));
+        }
         return everyK(runner, s.integer("every_k_epochs"));
       });
 

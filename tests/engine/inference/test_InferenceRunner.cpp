@@ -10,6 +10,7 @@
 #include "engine/inference/ClassificationError.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
+#include "engine/inference/TopKAccuracy.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
@@ -61,6 +62,39 @@ class TestInferenceRunner : public QObject {
     error.beforeInference();
     error.onBatch({{"wrong", torch::tensor({0.f, 1.f})}}, 2);
     QCOMPARE(error.afterInference().at("validation_error"), 0.5);
+  }
+
+  // Issue 37: top-k accuracy, exact over uneven batches; k = 1 is 1 - the error; k at least
+  // the classes counts every sample; the totals shard and add up.
+  void topKAccuracyCountsTheLabelAmongTheKLargest() {
+    // 3 classes. Sample: label, rank of the label's logit (1 = largest).
+    const torch::Tensor logits1 = torch::tensor({{3.f, 2.f, 1.f},    // label 0: 1st
+                                                 {3.f, 2.f, 1.f},    // label 1: 2nd
+                                                 {3.f, 2.f, 1.f},    // label 2: 3rd
+                                                 {0.f, 5.f, 1.f}});  // label 2: 2nd
+    const torch::Tensor labels1 = torch::tensor({0, 1, 2, 2}, torch::kInt64);
+    const torch::Tensor logits2 = torch::tensor({{1.f, 0.f, 2.f}});  // label 0: 2nd
+    const torch::Tensor labels2 = torch::tensor({0}, torch::kInt64);
+    const auto pass = [&](TopKAccuracy& accuracy) {
+      accuracy.beforeInference();
+      accuracy.onBatch({{"logits", logits1}, {"label", labels1}}, 4);
+      accuracy.onBatch({{"logits", logits2}, {"label", labels2}}, 1);
+      return accuracy.afterInference().at(accuracy.scalarName());
+    };
+    TopKAccuracy top1(1), top2(2), top5(5);
+    QCOMPARE(pass(top1), 1.0 / 5.0);
+    QCOMPARE(pass(top2), 4.0 / 5.0);  // not the mean of the batches' (3/4 + 1) / 2
+    QCOMPARE(pass(top5), 1.0);        // k beyond the 3 classes
+    QCOMPARE(top2.scalarName(), std::string("validation_top2_accuracy"));
+    // Two shards' totals add up to the one pass's.
+    TopKAccuracy a(2), b(2);
+    a.beforeInference();
+    a.onBatch({{"logits", logits1}, {"label", labels1}}, 4);
+    b.beforeInference();
+    b.onBatch({{"logits", logits2}, {"label", labels2}}, 1);
+    a.setTotals(a.totals() + b.totals());
+    QCOMPARE(a.afterInference().at("validation_top2_accuracy"), 4.0 / 5.0);
+    QVERIFY_THROWS_EXCEPTION(CheckError, TopKAccuracy(0));
   }
 
   void scalarStatsWeightsBatchesBySize() {
