@@ -6,21 +6,14 @@
 #include <regex>
 #include <set>
 
+#include "engine/checkpoint/CheckpointDetail.h"
 #include "engine/checkpoint/WeightsFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
 
-namespace {
-
-std::string shapeOf(const torch::Tensor& t) {
-  std::ostringstream out;
-  out << t.sizes();
-  return out.str();
-}
-
-}  // namespace
+using checkpoint_detail::shapeString;
 
 NameMatch matchWeightNames(const std::vector<std::string>& modelNames,
                            const std::vector<std::string>& fileNames,
@@ -155,7 +148,7 @@ RestoreReport initFromWeights(torch::nn::Module& module, const InitOptions& opti
     const std::string shown = found->second == name ? name : found->second + " -> " + name;
     if (source.sizes() != target.sizes()) {
       report.shapeMismatch.push_back(
-          str(shown, ": file ", shapeOf(source), " vs model ", shapeOf(target)));
+          str(shown, ": file ", shapeString(source), " vs model ", shapeString(target)));
     } else {
       target.copy_(source);
       report.loaded.push_back(name);

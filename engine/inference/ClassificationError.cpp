@@ -1,26 +1,13 @@
 #include "engine/inference/ClassificationError.h"
 
 #include "engine/core/Check.h"
-#include "engine/core/HostRead.h"
 
 namespace tbench {
 
 ClassificationError::ClassificationError(std::string wrongOutput, std::string scalarName)
     : wrongOutput_(std::move(wrongOutput)), scalarName_(std::move(scalarName)) {}
 
-void ClassificationError::beforeInference() {
-  wrong_ = 0;
-  unread_ = torch::Tensor();
-  samples_ = 0;
-}
-
-double ClassificationError::wrongCount() const {
-  if (unread_.defined()) {
-    wrong_ += hostItem<double>(unread_);
-    unread_ = torch::Tensor();
-  }
-  return wrong_;
-}
+void ClassificationError::beforeInference() { wrong_.reset(); }
 
 void ClassificationError::onBatch(const std::map<std::string, torch::Tensor>& outputs,
                                   int64_t batchSize) {
@@ -29,27 +16,18 @@ void ClassificationError::onBatch(const std::map<std::string, torch::Tensor>& ou
   const torch::Tensor& wrong = it->second;
   TB_CHECK(wrong.dim() == 1 && wrong.size(0) == batchSize, "inference output \"", wrongOutput_,
            "\" must have one value per sample (", batchSize, "), got shape ", wrong.sizes());
-  // Counted where the model ran and read once a pass (Note [Host reads]).
-  const torch::Tensor count = wrong.sum(torch::kDouble);
-  unread_ = unread_.defined() ? unread_ + count : count;
-  samples_ += batchSize;
+  wrong_.add(wrong, batchSize);  // counted where the model ran, read once a pass
 }
 
 std::map<std::string, double> ClassificationError::afterInference() {
-  if (samples_ == 0) return {};
-  return {{scalarName_, wrongCount() / static_cast<double>(samples_)}};
+  if (wrong_.samples() == 0) return {};
+  return {{scalarName_, wrong_.count() / static_cast<double>(wrong_.samples())}};
 }
 
-torch::Tensor ClassificationError::totals() const {
-  return torch::tensor({wrongCount(), static_cast<double>(samples_)}, torch::kDouble);
-}
+torch::Tensor ClassificationError::totals() const { return wrong_.totals(); }
 
 void ClassificationError::setTotals(const torch::Tensor& totals) {
-  TB_CHECK(totals.numel() == 2, "ClassificationError: totals of another length");
-  const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
-  wrong_ = t.data_ptr<double>()[0];
-  unread_ = torch::Tensor();
-  samples_ = static_cast<int64_t>(t.data_ptr<double>()[1]);
+  wrong_.setTotals(totals, "ClassificationError");
 }
 
 }  // namespace tbench

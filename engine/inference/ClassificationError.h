@@ -4,6 +4,7 @@
 // wrong samples divided by the number of samples, whatever the batch sizes.
 
 #include "engine/inference/Inferencer.h"
+#include "engine/inference/PassCount.h"
 
 namespace tbench {
 
@@ -21,10 +22,7 @@ class ClassificationError : public Inferencer {
  private:
   std::string wrongOutput_;
   std::string scalarName_;
-  double wrongCount() const;  // wrong_ with unread_ added
-  mutable double wrong_ = 0;
-  mutable torch::Tensor unread_;  // wrong samples counted on the model's device, not yet read
-  int64_t samples_ = 0;
+  PassCount wrong_;  // wrong samples
 };
 
 }  // namespace tbench

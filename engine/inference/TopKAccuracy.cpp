@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "engine/core/Check.h"
-#include "engine/core/HostRead.h"
 
 namespace tbench {
 
@@ -15,19 +14,7 @@ std::string TopKAccuracy::scalarName() const {
   return "validation_top" + std::to_string(k_) + "_accuracy";
 }
 
-void TopKAccuracy::beforeInference() {
-  correct_ = 0;
-  unread_ = torch::Tensor();
-  samples_ = 0;
-}
-
-double TopKAccuracy::correctCount() const {
-  if (unread_.defined()) {
-    correct_ += hostItem<double>(unread_);
-    unread_ = torch::Tensor();
-  }
-  return correct_;
-}
+void TopKAccuracy::beforeInference() { hits_.reset(); }
 
 void TopKAccuracy::onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) {
   const auto logits = outputs.find("logits");
@@ -40,26 +27,18 @@ void TopKAccuracy::onBatch(const std::map<std::string, torch::Tensor>& outputs, 
   const int64_t k = std::min<int64_t>(k_, l.size(1));
   const torch::Tensor top = std::get<1>(l.topk(k, /*dim=*/1));
   const torch::Tensor hit = top.eq(labels->second.view({-1, 1})).any(1);
-  const torch::Tensor count = hit.sum(torch::kDouble);
-  unread_ = unread_.defined() ? unread_ + count : count;
-  samples_ += batchSize;
+  hits_.add(hit, batchSize);
 }
 
 std::map<std::string, double> TopKAccuracy::afterInference() {
-  if (samples_ == 0) return {};
-  return {{scalarName(), correctCount() / static_cast<double>(samples_)}};
+  if (hits_.samples() == 0) return {};
+  return {{scalarName(), hits_.count() / static_cast<double>(hits_.samples())}};
 }
 
-torch::Tensor TopKAccuracy::totals() const {
-  return torch::tensor({correctCount(), static_cast<double>(samples_)}, torch::kDouble);
-}
+torch::Tensor TopKAccuracy::totals() const { return hits_.totals(); }
 
 void TopKAccuracy::setTotals(const torch::Tensor& totals) {
-  TB_CHECK(totals.numel() == 2, "TopKAccuracy: totals of another length");
-  const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
-  correct_ = t.data_ptr<double>()[0];
-  unread_ = torch::Tensor();
-  samples_ = static_cast<int64_t>(t.data_ptr<double>()[1]);
+  hits_.setTotals(totals, "TopKAccuracy");
 }
 
 }  // namespace tbench

@@ -5,6 +5,7 @@
 // the number of classes every sample counts. Shards as ClassificationError does.
 
 #include "engine/inference/Inferencer.h"
+#include "engine/inference/PassCount.h"
 
 namespace tbench {
 
@@ -21,11 +22,8 @@ class TopKAccuracy : public Inferencer {
   std::string scalarName() const;
 
  private:
-  double correctCount() const;
   int64_t k_;
-  mutable double correct_ = 0;
-  mutable torch::Tensor unread_;  // counted on the model's device, read once a pass
-  int64_t samples_ = 0;
+  PassCount hits_;  // samples whose label is among the k largest
 };
 
 }  // namespace tbench
