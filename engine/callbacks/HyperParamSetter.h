@@ -37,6 +37,9 @@ class HyperParamSetter : public Callback {
   HyperParamSetter(std::string param, Unit unit);
   /// The value last applied, if any.
   std::optional<double> applied() const { return applied_; }
+  /// The function's value at `position` (nullopt: keep the current value); for previews.
+  std::optional<double> valueFor(int64_t position) const { return valueAt(position); }
+  Unit unit() const { return unit_; }
   std::string name() const override;
 
  protected:
@@ -67,8 +70,6 @@ class ScheduledHyperParamSetter : public HyperParamSetter {
   ScheduledHyperParamSetter(std::string param, std::vector<std::pair<int64_t, double>> points,
                             Unit unit = Unit::Epoch,
                             Interpolation interpolation = Interpolation::Piecewise);
-  /// The schedule's value at `position` (nullopt before the first point); for previews.
-  std::optional<double> scheduledValue(int64_t position) const { return valueAt(position); }
 
  protected:
   std::optional<double> valueAt(int64_t position) const override;

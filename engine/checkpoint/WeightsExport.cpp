@@ -29,13 +29,30 @@ std::string weightsToSafetensors(const TrainingState& state) {
                           state.path);
 }
 
+TrainingState withWeightAverage(TrainingState state) {
+  int replaced = 0;
+  for (auto& [name, tensor] : state.model) {
+    const auto found = state.trainerState.find("ema/" + name);
+    if (found == state.trainerState.end()) continue;
+    tensor = found->second;
+    ++replaced;
+  }
+  if (replaced == 0) {
+    throw InputError(str(state.path,
+                         ": has no weight average (the run was trained without "
+                         "trainer.ema_decay); export its weights without --ema"));
+  }
+  return state;
+}
+
 void exportWeights(const std::string& checkpointPath, const std::string& format,
-                   const std::string& outPath) {
+                   const std::string& outPath, bool weightAverage) {
   if (format != "pt" && format != "safetensors") {
     throw InputError(
         str("unknown export format \"", format, "\" (expected \"pt\" or \"safetensors\")"));
   }
-  const TrainingState state = readCheckpointFile(checkpointPath);
+  TrainingState state = readCheckpointFile(checkpointPath);
+  if (weightAverage) state = withWeightAverage(std::move(state));
   writeFileAtomically(outPath, format == "pt" ? weightsToPt(state) : weightsToSafetensors(state));
 }
 

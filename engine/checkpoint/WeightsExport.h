@@ -21,7 +21,12 @@ namespace tbench {
 /// unreadable checkpoint or a dtype safetensors cannot hold (naming the file and the tensor);
 /// std::runtime_error naming `outPath` when it cannot be written.
 void exportWeights(const std::string& checkpointPath, const std::string& format,
-                   const std::string& outPath);
+                   const std::string& outPath, bool weightAverage = false);
+
+/// `state` with its model's parameters replaced by the weight average the checkpoint keeps
+/// beside them ("ema/<name>" in trainer_state; trainer.ema_decay, Note [Weight average]);
+/// buffers as they are. InputError naming the file when it has no average.
+TrainingState withWeightAverage(TrainingState state);
 
 /// The "pt" export of `state`'s model, as bytes.
 std::string weightsToPt(const TrainingState& state);

@@ -25,6 +25,29 @@ namespace tbench {
 
 namespace {
 
+std::string typeName(const torch::jit::Module& m) {
+  const auto name = m.type()->name();
+  std::string text = name ? name->qualifiedName() : std::string("?");
+  if (text.rfind("__torch__.", 0) == 0) text.erase(0, 10);
+  return text;
+}
+
+/// The mirror of one submodule: named by its TorchScript type (e.g.
+/// "torch.nn.modules.batchnorm.BatchNorm2d", which frozenNormLayers recognises), and forwarding
+/// train()/eval() to it, so that one layer can be put in eval mode on its own.
+class ScriptChild : public torch::nn::Module {
+ public:
+  explicit ScriptChild(torch::jit::Module module)
+      : torch::nn::Module(typeName(module)), module_(std::move(module)) {}
+  void train(bool on = true) override {
+    torch::nn::Module::train(on);
+    module_.train(on);
+  }
+
+ private:
+  torch::jit::Module module_;
+};
+
 /// Registers the direct parameters and buffers of `script` in `holder`, then mirrors each child.
 void mirror(torch::nn::Module& holder, const torch::jit::Module& script) {
   for (const auto& p : script.named_parameters(/*recurse=*/false)) {
@@ -34,17 +57,10 @@ void mirror(torch::nn::Module& holder, const torch::jit::Module& script) {
     holder.register_buffer(b.name, b.value);
   }
   for (const auto& child : script.named_children()) {
-    auto sub = std::make_shared<torch::nn::Module>(child.name);
+    auto sub = std::make_shared<ScriptChild>(child.value);
     mirror(*sub, child.value);
     holder.register_module(child.name, sub);
   }
-}
-
-std::string typeName(const torch::jit::Module& m) {
-  const auto name = m.type()->name();
-  std::string text = name ? name->qualifiedName() : std::string("?");
-  if (text.rfind("__torch__.", 0) == 0) text.erase(0, 10);
-  return text;
 }
 
 /// A deep copy of `prototype` whose parameters are leaves that require gradients as the

@@ -127,8 +127,10 @@ torch::jit::Module scriptModuleOf(const RestoredNetwork& network) {
   return out;
 }
 
-void exportTorchScript(const std::string& checkpointPath, const std::string& outPath) {
-  const TrainingState state = readCheckpointFile(checkpointPath);
+void exportTorchScript(const std::string& checkpointPath, const std::string& outPath,
+                       bool weightAverage) {
+  TrainingState state = readCheckpointFile(checkpointPath);
+  if (weightAverage) state = withWeightAverage(std::move(state));
   const RestoredNetwork network = restoreNetwork(state);
   std::ostringstream bytes;
   scriptModuleOf(network).save(bytes);
@@ -136,11 +138,11 @@ void exportTorchScript(const std::string& checkpointPath, const std::string& out
 }
 
 void exportCheckpoint(const std::string& checkpointPath, const std::string& format,
-                      const std::string& outPath) {
+                      const std::string& outPath, bool weightAverage) {
   if (format == "torchscript") {
-    exportTorchScript(checkpointPath, outPath);
+    exportTorchScript(checkpointPath, outPath, weightAverage);
   } else if (format == "pt" || format == "safetensors") {
-    exportWeights(checkpointPath, format, outPath);
+    exportWeights(checkpointPath, format, outPath, weightAverage);
   } else {
     throw InputError(str("unknown export format \"", format,
                          "\" (expected \"pt\", \"safetensors\" or \"torchscript\")"));

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "engine/checkpoint/Checkpoint.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/Project.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 namespace torch::jit {
 struct Module;
@@ -46,12 +46,14 @@ torch::jit::Module scriptModuleOf(const RestoredNetwork& network);
 /// Reads the checkpoint at `checkpointPath` and writes its network as TorchScript to
 /// `outPath` (atomically). InputError for the reasons above; std::runtime_error naming
 /// `outPath` when it cannot be written.
-void exportTorchScript(const std::string& checkpointPath, const std::string& outPath);
+void exportTorchScript(const std::string& checkpointPath, const std::string& outPath,
+                       bool weightAverage = false);
 
 /// Exports the checkpoint in `format`: "pt" and "safetensors" (weights, exportWeights) or
 /// "torchscript" (exportTorchScript). InputError for another format. The CLI's `export` and the
-/// window's export dialog both call this.
+/// window's export dialog both call this. `weightAverage`: the weight average the checkpoint
+/// keeps (trainer.ema_decay) instead of the raw weights (WeightsExport.h: withWeightAverage).
 void exportCheckpoint(const std::string& checkpointPath, const std::string& format,
-                      const std::string& outPath);
+                      const std::string& outPath, bool weightAverage = false);
 
 }  // namespace tbench

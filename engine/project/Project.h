@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/project/registry/ComponentRegistry.h"
+#include "engine/train/ParamGroupRules.h"
 #include "engine/train/SpeedSettings.h"
 
 namespace tbench {
@@ -32,13 +33,22 @@ struct DataSpec {
   bool resident = false;
 };
 
-/// "schedule.learning_rate": the learning rate as a function of epoch or step.
+/// "schedule.learning_rate": the learning rate as a function of epoch or step: a list of points,
+/// or a named shape scaled by optimizer.learning_rate (engine/callbacks/NamedSchedule.h).
 struct ScheduleSpec {
   bool enabled = false;
+  /// "points", "cosine", "warmup_cosine" or "one_cycle"
+  std::string shape = "points";
   std::string unit = "epoch";               ///< "epoch" or "step"
-  std::string interpolation = "piecewise";  ///< "piecewise" or "linear"
-  /// (epoch or step, value) pairs, strictly increasing in the first element.
+  std::string interpolation = "piecewise";  ///< "piecewise" or "linear" (points)
+  /// (epoch or step, value) pairs, strictly increasing in the first element (points).
   std::vector<std::pair<int64_t, double>> points;
+  int64_t length = 0;           ///< epochs or steps the shape spans; 0: the whole run
+  int64_t warmup = 0;           ///< warmup_cosine: epochs or steps of linear warm-up from 0
+  double minLearningRate = 0;   ///< cosine, warmup_cosine: the rate at the end
+  double pctStart = 0.3;        ///< one_cycle: the rising part of the cycle
+  double divFactor = 25;        ///< one_cycle: starts at learning_rate / div_factor
+  double finalDivFactor = 1e4;  ///< one_cycle: ends at the start / final_div_factor
 };
 
 /// The callbacks of a project without a "callbacks" key: progress_bar (showing cost),
@@ -62,6 +72,9 @@ struct Project {
   ComponentSpec model = ComponentSpec::defaultOf("model");
   DataSpec data;
   ComponentSpec optimizer = ComponentSpec::defaultOf("optimizer");
+  /// "optimizer.param_groups": freeze, rate multiplier and weight decay by parameter name
+  /// (engine/train/ParamGroupRules.h), in order.
+  std::vector<ParamGroupRule> paramGroups;
   ScheduleSpec schedule;
   int64_t stepsPerEpoch = 0;  ///< 0: one pass over the training data (size / batch)
   int64_t maxEpoch = 1;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/NamedSchedule.h"
 #include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/registry/ComponentRegistry.h"
 #include "engine/train/GanModelDesc.h"
@@ -35,8 +36,12 @@ std::vector<std::pair<int64_t, double>> curveOf(const Project& project, int64_t 
   const int64_t first = (project.startingEpoch - 1) * spe;
   const int64_t last = project.maxEpoch * spe;
   std::vector<std::pair<int64_t, double>> curve;
-  const std::shared_ptr<ScheduledHyperParamSetter> schedule =
-      project.schedule.points.empty() ? nullptr : learningRateScheduleOf(project.schedule);
+  const bool named = project.schedule.shape != "points";
+  const std::shared_ptr<HyperParamSetter> schedule =
+      !project.schedule.enabled || (!named && project.schedule.points.empty())
+          ? nullptr
+          : learningRateScheduleOf(project.schedule, base,
+                                   project.schedule.unit == "epoch" ? project.maxEpoch : last);
   if (!schedule) {
     curve = {{first, base}, {last, base}};
     return curve;
@@ -45,7 +50,7 @@ std::vector<std::pair<int64_t, double>> curveOf(const Project& project, int64_t 
   // own rate applies.
   double current = base;
   auto valueAt = [&](int64_t position) {
-    if (auto v = schedule->scheduledValue(position)) current = *v;
+    if (auto v = schedule->valueFor(position)) current = *v;
     return current;
   };
   if (project.schedule.unit == "epoch") {
@@ -93,17 +98,35 @@ void readRaw(const nlohmann::json& doc, ProjectAnalysis& a) {
 
 }  // namespace
 
-std::shared_ptr<ScheduledHyperParamSetter> learningRateScheduleOf(const ScheduleSpec& schedule) {
+std::shared_ptr<HyperParamSetter> learningRateScheduleOf(const ScheduleSpec& schedule, double base,
+                                                         int64_t runLength) {
   if (!schedule.enabled) return nullptr;
+  const auto unit =
+      schedule.unit == "step" ? HyperParamSetter::Unit::Step : HyperParamSetter::Unit::Epoch;
+  if (schedule.shape != "points") {
+    NamedScheduleShape shape;
+    shape.shape = schedule.shape;
+    shape.base = base;
+    shape.length = schedule.length;
+    shape.warmup = schedule.warmup;
+    shape.minValue = schedule.minLearningRate;
+    shape.pctStart = schedule.pctStart;
+    shape.divFactor = schedule.divFactor;
+    shape.finalDivFactor = schedule.finalDivFactor;
+    return std::make_shared<NamedScheduleSetter>("learning_rate", shape, unit, runLength);
+  }
   return std::make_shared<ScheduledHyperParamSetter>(
-      "learning_rate", schedule.points,
-      schedule.unit == "step" ? HyperParamSetter::Unit::Step : HyperParamSetter::Unit::Epoch,
+      "learning_rate", schedule.points, unit,
       schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
                                          : ScheduledHyperParamSetter::Interpolation::Piecewise);
 }
 
 int64_t batchesPerStepOf(const Project& project, const ModelDescBase* model) {
-  const auto towers = static_cast<int64_t>(project.devices().size());
+  const Settings trainer = project.trainer.resolved();
+  // Gradient accumulation takes its micro-batches from the input too (SingleCostTrainer).
+  const int64_t accumulate =
+      trainer.has("accumulate") ? std::max<int64_t>(1, trainer.integer("accumulate")) : 1;
+  const auto towers = static_cast<int64_t>(project.devices().size()) * accumulate;
   if (model != nullptr) {
     const auto* gan = dynamic_cast<const GanModelDesc*>(model);
     return gan != nullptr ? towers * gan->schedule().discriminatorSteps : towers;

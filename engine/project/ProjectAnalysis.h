@@ -26,7 +26,7 @@
 namespace tbench {
 
 class ModelDescBase;
-class ScheduledHyperParamSetter;
+class HyperParamSetter;
 
 struct ProjectAnalysis {
   /// Every problem of the document (validateProjectJson); empty when it is a valid project. The
@@ -41,7 +41,7 @@ struct ProjectAnalysis {
   int64_t batchSize = 0;  ///< per tower (data.batch_size), its default when absent
 
   int64_t towers = 0;          ///< trainer.devices
-  int64_t batchesPerStep = 0;  ///< batchesPerStepOf: towers × a GAN's d_steps
+  int64_t batchesPerStep = 0;  ///< batchesPerStepOf: towers × accumulate, or × a GAN's d_steps
   /// Processes that train together: local_processes for a strategy of many processes (trait
   /// "processes": "many"), else 1. A cluster launch decides its own world size.
   int64_t processes = 1;
@@ -97,6 +97,9 @@ int64_t stepsPerEpochOf(const Project& project, std::optional<int64_t> samples =
 
 /// The project's learning-rate schedule as the callback that applies it; null when the
 /// schedule is off.
-std::shared_ptr<ScheduledHyperParamSetter> learningRateScheduleOf(const ScheduleSpec& schedule);
+/// A named shape scales `base` (optimizer.learning_rate); its length 0 is `runLength` positions,
+/// or when that is 0 the trainer's whole run.
+std::shared_ptr<HyperParamSetter> learningRateScheduleOf(const ScheduleSpec& schedule, double base,
+                                                         int64_t runLength = 0);
 
 }  // namespace tbench

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/core/Check.h"
@@ -21,6 +22,14 @@ namespace tbench {
 OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request,
                             const std::string& baseDir) {
   return dataSourceMaker(spec.type).open(spec.resolved(baseDir), request);
+}
+
+InitOptions initOptionsOf(const Project& project) {
+  std::string path = project.init.checkpoint;
+  if (!path.empty() && !project.baseDir.empty() && std::filesystem::path(path).is_relative()) {
+    path = (std::filesystem::path(project.baseDir) / path).lexically_normal().string();
+  }
+  return {path, project.init.ignore, project.init.rename, project.init.strict};
 }
 
 SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec) {
@@ -98,7 +107,8 @@ namespace {
 
 std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run, int rank) {
   std::vector<CallbackPtr> callbacks;
-  if (auto schedule = learningRateScheduleOf(project.schedule)) {
+  if (auto schedule =
+          learningRateScheduleOf(project.schedule, project.optimizer.number("learning_rate"))) {
     callbacks.push_back(std::move(schedule));
   }
   CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model, rank};
@@ -168,6 +178,9 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
                          .clipValue(project.optimizer.number("clip_value"))
                          .reportNorm(project.optimizer.boolean("report_grad_norm"))
                          .reportEvery(project.optimizer.integer("grad_norm_every"));
+  config.paramGroups = {project.paramGroups, project.optimizer.boolean("frozen_batchnorm_eval")};
+  config.accumulate = project.trainer.integer("accumulate");
+  config.emaDecay = project.trainer.number("ema_decay");
   config.stepsPerEpoch = project.stepsPerEpoch;
   config.startingEpoch = project.startingEpoch;
   config.maxEpoch = project.maxEpoch;
@@ -176,8 +189,7 @@ BuiltRun buildRun(const Project& project, const std::string& runDir, int rank) {
   config.numThreads = project.numThreads;
   config.precision = parsePrecision(project.precision);
   config.speed = project.speed;
-  config.init = {project.init.checkpoint, project.init.ignore, project.init.rename,
-                 project.init.strict};
+  config.init = initOptionsOf(project);
   run.trainer->setProjectText(projectToJson(project).dump());
   run.trainer->setDataText(dataFactsJson(train, project.baseDir).dump());
   return run;

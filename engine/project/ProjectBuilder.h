@@ -20,6 +20,10 @@ namespace tbench {
 OpenedSource openDataSource(const ComponentSpec& spec, const OpenRequest& request = {},
                             const std::string& baseDir = "");
 
+/// The project's "init" as the engine takes it, a relative checkpoint path resolved against
+/// project.baseDir (as every other file of the project).
+InitOptions initOptionsOf(const Project& project);
+
 /// The optimizer factory of `spec` (an optimizer ComponentSpec).
 SupervisedModel::OptimizerFactory optimizerFactory(const ComponentSpec& spec);
 

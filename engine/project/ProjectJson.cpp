@@ -259,8 +259,49 @@ void readData(JsonReader& r, const json& node, Project& project) {
   obj.finish();
 }
 
+/// "optimizer.param_groups": a list of {"match", "freeze", "lr_multiplier", "weight_decay"}.
+void readParamGroups(JsonReader& r, const json& node, const std::string& path,
+                     std::vector<ParamGroupRule>& rules) {
+  if (!r.isArray(node, path)) return;
+  rules.clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string rulePath = indexPath(path, i);
+    ObjectReader obj(r, node[i], rulePath);
+    if (!obj.valid()) continue;
+    ParamGroupRule rule;
+    bool ok = obj.string("match", rule.match, /*allowEmpty=*/false, /*required=*/true);
+    if (ok) {
+      const std::string problem = regexProblem(rule.match);
+      if (!problem.empty()) {
+        r.report(obj.pathOf("match"),
+                 str("\"", rule.match, "\" is not a regular expression (", problem, ")"));
+        ok = false;
+      }
+    }
+    bool freeze = false;
+    if (obj.boolean("freeze", freeze)) rule.freeze = freeze;
+    double value = 0;
+    if (obj.number("lr_multiplier", value, NumberRange::atLeast(0))) rule.lrMultiplier = value;
+    if (obj.number("weight_decay", value, NumberRange::atLeast(0))) rule.weightDecay = value;
+    if (ok && !rule.freeze && !rule.lrMultiplier && !rule.weightDecay) {
+      r.report(rulePath, "says nothing: give \"freeze\", \"lr_multiplier\" or \"weight_decay\"");
+    }
+    obj.finish();
+    if (ok) rules.push_back(std::move(rule));
+  }
+}
+
 void readOptimizer(JsonReader& r, const json& node, Project& project) {
-  readComponent(r, node, "$.optimizer", slotOf("optimizer"), project, project.optimizer);
+  const json* groups =
+      node.is_object() && node.contains("param_groups") ? &node["param_groups"] : nullptr;
+  if (groups == nullptr) {
+    readComponent(r, node, "$.optimizer", slotOf("optimizer"), project, project.optimizer);
+    return;
+  }
+  json rest = node;
+  rest.erase("param_groups");
+  readComponent(r, rest, "$.optimizer", slotOf("optimizer"), project, project.optimizer);
+  readParamGroups(r, *groups, "$.optimizer.param_groups", project.paramGroups);
 }
 
 void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
@@ -271,9 +312,29 @@ void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
     ObjectReader lrObj(r, *lr, obj.pathOf("learning_rate"));
     Settings s;
     readFixedKeys(r, lrObj, "schedule.learning_rate", s, {"points"});
+    schedule.shape = s.string("shape");
     schedule.unit = s.string("unit");
     schedule.interpolation = s.string("interpolation");
-    const json* points = lrObj.get("points", true);
+    schedule.length = s.integer("length");
+    schedule.warmup = s.integer("warmup");
+    schedule.minLearningRate = s.number("min_learning_rate");
+    schedule.pctStart = s.number("pct_start");
+    schedule.divFactor = s.number("div_factor");
+    schedule.finalDivFactor = s.number("final_div_factor");
+    const bool named = schedule.shape != "points";
+    if (named) schedule.points.clear();
+    if (named && lrObj.has("points")) {
+      r.report(lrObj.pathOf("points"),
+               str("points are for shape \"points\"; shape \"", schedule.shape,
+                   "\" is computed from optimizer.learning_rate"));
+      lrObj.get("points");  // reported here, not again as unknown
+    }
+    if (schedule.shape == "warmup_cosine" && schedule.length > 0 &&
+        schedule.warmup >= schedule.length) {
+      r.report(lrObj.pathOf("warmup"),
+               str("must be less than length (", schedule.length, "), got ", schedule.warmup));
+    }
+    const json* points = named ? nullptr : lrObj.get("points", true);
     const std::string path = lrObj.pathOf("points");
     if (points != nullptr && r.isArray(*points, path)) {
       if (points->empty()) r.report(path, "must have at least one point");
@@ -523,13 +584,36 @@ json projectToJson(const Project& p) {
   if (p.data.resident) doc["data"]["resident"] = true;
   if (p.data.hasValidation) doc["data"]["validation"] = componentToJson(p.data.validation);
   doc["optimizer"] = componentToJson(p.optimizer);
-  if (p.schedule.enabled) {
+  if (!p.paramGroups.empty()) {
+    json groups = json::array();
+    for (const ParamGroupRule& rule : p.paramGroups) {
+      json g = {{"match", rule.match}};
+      if (rule.freeze) g["freeze"] = *rule.freeze;
+      if (rule.lrMultiplier) g["lr_multiplier"] = *rule.lrMultiplier;
+      if (rule.weightDecay) g["weight_decay"] = *rule.weightDecay;
+      groups.push_back(std::move(g));
+    }
+    doc["optimizer"]["param_groups"] = std::move(groups);
+  }
+  if (p.schedule.enabled && p.schedule.shape == "points") {
     json points = json::array();
     for (const auto& [at, value] : p.schedule.points) points.push_back({at, value});
     doc["schedule"] = {{"learning_rate",
                         {{"unit", p.schedule.unit},
                          {"interpolation", p.schedule.interpolation},
                          {"points", points}}}};
+  } else if (p.schedule.enabled) {
+    json lr = {
+        {"shape", p.schedule.shape}, {"unit", p.schedule.unit}, {"length", p.schedule.length}};
+    if (p.schedule.shape == "one_cycle") {
+      lr["pct_start"] = p.schedule.pctStart;
+      lr["div_factor"] = p.schedule.divFactor;
+      lr["final_div_factor"] = p.schedule.finalDivFactor;
+    } else {
+      lr["min_learning_rate"] = p.schedule.minLearningRate;
+      if (p.schedule.shape == "warmup_cosine") lr["warmup"] = p.schedule.warmup;
+    }
+    doc["schedule"] = {{"learning_rate", lr}};
   }
   doc["steps_per_epoch"] = p.stepsPerEpoch;
   doc["max_epoch"] = p.maxEpoch;

@@ -105,20 +105,51 @@ const std::vector<ObjectDescription>& fixedObjects() {
                         .help("Read the training set once and keep it on the first tower's "
                               "device, shuffled and batched there (for data that fits, "
                               "without random augmentation)")}});
-    out.push_back({"schedule.learning_rate",
-                   "Learning-rate schedule",
-                   {key::choice("unit", p.schedule.unit, {"epoch", "step"})
-                        .label("Unit")
-                        .help("Whether points are at epochs or global steps"),
-                    key::choice("interpolation", p.schedule.interpolation, {"piecewise", "linear"})
-                        .label("Interpolation")
-                        .help("piecewise: hold the last value; linear: interpolate between points"),
-                    // Read by its own code (pairs); described here for the reference and the form.
-                    key::points("points")
-                        .label("Points")
-                        .help("[epoch or step (integer >= 0), learning rate (> 0)] pairs, strictly "
-                              "increasing; at least one")
-                        .required()}});
+    out.push_back(
+        {"schedule.learning_rate",
+         "Learning-rate schedule",
+         {key::choice("shape", p.schedule.shape, {"points", "cosine", "warmup_cosine", "one_cycle"})
+              .label("Shape")
+              .help("points: the list below; cosine: cosine annealing from "
+                    "optimizer.learning_rate to min_learning_rate; warmup_cosine: "
+                    "linear warm-up from 0, then cosine; one_cycle: PyTorch's "
+                    "OneCycleLR with max_lr = optimizer.learning_rate"),
+          key::choice("unit", p.schedule.unit, {"epoch", "step"})
+              .label("Unit")
+              .help("Whether points are at epochs or global steps"),
+          key::choice("interpolation", p.schedule.interpolation, {"piecewise", "linear"})
+              .label("Interpolation")
+              .help("piecewise: hold the last value; linear: interpolate between points"),
+          // Read by its own code (pairs); described here for the reference and the form.
+          key::points("points").label("Points").help(
+              "[epoch or step (integer >= 0), learning rate (> 0)] pairs, strictly "
+              "increasing; at least one (shape points)"),
+          key::integer("length", p.schedule.length)
+              .label("Length")
+              .help("Epochs or steps a named shape spans (held after)")
+              .atLeast(0)
+              .zeroMeans("the whole run"),
+          key::integer("warmup", p.schedule.warmup)
+              .label("Warm-up")
+              .help("warmup_cosine: epochs or steps of linear warm-up from 0")
+              .atLeast(0),
+          key::number("min_learning_rate", p.schedule.minLearningRate)
+              .label("Final learning rate")
+              .help("cosine, warmup_cosine: the rate at the end (eta_min)")
+              .atLeast(0),
+          key::number("pct_start", p.schedule.pctStart)
+              .label("Rising part")
+              .help("one_cycle: the fraction of the cycle spent rising")
+              .greaterThan(0)
+              .below(1),
+          key::number("div_factor", p.schedule.divFactor)
+              .label("Start divisor")
+              .help("one_cycle: starts at learning_rate / div_factor")
+              .greaterThan(0),
+          key::number("final_div_factor", p.schedule.finalDivFactor)
+              .label("Final divisor")
+              .help("one_cycle: ends at the start rate / final_div_factor")
+              .greaterThan(0)}});
     out.push_back({"monitors", "Monitors", {}});
     out.push_back(
         {"speed",
@@ -150,7 +181,8 @@ const std::vector<ObjectDescription>& fixedObjects() {
                         .label("Weights")
                         .help("Start from these weights: a Towerbench checkpoint or run "
                               "directory (its latest), a PyTorch state_dict saved with "
-                              "torch.save, a .safetensors file or a TorchScript file")
+                              "torch.save, a .safetensors file or a TorchScript file; a "
+                              "relative path is from the project's folder")
                         .notEmpty()
                         .required()
                         .filter("Weights (*.pt *.pth *.bin *.ckpt *.safetensors);;All files (*)"),

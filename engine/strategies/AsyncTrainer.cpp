@@ -15,21 +15,20 @@ void AsyncTrainer::buildTowers() {
   buildReplicas();
   master_ = makeTower(TowerContext(0, masterDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
-  optimizer_ = model().optimizer(master_->parameters());
-  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+  optimizer_ = makeOptimizer(*master_);
 }
 
 void AsyncTrainer::runStep() {
   const std::vector<Batch> batches = takeBatches();
   const double scale = 1.0 / static_cast<double>(numTowers());
-  std::vector<torch::Tensor> costs(batches.size());
+  std::vector<torch::Tensor> costs(static_cast<size_t>(numTowers()));
   workers().run([&](int t) {
     auto& module = replica(t);
     {
       std::lock_guard<std::mutex> lock(masterMutex_);
       copyState(module, *master_);
     }
-    costs[static_cast<size_t>(t)] = forwardBackward(t, batches[static_cast<size_t>(t)]);
+    costs[static_cast<size_t>(t)] = forwardBackward(t, batches);
     torch::NoGradGuard noGrad;
     std::lock_guard<std::mutex> lock(masterMutex_);
     if (t == 0) copyBuffers(*master_, module);  // Note [Buffers follow tower 0]

@@ -53,6 +53,12 @@ void DistributedTrainer::requestStop() {
 }
 
 void DistributedTrainer::buildTowers() {
+  if (accumulation() > 1) {
+    throw InputError(
+        "trainer.accumulate: the distributed strategy does not accumulate gradients (its "
+        "all-reduce runs during backward); use it with accumulate 1, or accumulate with "
+        "simple, queue_input, replicated, parameter_server or async");
+  }
   Device device = devices().front();
   if (device.isCuda() && group_) {
     device.index = group_->environment().localRank;
@@ -66,8 +72,7 @@ void DistributedTrainer::buildTowers() {
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
   module_ = makeTower(*tower_);
-  optimizer_ = model().optimizer(module_->parameters());
-  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+  optimizer_ = makeOptimizer(*module_);
   if (group_ && !nccl_) {
     reducer_ = std::make_unique<GradientReducer>(module_->parameters(), *group_, options_.reduce,
                                                  options_.bucketBytes);
@@ -82,8 +87,10 @@ void DistributedTrainer::buildTowers() {
 }
 
 void DistributedTrainer::initialize() {
-  SingleCostTrainer::initialize();
-  if (!group_) return;
+  if (!group_) {
+    SingleCostTrainer::initialize();
+    return;
+  }
   // Rank 0's state wins, whatever each rank initialised or restored (Note [Trainer state]).
   std::vector<torch::Tensor> state = module_->parameters();
   for (const auto& b : module_->buffers()) state.push_back(b);
@@ -99,6 +106,7 @@ void DistributedTrainer::initialize() {
                << " ranks at global step " << globalStep() << "; rank " << rank()
                << " draws its random numbers from (seed " << baseSeed_ << ", rank " << rank()
                << ", step)";
+  SingleCostTrainer::initialize();  // the weight average starts from rank 0's parameters
 }
 
 void DistributedTrainer::reduceOnNccl() {
@@ -128,7 +136,7 @@ void DistributedTrainer::runStep() {
                    << " ranks = " << batch.batchSize() * worldSize() << " samples per step";
     }
   }
-  module_->train();
+  enterTrainMode(*module_);
   optimizer_->zero_grad();
   try {
     if (!group_) {

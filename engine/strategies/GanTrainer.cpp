@@ -40,6 +40,11 @@ void GanTrainer::setupGraph(InputSourcePtr input, ModelDescBasePtr model) {
         "the GAN trainer trains a GAN model (a GanModelDesc with a generator and a "
         "discriminator); this model has a single cost, train it with a single-cost strategy");
   }
+  if (paramGroups().active()) {
+    throw InputError(
+        "optimizer.param_groups: the GAN trainer has one optimizer per network and no parameter "
+        "groups; freeze or scale a GAN's networks in its model instead");
+  }
   schedule_ = model_->schedule();
   if (schedule_.discriminatorSteps < 1 || schedule_.generatorSteps < 1) {
     throw InputError(str("a GAN step needs at least one update of each network, got ",

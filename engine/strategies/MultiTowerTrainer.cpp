@@ -39,23 +39,27 @@ void MultiTowerTrainer::buildReplicas() {
 }
 
 std::vector<Batch> MultiTowerTrainer::takeBatches() {
-  return TowerTrainer::takeBatches(torchDevices_);
+  if (accumulation() == 1) return TowerTrainer::takeBatches(torchDevices_);
+  std::vector<torch::Device> devices;
+  for (int64_t i = 0; i < accumulation(); ++i) {
+    devices.insert(devices.end(), torchDevices_.begin(), torchDevices_.end());
+  }
+  return TowerTrainer::takeBatches(devices);
 }
 
-torch::Tensor MultiTowerTrainer::forwardBackward(int t, const Batch& batch) {
+torch::Tensor MultiTowerTrainer::forwardBackward(int t, const std::vector<Batch>& batches) {
   auto& module = *replicas_[static_cast<size_t>(t)];
-  module.train();
+  enterTrainMode(module);
   for (auto& p : module.parameters()) {
     if (p.grad().defined()) p.grad().zero_();
   }
-  torch::Tensor cost = towerCost(*towers_[static_cast<size_t>(t)], module, batch);
-  backward(cost);
-  return cost.detach();
+  return SingleCostTrainer::forwardBackward(*towers_[static_cast<size_t>(t)], module, batches,
+                                            static_cast<size_t>(t), towers_.size());
 }
 
 void MultiTowerTrainer::computeGradients(const std::vector<Batch>& batches) {
-  std::vector<torch::Tensor> costs(batches.size());
-  workers_->run([&](int t) { costs[static_cast<size_t>(t)] = forwardBackward(t, batches[t]); });
+  std::vector<torch::Tensor> costs(towers_.size());
+  workers_->run([&](int t) { costs[static_cast<size_t>(t)] = forwardBackward(t, batches); });
   report(costs);
 }
 

@@ -34,11 +34,13 @@ class MultiTowerTrainer : public SingleCostTrainer {
   explicit MultiTowerTrainer(std::vector<Device> devices);
   /// Builds one replica per tower on its device (checking the devices exist) and the workers.
   void buildReplicas();
-  /// One batch per tower, in tower order, each moved to its tower's device.
+  /// One batch per tower, in tower order, each moved to its tower's device; accumulation()
+  /// times (micro-batch after micro-batch).
   std::vector<Batch> takeBatches();
-  /// Zeroes the replica's gradients, computes the tower's cost on `batch` and back-propagates.
-  /// Runs on the tower's worker thread; returns the detached cost.
-  torch::Tensor forwardBackward(int t, const Batch& batch);
+  /// Zeroes the replica's gradients, computes the tower's cost on its batches of the step (one,
+  /// or its accumulation() micro-batches) and back-propagates. Runs on the tower's worker
+  /// thread; returns the detached (mean) cost.
+  torch::Tensor forwardBackward(int t, const std::vector<Batch>& batches);
   /// Runs forwardBackward on every tower concurrently and reports the mean cost.
   void computeGradients(const std::vector<Batch>& batches);
   /// Puts "cost" (mean over towers) and tower 0's summaries.

@@ -15,16 +15,15 @@ void SimpleTrainer::buildTowers() {
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
   module_ = makeTower(*tower_);
-  optimizer_ = model().optimizer(module_->parameters());
-  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+  optimizer_ = makeOptimizer(*module_);
 }
 
 void SimpleTrainer::runStep() {
-  const Batch batch = std::move(takeBatches({torchDevice_}).front());
-  module_->train();
+  const std::vector<Batch> batches =
+      takeBatches(std::vector<torch::Device>(static_cast<size_t>(accumulation()), torchDevice_));
+  enterTrainMode(*module_);
   optimizer_->zero_grad();
-  torch::Tensor cost = towerCost(*tower_, *module_, batch);
-  backward(cost);
+  const torch::Tensor cost = forwardBackward(*tower_, *module_, batches, 0, 1);
   if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
   finishUpdate();
   putStepScalar("cost", cost);

@@ -15,8 +15,7 @@ void SyncParameterServerTrainer::buildTowers() {
   buildReplicas();
   master_ = makeTower(TowerContext(0, psDevice_, /*isTraining=*/true));
   copyState(*master_, replica(0));
-  optimizer_ = model().optimizer(master_->parameters());
-  TB_CHECK(optimizer_ != nullptr, "optimizer() returned no optimizer");
+  optimizer_ = makeOptimizer(*master_);
 }
 
 void SyncParameterServerTrainer::runStep() {

@@ -41,8 +41,7 @@ std::vector<torch::optim::Optimizer*> SyncReplicatedTrainer::optimizers() {
 void SyncReplicatedTrainer::buildTowers() {
   buildReplicas();
   for (int t = 0; t < numTowers(); ++t) {
-    optimizers_.push_back(model().optimizer(replica(t).parameters()));
-    TB_CHECK(optimizers_.back() != nullptr, "optimizer() returned no optimizer");
+    optimizers_.push_back(makeOptimizer(replica(t)));
   }
   communicator_ = makeCommunicator(devices());
   TB_LOG(Info) << "SyncReplicatedTrainer: " << numTowers() << " towers, " << communicator_->name()

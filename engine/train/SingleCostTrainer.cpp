@@ -1,21 +1,59 @@
 #include "engine/train/SingleCostTrainer.h"
 
+#include <sstream>
+
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
 namespace tbench {
 
-std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*> optimizers) {
+std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*> optimizers,
+                                           std::vector<double> multipliers) {
   TB_CHECK(!optimizers.empty() && !optimizers.front()->param_groups().empty(),
            "no optimizer parameter group to schedule");
+  auto multiplier = [multipliers](size_t g) {
+    return g < multipliers.size() ? multipliers[g] : 1.0;
+  };
   return std::make_shared<FunctionHyperParam>(
       "learning_rate",
-      [optimizers] { return optimizers.front()->param_groups().front().options().get_lr(); },
-      [optimizers](double lr) {
+      [optimizers, multiplier] {
+        // A frozen-rate group (multiplier 0) says nothing of the base; the first other does.
+        const auto& groups = optimizers.front()->param_groups();
+        for (size_t g = 0; g < groups.size(); ++g) {
+          if (multiplier(g) != 0) return groups[g].options().get_lr() / multiplier(g);
+        }
+        return groups.front().options().get_lr();
+      },
+      [optimizers, multiplier](double lr) {
         for (auto* opt : optimizers) {
-          for (auto& group : opt->param_groups()) group.options().set_lr(lr);
+          auto& groups = opt->param_groups();
+          for (size_t g = 0; g < groups.size(); ++g) groups[g].options().set_lr(lr * multiplier(g));
         }
       });
+}
+
+std::unique_ptr<torch::optim::Optimizer> SingleCostTrainer::makeOptimizer(
+    torch::nn::Module& module) {
+  if (!paramGroups().active()) {
+    auto optimizer = model().optimizer(module.parameters());
+    TB_CHECK(optimizer != nullptr, "optimizer() returned no optimizer");
+    return optimizer;
+  }
+  const ParamGroupLayout layout = layoutOf(module, paramGroups().rules);
+  auto optimizer = model().optimizer(trainableParameters(module, layout));
+  TB_CHECK(optimizer != nullptr, "optimizer() returned no optimizer");
+  std::vector<double> multipliers = regroupOptimizer(*optimizer, module, layout);
+  if (lrMultipliers_.empty()) {
+    lrMultipliers_ = multipliers;
+    std::ostringstream groups;
+    for (size_t g = 0; g < layout.groups.size(); ++g) {
+      groups << (g ? ", " : "") << layout.groups[g].count << " at x" << multipliers[g];
+      if (layout.groups[g].weightDecay) groups << " decay " << *layout.groups[g].weightDecay;
+    }
+    TB_LOG(Info) << "param_groups: " << layout.frozen << " parameter(s) frozen; "
+                 << layout.groups.size() << " group(s): " << groups.str();
+  }
+  return optimizer;
 }
 
 void SingleCostTrainer::processGradients(const std::vector<torch::Tensor>& params, bool report) {
@@ -54,6 +92,32 @@ void SingleCostTrainer::setPrecision(Precision precision, GradScalerOptions scal
   }
   precision_ = precision;
   if (precision != Precision::Full32) TB_LOG(Info) << "precision " << precisionName(precision);
+}
+
+void SingleCostTrainer::setAccumulation(int64_t k) {
+  TB_CHECK(!isGraphSetUp(), "setAccumulation after setupGraph");
+  if (k < 1) throw InputError(str("trainer.accumulate must be at least 1, got ", k));
+  accumulate_ = k;
+  if (k > 1) TB_LOG(Info) << "gradient accumulation: " << k << " micro-batches a step";
+}
+
+torch::Tensor SingleCostTrainer::forwardBackward(TowerContext& tower, torch::nn::Module& module,
+                                                 const std::vector<Batch>& batches, size_t first,
+                                                 size_t stride) {
+  if (accumulate_ == 1) {
+    torch::Tensor cost = towerCost(tower, module, batches.at(first));
+    backward(cost);
+    return cost.detach();
+  }
+  const double share = 1.0 / static_cast<double>(accumulate_);
+  torch::Tensor sum;
+  for (int64_t i = 0; i < accumulate_; ++i) {
+    const Batch& batch = batches.at(first + static_cast<size_t>(i) * stride);
+    torch::Tensor cost = towerCost(tower, module, batch);
+    backward(cost * share);
+    sum = sum.defined() ? sum + cost.detach() : cost.detach();
+  }
+  return sum * share;
 }
 
 void SingleCostTrainer::enableLossScaling(GradScalerOptions options) {
@@ -123,7 +187,7 @@ void SingleCostTrainer::setupGraph(InputSourcePtr input, ModelDescBasePtr model)
   input->setup(model->inputs());
   attach(std::move(input), std::move(model));
   buildTowers();
-  registerHyperParam(learningRateOf(optimizers()));
+  registerHyperParam(learningRateOf(optimizers(), lrMultipliers_));
 }
 
 }  // namespace tbench

@@ -26,6 +26,13 @@ class SingleCostTrainer : public TowerTrainer {
   /// One role, "": the checkpoint's "optimizer".
   std::vector<OptimizerSlot> optimizerSlots() override { return {{"", optimizers()}}; }
   ModelDesc& model() const { return *model_; }
+  /// "trainer.accumulate": each step runs forward and backward on `k` micro-batches per tower
+  /// and makes one update with the mean of their gradients (gradient accumulation: a k-times
+  /// larger batch in the memory of one). Before setupGraph(). InputError for k < 1.
+  void setAccumulation(int64_t k);
+  int64_t accumulation() const { return accumulate_; }
+  /// numTowers() × accumulation().
+  int64_t batchesPerStep() const override { return numTowers() * accumulate_; }
   /// Clipping and the grad_norm report; before train().
   void setGradientProcessing(GradientProcessing processing) { gradients_ = processing; }
   const GradientProcessing& gradientProcessing() const { return gradients_; }
@@ -48,6 +55,9 @@ class SingleCostTrainer : public TowerTrainer {
   using TowerTrainer::TowerTrainer;
   /// Builds the replicas and optimizers of the strategy.
   virtual void buildTowers() = 0;
+  /// The model's optimizer over `module`'s trainable parameters, grouped by the param groups
+  /// (ParamGroups.h); every strategy makes its optimizers with this.
+  std::unique_ptr<torch::optim::Optimizer> makeOptimizer(torch::nn::Module& module);
   /// Applies the gradient processing to `params`' gradients; when `report`, puts "grad_norm"
   /// as a scalar of the step. Called on the engine thread, or on tower workers while the
   /// engine thread waits for them; at most one caller per step passes `report`.
@@ -62,6 +72,13 @@ class SingleCostTrainer : public TowerTrainer {
   torch::Tensor towerCost(TowerContext& tower, torch::nn::Module& module, const Batch& batch);
   /// cost.backward(), through the gradient scaler under "16-mixed".
   void backward(const torch::Tensor& cost);
+  /// One tower's part of a step under accumulation: for its micro-batches (`batches[first]`,
+  /// `batches[first + stride]`, ..., accumulation() of them: a step's batches in tower order,
+  /// micro-batch after micro-batch) towerCost and backward of cost / accumulation(), so that the
+  /// gradients add up to their mean. The caller zeroes the gradients before. Returns the mean
+  /// cost, detached. With accumulation() 1: towerCost and backward of one batch.
+  torch::Tensor forwardBackward(TowerContext& tower, torch::nn::Module& module,
+                                const std::vector<Batch>& batches, size_t first, size_t stride);
   /// Between backward (and any all-reduce) and an update of `params`: unscales their gradients
   /// ("16-mixed") and applies processGradients(params, report). False when a gradient
   /// overflowed: the caller skips this update. Thread-safe across towers.
@@ -75,9 +92,13 @@ class SingleCostTrainer : public TowerTrainer {
   GradientProcessing gradients_;
   Precision precision_ = Precision::Full32;
   std::unique_ptr<GradScaler> scaler_;
+  std::vector<double> lrMultipliers_;  // per optimizer parameter group; empty: 1 for all
+  int64_t accumulate_ = 1;
 };
 
-/// Reads the learning rate of the first parameter group, sets it on every group.
-std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*> optimizers);
+/// The "learning_rate" hyper-parameter: the base rate. Sets group g's rate to the value ×
+/// `multipliers[g]` (1 where not given) on every optimizer; reads group 0's over its multiplier.
+std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*> optimizers,
+                                           std::vector<double> multipliers = {});
 
 }  // namespace tbench

@@ -42,6 +42,13 @@ std::shared_ptr<torch::nn::Module> TowerTrainer::makeTower(const TowerContext& t
     generator.set_state(saved);
   }
   TB_CHECK(module != nullptr, "buildTower returned no module for ", tower.name());
+  if (paramGroups_.active()) {
+    freezeParameters(*module, layoutOf(*module, paramGroups_.rules));
+    if (paramGroups_.frozenNormsEval) {
+      auto norms = frozenNormLayers(*module);
+      if (!norms.empty()) frozenNorms_[module.get()] = std::move(norms);
+    }
+  }
   module->to(toTorch(tower.device()));
   if (!channelsLastDecided_) {
     bool convolutions = false;
@@ -58,6 +65,57 @@ std::shared_ptr<torch::nn::Module> TowerTrainer::makeTower(const TowerContext& t
     }
   }
   return module;
+}
+
+// Note [Weight average]
+// trainer.ema_decay keeps avg = decay × avg + (1 - decay) × param after every step, for every
+// parameter of the main module (timm's ModelEmaV3 and Lightning's EMA callbacks, without
+// timm's warm-up of the decay). Buffers are not averaged: validation uses the main module's
+// (BatchNorm's running statistics) with the averaged parameters. The average starts as a copy
+// of the parameters before the first step (after init and a resume's restore), on their device.
+// Validation and runInference use it; checkpoints keep it as "ema/<name>" entries of
+// trainer_state beside the raw weights ("model"), and a resume restores it, so a resumed run
+// averages exactly as the uninterrupted one.
+
+void TowerTrainer::setWeightAverage(double decay) {
+  TB_CHECK(!isGraphSetUp() || ema_.empty(), "setWeightAverage after training started");
+  if (!(decay >= 0 && decay < 1)) {
+    throw InputError(str("trainer.ema_decay must be in [0, 1) (0: off), got ", decay));
+  }
+  emaDecay_ = decay;
+  if (decay > 0) TB_LOG(Info) << "weight average (EMA) with decay " << decay;
+}
+
+void TowerTrainer::initialize() {
+  if (emaDecay_ <= 0 || !ema_.empty()) return;  // off, or restored by a resume
+  torch::NoGradGuard noGrad;
+  for (const auto& item : mainModule().named_parameters()) {
+    ema_.emplace_back(item.key(), item.value().detach().clone());
+  }
+  emaSources_.clear();
+}
+
+void TowerTrainer::updateWeightAverage() {
+  torch::NoGradGuard noGrad;
+  if (emaSources_.empty()) {
+    auto params = mainModule().named_parameters();
+    for (const auto& [name, avg] : ema_) emaSources_.push_back(params[name]);
+  }
+  for (size_t i = 0; i < ema_.size(); ++i) {
+    ema_[i].second.lerp_(emaSources_[i], 1.0 - emaDecay_);
+  }
+}
+
+void TowerTrainer::setParamGroups(ParamGroupSettings settings) {
+  TB_CHECK(!isGraphSetUp(), "setParamGroups after setupGraph");
+  paramGroups_ = std::move(settings);
+}
+
+void TowerTrainer::enterTrainMode(torch::nn::Module& module) {
+  module.train();
+  const auto found = frozenNorms_.find(&module);
+  if (found == frozenNorms_.end()) return;
+  for (const auto& norm : found->second) norm->eval();
 }
 
 std::vector<Batch> TowerTrainer::takeBatches(const std::vector<torch::Device>& devices) {
@@ -105,6 +163,7 @@ void TowerTrainer::setStepScalarReads(int64_t steps, double seconds) {
 // order; only when changes: up to readEverySteps_ steps later. A check of every value
 // (CheckNumerics) watches them as they arrive (MonitorSink::watchScalars).
 void TowerTrainer::onStepCounted() {
+  if (!ema_.empty()) updateWeightAverage();
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   unread_.push_back(
       {MetricStamp{globalStep(), epochNum(), std::chrono::duration<double>(now).count()},
@@ -189,6 +248,9 @@ TrainingState TowerTrainer::captureTrainingState() {
   for (auto& [name, tensor] : extraState()) {
     state.trainerState[name] = tensor.detach().to(torch::kCPU, false, /*copy=*/true);
   }
+  for (const auto& [name, avg] : ema_) {
+    state.trainerState["ema/" + name] = avg.detach().to(torch::kCPU, false, /*copy=*/true);
+  }
   return state;
 }
 
@@ -208,9 +270,31 @@ void TowerTrainer::restoreTrainingState(const TrainingState& state) {
     }
   }
   restoreExtraState(state.trainerState);
+  restoreWeightAverage(state);
   restoreRngState(state);
   restoreHyperParamValues(state.hyperParams);
   restoreCallbackStates(state.callbackStates);
+}
+
+void TowerTrainer::restoreWeightAverage(const TrainingState& state) {
+  ema_.clear();
+  emaSources_.clear();
+  if (emaDecay_ <= 0) return;
+  torch::NoGradGuard noGrad;
+  std::vector<std::pair<std::string, torch::Tensor>> restored;
+  for (const auto& item : mainModule().named_parameters()) {
+    const auto found = state.trainerState.find("ema/" + item.key());
+    if (found == state.trainerState.end() || found->second.sizes() != item.value().sizes()) {
+      TB_LOG(Info) << state.path
+                   << ": no weight average for every parameter (taken without ema_decay); the "
+                      "average starts from its weights";
+      return;  // initialize() starts it from the restored parameters
+    }
+    torch::Tensor avg = torch::empty_like(item.value());
+    avg.copy_(found->second);
+    restored.emplace_back(item.key(), std::move(avg));
+  }
+  ema_ = std::move(restored);
 }
 
 void TowerTrainer::saveCheckpoint(const std::string& path) {
@@ -232,6 +316,7 @@ std::map<std::string, torch::Tensor> TowerTrainer::runInference(const Datapoint&
     // Note [Inference tower]: a separate replica, so that eval mode and inference never touch
     // the training replica's state (dropout mode, batch-norm statistics).
     auto source = mainModule().named_parameters();
+    for (const auto& [name, avg] : ema_) source[name] = avg;  // Note [Weight average]
     for (auto& item : inferenceModule_->named_parameters()) item.value().copy_(source[item.key()]);
     auto buffers = mainModule().named_buffers();
     for (auto& item : inferenceModule_->named_buffers()) item.value().copy_(buffers[item.key()]);

@@ -13,6 +13,7 @@
 #include "engine/core/Stopwatch.h"
 #include "engine/input/InputSource.h"
 #include "engine/train/ModelDesc.h"
+#include "engine/train/ParamGroups.h"
 #include "engine/train/SpeedSettings.h"
 #include "engine/train/Trainer.h"
 
@@ -45,6 +46,16 @@ class TowerTrainer : public Trainer {
   /// Whether the towers hold their convolution weights and take image batches in
   /// channels-last order (decided when the first tower is made).
   bool channelsLast() const { return channelsLast_; }
+  /// "trainer.ema_decay" (Note [Weight average]): `decay` in (0, 1) keeps an exponential
+  /// moving average of the main module's parameters; 0 turns it off. Before train().
+  void setWeightAverage(double decay);
+  double weightAverageDecay() const { return emaDecay_; }
+  /// The averaged parameters (name, tensor), empty when off or before training starts.
+  const std::vector<std::pair<std::string, torch::Tensor>>& weightAverage() const { return ema_; }
+  /// "optimizer.param_groups" (ParamGroups.h): every replica makeTower makes freezes what it
+  /// says; a single-cost trainer groups its optimizer by it. Before setupGraph().
+  void setParamGroups(ParamGroupSettings settings);
+  const ParamGroupSettings& paramGroups() const { return paramGroups_; }
   /// The replica of the main tower (tower 0): the one checkpoints are taken from. Holds every
   /// network of the model (a GAN's generator and discriminator as submodules).
   virtual torch::nn::Module& mainModule() = 0;
@@ -98,6 +109,10 @@ class TowerTrainer : public Trainer {
   /// and read with the others in one batch (Note [Step scalars read in batches]).
   void putStepScalar(std::string name, torch::Tensor value);
   void onStepCounted() override;
+  /// Starts the weight average from the parameters (after init and a resume, before the first
+  /// step); a derived trainer that changes the parameters in its own initialize() calls this
+  /// after doing so.
+  void initialize() override;
   void readStepScalars() override;
   void setSamplesPerStep(int64_t samples) { samplesPerStep_ = samples; }
   /// Note [One tower maker]: every replica of the model (training towers, a parameter
@@ -106,8 +121,12 @@ class TowerTrainer : public Trainer {
   /// device. With `keepGenerator` its initial draws leave the CPU generator where it was (for
   /// a replica whose weights are overwritten at once, drawn at a step that differs between a
   /// run and its resume).
+  /// With param groups set, the replica's frozen parameters have requires_grad off.
   std::shared_ptr<torch::nn::Module> makeTower(const TowerContext& tower,
                                                bool keepGenerator = false);
+  /// module.train(), then eval() for its frozen BatchNorm layers (ParamGroups.h). Every step
+  /// of a strategy puts its replicas in training mode with this. Thread-safe across replicas.
+  void enterTrainMode(torch::nn::Module& module);
   /// The one way a step takes its batches: one per entry of `devices` (a tower's device, in
   /// tower order), each from input() and moved there. The first call sets samplesPerStep() to
   /// the first batch's size × batchesPerStep() × worldSize().
@@ -133,6 +152,14 @@ class TowerTrainer : public Trainer {
   };
   std::vector<StepScalars> unread_;  // steps counted, their scalars not yet put
   SpeedSettings speed_;
+  ParamGroupSettings paramGroups_;
+  double emaDecay_ = 0;
+  std::vector<std::pair<std::string, torch::Tensor>> ema_;
+  std::vector<torch::Tensor> emaSources_;  // the main module's parameter of each ema_ entry
+  void updateWeightAverage();
+  void restoreWeightAverage(const TrainingState& state);
+  // Per replica made by makeTower: its frozen BatchNorm layers (read-only once built).
+  std::map<const torch::nn::Module*, std::vector<std::shared_ptr<torch::nn::Module>>> frozenNorms_;
   bool channelsLast_ = false;
   bool channelsLastDecided_ = false;
   int64_t readEverySteps_ = 50;

@@ -155,6 +155,9 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& traine
   if (auto* singleCost = dynamic_cast<SingleCostTrainer*>(&trainer)) {
     singleCost->setGradientProcessing(config.gradients);
     singleCost->setPrecision(config.precision);
+    singleCost->setAccumulation(config.accumulate);
+  } else if (config.accumulate != 1) {
+    throw InputError("trainer.accumulate is implemented by the single-cost trainers only");
   } else if (config.gradients.clipGlobalNorm_ > 0 || config.gradients.clipValue_ > 0) {
     throw InputError("gradient clipping is implemented by the single-cost trainers only");
   } else if (config.precision != Precision::Full32) {
@@ -164,6 +167,8 @@ LoopOptions setupTrainWithConfig(const TrainConfig& config, TowerTrainer& traine
   }
   TB_LOG(Info) << "speed: " << applySpeedSettings(config.speed, trainer.devices());
   trainer.setSpeedSettings(config.speed);
+  trainer.setParamGroups(config.paramGroups);
+  trainer.setWeightAverage(config.emaDecay);
   trainer.setStepScalarReads(config.speed.readScalarsEverySteps,
                              config.speed.readScalarsEverySeconds);
   trainer.setupGraph(input, config.model);

@@ -51,6 +51,15 @@ struct TrainConfig {
 
   /// Gradient clipping and the "grad_norm" scalar, for every strategy.
   GradientProcessing gradients;
+  /// Frozen parameters, per-group rate multipliers and weight decay (ParamGroups.h); the
+  /// single-cost trainers.
+  ParamGroupSettings paramGroups;
+  /// Micro-batches per tower and step, one update with their mean gradient (the single-cost
+  /// trainers; SingleCostTrainer::setAccumulation).
+  int64_t accumulate = 1;
+  /// > 0: an exponential moving average of the weights with this decay, used for validation and
+  /// kept in checkpoints (TowerTrainer::setWeightAverage).
+  double emaDecay = 0;
   /// "32", "bf16-mixed" or "16-mixed" (MixedPrecision.h); the single-cost trainers only.
   Precision precision = Precision::Full32;
   /// TF32, cuDNN autotuning, channels-last, how often step scalars are read (SpeedSettings.h).

@@ -59,6 +59,10 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
           .label("Report gradient norm")
           .help("Put grad_norm (global gradient L2 norm) every grad_norm_every steps and at "
                 "every epoch's last step; it reads every gradient once"),
+      key::boolean("frozen_batchnorm_eval", true)
+          .label("Frozen BatchNorm in eval mode")
+          .help("A BatchNorm layer whose parameters param_groups freezes all keeps its running "
+                "statistics and uses them in training too (eval mode)"),
       key::integer("grad_norm_every", 10)
           .label("Gradient norm every")
           .help("Steps between two grad_norm values (1: every step, about 5% of a CPU MLP "
@@ -81,6 +85,20 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
   strategy.leadingKeys = {key::devices("devices", {"cpu"})
                               .label("Devices")
                               .help("One tower per device; \"cpu\" may repeat")};
+  strategy.trailingKeys = {
+      key::integer("accumulate", 1)
+          .label("Accumulate gradients")
+          .help("Micro-batches per tower and step: each step runs forward and backward on this "
+                "many batches and updates once with their mean gradient (a k-times larger batch "
+                "in the memory of one)")
+          .atLeast(1),
+      key::number("ema_decay", 0.0)
+          .label("Weight average (EMA) decay")
+          .help("Keep an exponential moving average of the weights with this decay (e.g. 0.999), "
+                "validate with it and save it in checkpoints beside the raw weights")
+          .atLeast(0)
+          .below(1)
+          .zeroMeans("off")};
   registry.addKind(strategy);
 
   registerBuiltinModels(registry);

@@ -16,12 +16,14 @@
 #include "engine/callbacks/EnableCallbackIf.h"
 #include "engine/callbacks/EstimatedTimeLeft.h"
 #include "engine/callbacks/HyperParamSetter.h"
+#include "engine/callbacks/NamedSchedule.h"
 #include "engine/callbacks/PeriodicTrigger.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarHistory.h"
+#include "tests/support/Python.h"
 #include "tests/support/Recorder.h"
 
 using namespace tbench;
@@ -413,6 +415,84 @@ print(json.dumps(out))
     QCOMPARE(lrAtStep.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i)
       QVERIFY(qFuzzyCompare(1 + lrAtStep[i], 1 + expected[i]));
+  }
+
+  void namedSchedulesAreTorchsSchedulers() {
+    // Golden values from PyTorch's own schedulers, stepped once per position: CosineAnnealingLR,
+    // OneCycleLR (cos, two phases) and the warm-up + cosine of Hugging Face's
+    // get_cosine_schedule_with_warmup written as a LambdaLR.
+    const char* script = R"(
+import json, math, torch
+def run(make, n):
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    sched = make(opt)
+    out = []
+    for _ in range(n):
+        out.append(opt.param_groups[0]['lr'])
+        opt.step(); sched.step()
+    return out
+S = torch.optim.lr_scheduler
+W, T = 4, 20
+hf = lambda s: s / W if s < W else 0.5 * (1 + math.cos(math.pi * (s - W) / (T - W)))
+print(json.dumps({
+  'cosine': run(lambda o: S.CosineAnnealingLR(o, T_max=12, eta_min=0.001), 13),
+  'one_cycle': run(lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=20, pct_start=0.25,
+                                          div_factor=10, final_div_factor=100), 20),
+  'warmup_cosine': run(lambda o: S.LambdaLR(o, hf), T + 1)}))
+)";
+    const auto python = tbench::testing::runPython({"-c", script});
+    if (!python.ok) TB_SKIP_WITHOUT_INTEROP("python3-torch is not installed");
+    const nlohmann::json golden = nlohmann::json::parse(python.out.toStdString());
+    NamedScheduleShape cosine{"cosine", 0.1, 12, 0, 0.001};
+    NamedScheduleShape cycle{"one_cycle", 0.1, 20, 0, 0, 0.25, 10, 100};
+    NamedScheduleShape warm{"warmup_cosine", 0.1, 20, 4, 0};
+    for (const auto& [name, shape] : {std::pair{"cosine", cosine}, std::pair{"one_cycle", cycle},
+                                      std::pair{"warmup_cosine", warm}}) {
+      const auto& values = golden.at(name);
+      for (size_t t = 0; t < values.size(); ++t) {
+        const double ours = namedScheduleValue(shape, static_cast<int64_t>(t));
+        const double theirs = values[t].get<double>();
+        QVERIFY2(std::abs(ours - theirs) <= 1e-12 + 1e-9 * std::abs(theirs),
+                 qPrintable(QString("%1 at %2: %3, PyTorch %4")
+                                .arg(name)
+                                .arg(t)
+                                .arg(ours, 0, 'g', 17)
+                                .arg(theirs, 0, 'g', 17)));
+      }
+    }
+    // After its length a shape holds its last value.
+    QCOMPARE(namedScheduleValue(cosine, 40), namedScheduleValue(cosine, 12));
+  }
+
+  void namedScheduleSpansTheWholeRun() {
+    // Length 0: the run's maxEpoch x stepsPerEpoch steps (here 3 x 4), read from the trainer.
+    std::vector<double> lrAtStep;
+    auto trainer =
+        makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
+    NamedScheduleShape shape{"cosine", 1.0, 0, 0, 0.0};
+    trainer->registerCallback(std::make_shared<NamedScheduleSetter>("learning_rate", shape,
+                                                                    HyperParamSetter::Unit::Step));
+    trainer->train({4, 1, 3});
+    QCOMPARE(lrAtStep.size(), size_t{12});
+    shape.length = 12;
+    for (size_t s = 0; s < lrAtStep.size(); ++s) {
+      QVERIFY(qFuzzyCompare(1 + lrAtStep[s], 1 + namedScheduleValue(shape, int64_t(s))));
+    }
+    QCOMPARE(lrAtStep.front(), 1.0);
+    QVERIFY(lrAtStep.back() < 0.02);  // cos near the end: (1 + cos(11 pi / 12)) / 2
+    // Per epoch: epoch e runs with the value after e - 1 epochs of 4.
+    std::vector<double> perEpoch;
+    auto byEpoch =
+        makeNoOpTrainer([&](NoOpTrainer& t) { perEpoch.push_back(t.learningRate().get()); });
+    byEpoch->registerCallback(std::make_shared<NamedScheduleSetter>(
+        "learning_rate", NamedScheduleShape{"cosine", 1.0, 0, 0, 0.0},
+        HyperParamSetter::Unit::Epoch));
+    byEpoch->train({2, 1, 4});
+    QCOMPARE(perEpoch.size(), size_t{8});
+    QCOMPARE(perEpoch[0], 1.0);
+    QVERIFY(qFuzzyCompare(perEpoch[2], 0.5 * (1 + std::cos(M_PI / 4))));
+    QCOMPARE(perEpoch[3], perEpoch[2]);
+    QVERIFY(qFuzzyCompare(perEpoch[7], 0.5 * (1 + std::cos(3 * M_PI / 4))));
   }
 
   void scheduleGivesTheSameValueWhenStartingLater() {
