@@ -15,6 +15,16 @@ int64_t parseCount(const std::string& option, const std::string& value) {
   return n;
 }
 
+double parseRate(const std::string& option, const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || errno != 0 || !(x > 0)) {
+    throw UsageError(str(option, " expects a positive number, got \"", value, "\""));
+  }
+  return x;
+}
+
 }  // namespace
 
 std::string usageText() {
@@ -24,9 +34,12 @@ std::string usageText() {
          "  towerbench-cli launch --nproc-per-node N [--nnodes K --node-rank R\n"
          "                        --master-addr A --master-port P] PROJECT [train options]\n"
          "  towerbench-cli validate PROJECT [--set json.path=value]...\n"
-         "  towerbench-cli summary PROJECT [--set json.path=value]...\n"
-         "  towerbench-cli eval PROJECT --checkpoint FILE [--set json.path=value]...\n"
+         "  towerbench-cli summary PROJECT [--json] [--set json.path=value]...\n"
+         "  towerbench-cli find-lr PROJECT [--start X] [--end Y] [--steps N] [--out FILE]\n"
+         "                         [--set json.path=value]...\n"
+         "  towerbench-cli eval PROJECT [--checkpoint FILE] [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
+         "                        [--ema]\n"
          "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
          "                             [--base-project PROJECT]\n"
          "                             [--dry-run | --report | --trial K | --slurm [--submit]\n"
@@ -51,10 +64,18 @@ std::string usageText() {
          "validate  checks PROJECT and its data files and prints every problem found, then runs\n"
          "          one training step (forward and backward) on a batch of its data\n"
          "summary   prints PROJECT's model: every parameter and buffer (name, shape, count,\n"
-         "          trainable), the totals, and what init would load from its weights file\n"
-         "eval      prints the validation metrics of a checkpoint on PROJECT's validation data\n"
+         "          trainable or frozen, optimizer group and learning rate), the totals, and\n"
+         "          what init would load from its weights file; --json prints it as JSON\n"
+         "find-lr   the learning-rate range test (Lightning's lr_find): trains N steps (100)\n"
+         "          from PROJECT's initial weights while the rate grows exponentially from X\n"
+         "          (1e-7) toward Y (10), prints each step's cost and the suggested rate (the\n"
+         "          steepest descent of the smoothed cost); --out writes it all as JSON.\n"
+         "          Nothing else is written\n"
+         "eval      prints the validation metrics of a checkpoint on PROJECT's validation data;\n"
+         "          without --checkpoint, of the weights a run starts from (init, step 0)\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
-         "          network as TorchScript (torch.jit.load runs it; eval mode)\n"
+         "          network as TorchScript (torch.jit.load runs it; eval mode); --ema: the\n"
+         "          weight average the run kept (trainer.ema_decay) instead of the raw weights\n"
          "sweep     checks SWEEP, a W&B sweep file in JSON or YAML (method grid|random|bayes|tpe,\n"
          "          metric with goal and target, parameters with W&B's distributions, nested or\n"
          "          dotted, run_cap, seed, early_terminate hyperband; docs/ARCHITECTURE.md §6f;\n"
@@ -210,7 +231,7 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     return train;
   }
   if (first != "train" && first != "validate" && first != "summary" && first != "eval" &&
-      first != "export" && first != "sweep") {
+      first != "export" && first != "sweep" && first != "find-lr") {
     throw UsageError(str("unknown command \"", first, "\""));
   }
   out.command = first;
@@ -223,6 +244,7 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
     const bool train = out.command == "train";
     const bool eval = out.command == "eval";
     const bool exporting = out.command == "export";
+    const bool findLr = out.command == "find-lr";
     if (arg == "--help" || arg == "-h") {
       out.command = "help";
       return out;
@@ -242,9 +264,19 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
         throw UsageError(
             str("--format must be pt, safetensors or torchscript, got \"", out.format, "\""));
       }
-    } else if (exporting && arg == "--out") {
+    } else if (exporting && arg == "--ema") {
+      out.ema = true;
+    } else if ((exporting || findLr) && arg == "--out") {
       out.out = value();
-    } else if ((train || eval || out.command == "validate" || out.command == "summary") &&
+    } else if (out.command == "summary" && arg == "--json") {
+      out.json = true;
+    } else if (findLr && arg == "--start") {
+      out.lrStart = parseRate(arg, value());
+    } else if (findLr && arg == "--end") {
+      out.lrEnd = parseRate(arg, value());
+    } else if (findLr && arg == "--steps") {
+      out.lrSteps = parseCount(arg, value());
+    } else if ((train || eval || findLr || out.command == "validate" || out.command == "summary") &&
                arg == "--set") {
       const std::string& assignment = value();
       if (assignment.find('=') == std::string::npos) {
@@ -323,8 +355,7 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       }
     }
   }
-  if (out.command == "eval" && out.checkpoint.empty())
-    throw UsageError("eval needs --checkpoint FILE");
+
   if (out.command == "export" && (out.format.empty() || out.out.empty())) {
     throw UsageError("export needs --format pt|safetensors|torchscript and --out FILE");
   }

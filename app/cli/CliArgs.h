@@ -6,7 +6,8 @@
 //   towerbench-cli launch --nproc-per-node N [--nnodes K --node-rank R --master-addr A
 //                         --master-port P] PROJECT [train options]
 //   towerbench-cli validate PROJECT
-//   towerbench-cli eval PROJECT --checkpoint FILE
+//   towerbench-cli find-lr PROJECT [--start X] [--end Y] [--steps N] [--out FILE]
+//   towerbench-cli eval PROJECT [--checkpoint FILE]
 //   towerbench-cli export CHECKPOINT --format pt|safetensors --out FILE
 //   towerbench-cli devices
 //   towerbench-cli types [KIND] [--markdown]
@@ -33,9 +34,14 @@ struct CliArgs {
   bool resume = false;
   std::string checkpoint;    ///< eval
   std::string format;        ///< export: "pt" or "safetensors"
-  std::string out;           ///< export
+  std::string out;           ///< export; find-lr: the result as JSON
+  bool ema = false;          ///< export: the weight average (trainer.ema_decay)
+  double lrStart = 1e-7;     ///< find-lr: the first rate
+  double lrEnd = 10;         ///< find-lr: the rate the range grows toward
+  int64_t lrSteps = 100;     ///< find-lr: steps of the range test
   std::string kind;          ///< types: only this kind ("callback"); empty: all
   bool markdown = false;     ///< types: the key reference as Markdown
+  bool json = false;         ///< summary: the model as JSON (the window's Model panel)
   bool dryRun = false;       ///< sweep: check the sweep and list its trials, run nothing
   int sweepSlots = 0;        ///< sweep: trials at once (0: one per GPU, else 1)
   std::string sweepDir;      ///< sweep: its state and the trials' output (empty: the default)

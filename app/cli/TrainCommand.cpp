@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -22,7 +23,9 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/run/LrFinder.h"
 #include "engine/run/RunPreparation.h"
+#include "engine/train/ParamGroups.h"
 
 namespace tbench::cli {
 namespace {
@@ -121,16 +124,28 @@ int runEval(const CliArgs& args) {
     configureThreads(project.numThreads);
     BuiltRun run = buildRun(project, "");
     run.trainer->setupGraph(run.config.input, run.config.model);
-    const TrainingState state = readCheckpointFile(args.checkpoint);
-    const RestoreReport report = restoreModel(run.trainer->mainModule(), state);
-    if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
-      throw InputError(str(args.checkpoint, ": does not fit the model of ", args.project, "\n",
-                           report.toString()));
+    if (args.checkpoint.empty()) {
+      // The weights step 0 of a run validates: the project's init (a state_dict, safetensors,
+      // TorchScript or Towerbench file), else the model's own initialisation.
+      const InitOptions init = initOptionsOf(project);
+      std::cout << (init.path.empty() ? std::string("the model's initial weights")
+                                      : "init " + init.path)
+                << " (step 0 of a run)\n";
+      if (!init.path.empty()) {
+        std::cout << "  " << initFromWeights(run.trainer->mainModule(), init).toString() << "\n";
+      }
+    } else {
+      const TrainingState state = readCheckpointFile(args.checkpoint);
+      const RestoreReport report = restoreModel(run.trainer->mainModule(), state);
+      if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
+        throw InputError(str(args.checkpoint, ": does not fit the model of ", args.project, "\n",
+                             report.toString()));
+      }
+      std::cout << args.checkpoint << " (global step " << state.globalStep << ", epoch "
+                << state.epochNum << ")\n";
     }
     auto runner = buildInferenceRunner(project, run.dataFacts, *run.config.model);
     const auto results = runner->evaluate(*run.trainer);
-    std::cout << args.checkpoint << " (global step " << state.globalStep << ", epoch "
-              << state.epochNum << ")\n";
     for (const auto& [name, value] : results) std::cout << "  " << name << ": " << value << "\n";
     if (auto it = results.find("validation_error"); it != results.end()) {
       std::cout << "  validation_accuracy: " << 1.0 - it->second << "\n";
@@ -147,8 +162,9 @@ int runEval(const CliArgs& args) {
 
 int runExport(const CliArgs& args) {
   try {
-    exportCheckpoint(args.project, args.format, args.out);
-    std::cout << "wrote " << args.out << " (" << args.format << ") from " << args.project << "\n";
+    exportCheckpoint(args.project, args.format, args.out, args.ema);
+    std::cout << "wrote " << args.out << " (" << args.format
+              << (args.ema ? ", the weight average" : "") << ") from " << args.project << "\n";
     return 0;
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
@@ -199,58 +215,151 @@ std::string oneTrainingStep(const Project& project) {
 
 }  // namespace
 
-int runSummary(const CliArgs& args) {
+namespace {
+
+/// Runs a command's `body`; an error (LibTorch's, without its stack trace, or any other) goes
+/// to stderr as one message and the command returns 2 (bad input).
+int withErrorsReported(const std::function<int()>& body) {
   try {
+    return body();
+  } catch (const c10::Error& e) {
+    std::cerr << e.what_without_backtrace() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+  }
+  return 2;
+}
+
+}  // namespace
+
+int runSummary(const CliArgs& args) {
+  return withErrorsReported([&] {
     Project project = loadWithOverrides(args);
     // The model as one tower on the CPU builds it (every strategy's towers hold the same model),
     // so that the summary reads anywhere, without the project's GPUs or ranks.
     project.trainer =
         ComponentSpec::of("strategy", "simple").set("devices", nlohmann::json::array({"cpu"}));
-    const InitOptions init{project.init.checkpoint, project.init.ignore, project.init.rename,
-                           project.init.strict};
+    const InitOptions init = initOptionsOf(project);
     project.init = {};
     BuiltRun run = buildRun(project, "");
     run.config.extraCallbacks.emplace();
     run.config.monitors.emplace();
     setupTrainWithConfig(run.config, *run.trainer);  // the towers, as a run builds them
     torch::nn::Module& module = run.trainer->mainModule();
-    int64_t total = 0, trainable = 0, tensors = 0;
-    std::cout << args.project << ": model " << project.model.type << "\n";
-    const auto row = [](const std::string& name, const torch::Tensor& t, const char* kind) {
-      std::ostringstream shape;
-      shape << t.sizes();
-      std::printf("  %-40s %-18s %10lld  %s\n", name.c_str(), shape.str().c_str(),
-                  static_cast<long long>(t.numel()), kind);
+    // optimizer.param_groups: each parameter's group and starting rate (base x multiplier).
+    const ParamGroupLayout layout = layoutOf(module, project.paramGroups);
+    const double baseRate = project.optimizer.resolved().has("learning_rate")
+                                ? project.optimizer.number("learning_rate")
+                                : std::nan("");
+    const auto shapeOf = [](const torch::Tensor& t) {
+      return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
     };
-    std::printf("  %-40s %-18s %10s  %s\n", "name", "shape", "count", "kind");
-    std::fflush(stdout);
+    nlohmann::json doc = {{"project", args.project}, {"model", project.model.type}};
+    nlohmann::json& params = doc["parameters"] = nlohmann::json::array();
+    int64_t total = 0, trainable = 0;
+    size_t index = 0;
     for (const auto& p : module.named_parameters()) {
-      ++tensors;
+      const ParamAssignment& a = layout.params.at(index++);
+      const bool trains = p.value().requires_grad();
       total += p.value().numel();
-      trainable += p.value().requires_grad() ? p.value().numel() : 0;
-      row(p.key(), p.value(), p.value().requires_grad() ? "trainable" : "frozen");
+      trainable += trains ? p.value().numel() : 0;
+      nlohmann::json row = {{"name", p.key()},
+                            {"shape", shapeOf(p.value())},
+                            {"count", p.value().numel()},
+                            {"trainable", trains}};
+      if (a.group >= 0) {
+        row["group"] = a.group;
+        row["learning_rate"] = baseRate * a.lrMultiplier;
+        if (a.weightDecay) row["weight_decay"] = *a.weightDecay;
+      }
+      params.push_back(std::move(row));
     }
-    int64_t buffers = 0;
+    nlohmann::json& buffers = doc["buffers"] = nlohmann::json::array();
     for (const auto& b : module.named_buffers()) {
       if (!b.value().defined()) continue;
-      ++buffers;
-      row(b.key(), b.value(), "buffer");
+      buffers.push_back(
+          {{"name", b.key()}, {"shape", shapeOf(b.value())}, {"count", b.value().numel()}});
+    }
+    doc["totals"] = {{"parameters", total},         {"trainable", trainable},
+                     {"frozen", total - trainable}, {"tensors", params.size()},
+                     {"buffers", buffers.size()},   {"groups", layout.groups.size()}};
+    RestoreReport report;
+    if (!init.path.empty()) {
+      report = initFromWeights(module, init);
+      doc["init"] = {{"path", init.path},
+                     {"loaded", report.loaded},
+                     {"missing", report.missing},
+                     {"unexpected", report.unexpected},
+                     {"shape_mismatch", report.shapeMismatch},
+                     {"ignored", report.ignored}};
+    }
+    if (args.json) {
+      std::cout << doc.dump(1) << "\n";
+      return 0;
+    }
+    std::cout << args.project << ": model " << project.model.type << "\n";
+    const auto row = [](const nlohmann::json& r, const char* kind, const std::string& rate) {
+      std::ostringstream shape;
+      shape << "[";
+      for (size_t i = 0; i < r["shape"].size(); ++i) shape << (i ? ", " : "") << r["shape"][i];
+      shape << "]";
+      std::printf("  %-40s %-18s %10lld  %-9s %s\n", r["name"].get<std::string>().c_str(),
+                  shape.str().c_str(), r["count"].get<long long>(), kind, rate.c_str());
+    };
+    std::printf("  %-40s %-18s %10s  %-9s %s\n", "name", "shape", "count", "kind",
+                "group: learning rate");
+    for (const nlohmann::json& r : params) {
+      std::ostringstream rate;
+      if (r.contains("group")) rate << r["group"] << ": " << r["learning_rate"].get<double>();
+      row(r, r["trainable"].get<bool>() ? "trainable" : "frozen", rate.str());
+    }
+    for (const nlohmann::json& r : buffers) row(r, "buffer", "");
+    std::fflush(stdout);
+    std::cout << "  " << total << " parameters in " << params.size() << " tensors (" << trainable
+              << " trainable, " << total - trainable << " frozen), " << buffers.size()
+              << " buffers, " << layout.groups.size() << " optimizer group(s)\n";
+    if (!init.path.empty())
+      std::cout << "  init " << init.path << ": " << report.toString() << "\n";
+    return 0;
+  });
+}
+
+int runFindLr(const CliArgs& args) {
+  return withErrorsReported([&] {
+    const Project project = loadWithOverrides(args);
+    LrFinderOptions options;
+    options.start = args.lrStart;
+    options.end = args.lrEnd;
+    options.steps = args.lrSteps;
+    std::printf("%s: learning-rate range test, %lld steps from %g toward %g\n",
+                args.project.c_str(), static_cast<long long>(options.steps), options.start,
+                options.end);
+    std::fflush(stdout);
+    const LrFinderResult result =
+        findLearningRate(project, options, [](const LrFinderResult& sofar) {
+          const size_t i = sofar.rates.size() - 1;
+          std::printf("step %zu  rate %.6g  cost %.6g  smoothed %.6g\n", i, sofar.rates[i],
+                      sofar.losses[i], sofar.smoothed[i]);
+          std::fflush(stdout);
+        });
+    if (!result.stopped.empty()) std::printf("stopped: %s\n", result.stopped.c_str());
+    if (result.suggestion >= 0) {
+      std::printf(
+          "suggested learning rate: %.3g (step %lld, the steepest descent of the "
+          "smoothed cost)\n",
+          result.suggestedRate, static_cast<long long>(result.suggestion));
+    } else {
+      std::printf(
+          "no suggestion: fewer than 2 usable steps after the first 10; widen the range "
+          "or run more steps\n");
     }
     std::fflush(stdout);
-    std::cout << "  " << total << " parameters in " << tensors << " tensors (" << trainable
-              << " trainable, " << total - trainable << " frozen), " << buffers << " buffers\n";
-    if (!init.path.empty()) {
-      const RestoreReport report = initFromWeights(module, init);
-      std::cout << "  init " << init.path << ": " << report.toString() << "\n";
+    if (!args.out.empty()) {
+      writeFileAtomically(args.out, lrFinderJson(result).dump(1) + "\n");
+      std::printf("wrote %s\n", args.out.c_str());
     }
     return 0;
-  } catch (const c10::Error& e) {
-    std::cerr << e.what_without_backtrace() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 int runValidate(const CliArgs& args) {

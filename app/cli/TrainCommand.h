@@ -21,5 +21,8 @@ int runValidate(const CliArgs& args);
 /// `towerbench-cli summary PROJECT`: the model's parameters and buffers (name, shape, count,
 /// trainable), totals, and what init would load (issue 37). 0, or 2 with the problem on stderr.
 int runSummary(const CliArgs& args);
+/// `towerbench-cli find-lr PROJECT`: the learning-rate range test (engine/run/LrFinder.h); one
+/// line per step ("step I  rate R  cost C  smoothed S"), then the suggestion. 0, or 2.
+int runFindLr(const CliArgs& args);
 
 }  // namespace tbench::cli

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   if (parsed.command == "types") return tbench::cli::runTypes(parsed, std::cout, std::cerr);
   if (parsed.command == "validate") return tbench::cli::runValidate(parsed);
   if (parsed.command == "summary") return tbench::cli::runSummary(parsed);
+  if (parsed.command == "find-lr") return tbench::cli::runFindLr(parsed);
   if (parsed.command == "eval") return tbench::cli::runEval(parsed);
   if (parsed.command == "export") return tbench::cli::runExport(parsed);
   if (parsed.command == "launch") return tbench::cli::runLaunch(parsed, argv[0]);

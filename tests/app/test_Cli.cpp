@@ -11,6 +11,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/Python.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -175,14 +177,151 @@ class TestCli : public QObject {
     QVERIFY2(r.out.contains("layers.0.weight") && r.out.contains("trainable"), qPrintable(r.out));
     QVERIFY2(r.out.contains(" parameters in "), qPrintable(r.out));
     // The totals are the sum of the rows.
-    qint64 sum = 0;
-    for (const QString& line : r.out.split('\n')) {
-      const QStringList cells = line.simplified().split(' ');
-      if (cells.size() >= 4 && (cells.last() == "trainable" || cells.last() == "frozen")) {
-        sum += cells[cells.size() - 2].toLongLong();
+    const auto rows = [](const QString& out, const QString& kind) {
+      qint64 sum = 0;
+      for (const QString& line : out.split('\n')) {
+        const QStringList cells = line.simplified().split(' ');
+        const int at = static_cast<int>(cells.indexOf(kind));
+        if (at >= 2) sum += cells[at - 1].toLongLong();
       }
-    }
+      return sum;
+    };
+    const qint64 sum = rows(r.out, "trainable");
     QVERIFY2(r.out.contains(QString("  %1 parameters in ").arg(sum)), qPrintable(r.out));
+    QVERIFY2(r.out.contains("1 optimizer group(s)"), qPrintable(r.out));
+    // optimizer.param_groups: the frozen rows, each group's rate.
+    const Result grouped =
+        runCli({"summary", project("fashion-mnist-mlp.json"), "--set",
+                R"(optimizer.param_groups=[{"match": "^layers\\.0\\.", "freeze": true},
+                                    {"match": "^layers\\.2\\.", "lr_multiplier": 0.1}])"});
+    QVERIFY2(grouped.exitCode == 0, qPrintable(grouped.err));
+    QCOMPARE(rows(grouped.out, "frozen"), qint64{784 * 256 + 256});
+    QVERIFY2(
+        grouped.out.contains(QRegularExpression(R"(layers\.2\.weight .* trainable +0: 0\.0001)")),
+        qPrintable(grouped.out));
+    QVERIFY2(grouped.out.contains("2 optimizer group(s)"), qPrintable(grouped.out));
+    const Result typo =
+        runCli({"summary", project("fashion-mnist-mlp.json"), "--set",
+                R"(optimizer.param_groups=[{"match": "^backbone\\.", "freeze": true}])"});
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("optimizer.param_groups[0].match") &&
+                 typo.err.contains("matches none of the model's"),
+             qPrintable(typo.err));
+  }
+
+  // Issue 37: the learning-rate range test, as Lightning's lr_find.
+  void findLrSuggestsARateFromTheRangeTest() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("lr.json");
+    const Result r =
+        runCli({"find-lr", project("fashion-mnist-mlp.json"), "--steps", "60", "--start", "1e-5",
+                "--end", "10", "--out", out, "--set", "data.train.limit=4096"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("step 0  rate 1e-05  cost "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("suggested learning rate: "), qPrintable(r.out));
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString());
+    const auto rates = j.at("rates").get<std::vector<double>>();
+    QVERIFY(rates.size() >= 12 && rates.size() <= 60);
+    QCOMPARE(rates.front(), 1e-5);
+    for (size_t i = 1; i < rates.size(); ++i) {
+      // start x (end/start)^(i/steps): a constant ratio of 10^(6/60) a step
+      QVERIFY(std::abs(rates[i] / rates[i - 1] - std::pow(10.0, 0.1)) < 1e-9);
+    }
+    QVERIFY(j.at("suggestion").is_number_integer());
+    const double suggested = j.at("suggested_rate").get<double>();
+    // Adam on this MLP learns between about 1e-4 and 1e-2; the steepest descent is there.
+    QVERIFY2(suggested > 3e-5 && suggested < 0.1, qPrintable(QString::number(suggested)));
+    // A run that diverges stops and says so (the rate reaches 10).
+    QVERIFY2(rates.size() < 60 || !j.at("stopped").get<std::string>().empty() ||
+                 r.out.contains("stopped"),
+             qPrintable(r.out));
+    // Bad ranges are refused by name.
+    const Result bad = runCli({"find-lr", project("fashion-mnist-mlp.json"), "--start", "0"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--start expects a positive number"), qPrintable(bad.err));
+  }
+
+  // Issue 37's goal: a network pretrained in PyTorch (its state_dict, its safetensors) starts
+  // a run with PyTorch's validation error at step 0; fine-tuned with a frozen backbone, the
+  // backbone stays bitwise what PyTorch saved and the new head trains.
+  void fineTuningExampleMeetsItsGoals() {
+    QTemporaryDir dir;
+    const QString example = QString(TB_SOURCE_DIR) + "/examples/fine-tuning/";
+    for (const char* name : {"pretrained-check.json", "fine-tune.json"}) {
+      QVERIFY(QFile::copy(example + name, dir.filePath(name)));
+    }
+    QProcess python;
+    python.start("/usr/bin/python3", {QString(TB_SOURCE_DIR) + "/scripts/make-pretrained-model.py",
+                                      dir.filePath("assets"), "--steps", "40"});
+    QVERIFY(python.waitForFinished(300000));
+    if (python.exitCode() != 0) {
+      const QByteArray err = python.readAllStandardError();
+      if (err.contains("No module named 'torch'")) {
+        TB_SKIP_WITHOUT_INTEROP("python3-torch is not installed");
+      }
+      QFAIL(err.constData());
+    }
+    QFile facts(dir.filePath("assets/pretrained.json"));
+    QVERIFY(facts.open(QIODevice::ReadOnly));
+    const double pytorchError =
+        nlohmann::json::parse(facts.readAll().toStdString()).at("test_error").get<double>();
+    const auto validationError = [](const QString& out) {
+      const QRegularExpressionMatch m =
+          QRegularExpression(R"(validation_error: ([0-9.eE+-]+))").match(out);
+      return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
+    };
+    for (const char* weights : {"assets/pretrained.pt", "assets/pretrained.safetensors"}) {
+      const Result r = runCli({"eval", dir.filePath("pretrained-check.json"), "--set",
+                               QString("init.checkpoint=%1").arg(weights)});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+      QVERIFY2(r.out.contains("(step 0 of a run)"), qPrintable(r.out));
+      const double error = validationError(r.out);
+      QVERIFY2(
+          std::abs(error - pytorchError) <= 0.005,
+          qPrintable(
+              QString("%1: Towerbench %2, PyTorch %3").arg(weights).arg(error).arg(pytorchError)));
+    }
+    const QString runDir = dir.filePath("run");
+    const Result trained =
+        runCli({"train", dir.filePath("fine-tune.json"), "--run-dir", runDir, "--max-epoch", "1",
+                "--steps-per-epoch", "20", "--set", "data.validation.limit=1000"});
+    QVERIFY2(trained.exitCode == 0, qPrintable(trained.out + trained.err));
+    QFile log(runDir + "/log.log");
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QString logText = log.readAll();
+    QVERIFY2(logText.contains("param_groups: 6 parameter(s) frozen"), qPrintable(logText));
+    QVERIFY2(logText.contains("fc.weight"), qPrintable(logText));  // the head's new shape, reported
+    const Result exported = runCli(
+        {"export", runDir + "/model-20.pt", "--format", "pt", "--out", dir.filePath("tuned.pt")});
+    QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+    // The weight average (trainer.ema_decay) is kept beside the raw weights; --ema exports it.
+    const Result average = runCli({"export", runDir + "/model-20.pt", "--format", "pt", "--out",
+                                   dir.filePath("average.pt"), "--ema"});
+    QVERIFY2(average.exitCode == 0, qPrintable(average.err));
+    QVERIFY2(average.out.contains("the weight average"), qPrintable(average.out));
+    const char* compare = R"(
+import sys, torch
+before = torch.load(sys.argv[1], weights_only=True)
+after = torch.load(sys.argv[2], weights_only=True)
+for name in ["conv1.weight", "bn1.weight", "bn1.bias", "bn1.running_mean", "bn1.running_var",
+             "conv2.weight", "bn2.weight", "bn2.bias", "bn2.running_mean", "bn2.running_var"]:
+    assert torch.equal(before[name], after[name]), name + " changed"
+assert after["fc.weight"].shape == (3, 32 * 7 * 7), after["fc.weight"].shape
+initial = torch.jit.load(sys.argv[3]).state_dict()["fc.weight"]
+assert (after["fc.weight"] - initial).abs().max() > 1e-4, "the head did not train"
+average = torch.load(sys.argv[4], weights_only=True)
+assert torch.equal(average["conv1.weight"], before["conv1.weight"]), "a frozen average moved"
+assert (average["fc.weight"] - after["fc.weight"]).abs().max() > 1e-6, "the average is the raw"
+print("backbone bitwise equal; head trained", tuple(after["fc.weight"].shape))
+)";
+    QProcess check;
+    check.start("/usr/bin/python3",
+                {"-c", compare, dir.filePath("assets/pretrained.pt"), dir.filePath("tuned.pt"),
+                 dir.filePath("assets/smallcnn-3.pt"), dir.filePath("average.pt")});
+    QVERIFY(check.waitForFinished(120000));
+    QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
   }
 
   void yourOwnModelAndTableTrainAndExportAsTorchScript() {
