@@ -32,6 +32,8 @@
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/learned/TryItDialog.h"
+#include "app/gui/model/LrFinderDialog.h"
+#include "app/gui/model/ModelPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunCheckpoints.h"
@@ -195,6 +197,13 @@ void MainWindow::createPanels() {
     confusion_->setRunDirectory(runDir);
     findChild<QDockWidget*>("learnedDock")->raise();
   });
+  // The model's parameters (issue 37): a tab beside Learned, filled when first shown.
+  model_ = new ModelPanel(this);
+  model_->setObjectName("modelPanel");
+  auto* modelDock = dock(tr("Model"), "modelDock", model_, this);
+  addDockWidget(Qt::LeftDockWidgetArea, modelDock);
+  tabifyDockWidget(learnedDock, modelDock);
+  findChild<QDockWidget*>("projectDock")->raise();
   connect(history_, &RunHistoryPanel::tryItRequested, this,
           [this](const QString& runDir) { tryIt(runDir); });
   connect(confusion_, &ConfusionPanel::tryItRequested, this,
@@ -327,6 +336,7 @@ void MainWindow::updateTitle() {
       projectPath_.isEmpty() ? tr("untitled") : QFileInfo(projectPath_).fileName();
   setWindowTitle(QString("%1 — %2[*] — Towerbench").arg(projectName(), where));
   setWindowModified(editor_ && editor_->isModified());
+  if (model_) model_->setProject(projectPath_, editor_ && editor_->isModified());
 }
 
 QString MainWindow::projectName() const {
@@ -360,6 +370,22 @@ void MainWindow::raiseDock(const char* name) {
       resizeDocks({d}, {int(height() * 0.45)}, Qt::Vertical);
     }
   }
+}
+
+QDialog* MainWindow::findLearningRate() {
+  if (projectPath_.isEmpty() || editor_->isModified()) {
+    showMessage(QMessageBox::Information, tr("Find Learning Rate"),
+                tr("The range test runs the project's file: save the project first (File ▸ "
+                   "Save)."));
+    return nullptr;
+  }
+  auto* dialog = new LrFinderDialog(projectPath_, QString(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &LrFinderDialog::rateChosen, this, [this](double rate) {
+    editor_->applyEdits({{"optimizer.learning_rate", rate}});
+  });
+  dialog->show();
+  return dialog;
 }
 
 QDialog* MainWindow::newSweep() {

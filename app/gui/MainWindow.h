@@ -52,6 +52,7 @@ class RunControls;
 class RunHistoryPanel;
 class RunStatusBar;
 class ConfusionPanel;
+class ModelPanel;
 class LaunchedRun;
 class RunFollower;
 class RunSession;
@@ -90,6 +91,11 @@ class MainWindow : public QMainWindow {
   RunStatusBar* runStatusBar() const { return status_; }
   /// The "Learned" tab: the confusion matrix of the live run or a run chosen in Run History.
   ConfusionPanel* confusionPanel() const { return confusion_; }
+  /// The "Model" tab: the saved project's parameters, groups and what init loads.
+  ModelPanel* modelPanel() const { return model_; }
+  /// Run ▸ Find Learning Rate…: the range test of the saved project (LrFinderDialog); its
+  /// Use This Rate sets optimizer.learning_rate. nullptr after telling the user to save first.
+  QDialog* findLearningRate();
   /// Opens Run ▸ Try It… with the latest checkpoint of `runDir` (empty: the live run, else the
   /// newest run in Run History); returns the (non-modal) dialog.
   QDialog* tryIt(const QString& runDir = QString());
@@ -194,6 +200,7 @@ class MainWindow : public QMainWindow {
   RunHistoryPanel* history_ = nullptr;
   RunStatusBar* status_ = nullptr;
   ConfusionPanel* confusion_ = nullptr;
+  ModelPanel* model_ = nullptr;
   SweepPanel* sweeps_ = nullptr;
 
   QAction* newAction_ = nullptr;

@@ -107,6 +107,12 @@ void MainWindow::createMenus() {
   run->addSeparator();
   tryItAction_ = run->addAction(tr("&Try It…"), this, [this] { tryIt(); });
   tryItAction_->setObjectName("actionTryIt");
+  QAction* findLr =
+      run->addAction(tr("Find &Learning Rate…"), this, [this] { findLearningRate(); });
+  findLr->setObjectName("actionFindLearningRate");
+  findLr->setToolTip(
+      tr("The range test: train a few hundred steps at growing rates and pick "
+         "the rate where the cost falls fastest"));
   QAction* newSweepAction = run->addAction(tr("&New Sweep…"), this, [this] { newSweep(); });
   newSweepAction->setObjectName("actionNewSweep");
   newSweepAction->setToolTip(

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QCoreApplication>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QWidget>
 #include <fstream>
@@ -40,6 +41,15 @@ inline QAction* windowAction(QWidget& window, const char* name) {
   auto* a = window.findChild<QAction*>(name);
   if (!a) qFatal("no action %s", name);
   return a;
+}
+
+/// With TB_SCREENSHOT_DIR set, saves `widget` as drawn there as `name` (the docs' pictures).
+/// True when not asked for or saved.
+inline bool screenshot(QWidget* widget, const QString& name) {
+  const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return true;
+  QCoreApplication::processEvents();
+  return widget->grab().save(QDir(dir).filePath(name));
 }
 
 }  // namespace tbench::testing

@@ -96,6 +96,10 @@ class ProjectEditor : public QWidget {
   /// Validates now instead of after the delay (also applies text typed in the last 300 ms);
   /// the engine analyses the document only when it changed since the last analysis.
   void validateNow();
+  /// Applies `edits` to the document as the form's fields do (the panels and Run ▸ Find
+  /// Learning Rate…'s Use This Rate go through it): the text, the form and the validation
+  /// follow, and the document is modified.
+  void applyEdits(const JsonEdits& edits);
 
  signals:
   void modifiedChanged(bool modified);
@@ -107,7 +111,6 @@ class ProjectEditor : public QWidget {
 
  private:
   void buildForm(QWidget* page);
-  void applyEdits(const JsonEdits& edits);
   void documentEdited();
   void parseText();
   void loadSections();

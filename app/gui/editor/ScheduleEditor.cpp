@@ -2,7 +2,9 @@
 
 #include <qcustomplot.h>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleValidator>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -27,6 +29,7 @@ namespace tbench::gui {
 namespace {
 
 const QString kPointsPath = QStringLiteral("schedule.learning_rate.points");
+const QString kShapePath = QStringLiteral("schedule.learning_rate.shape");
 
 // Cells take what a point may hold: a whole step in column 0, a number in column 1.
 class PointDelegate : public QStyledItemDelegate {
@@ -81,11 +84,47 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   layout->addWidget(enabledIssue);
   markers->setField(enabled_, "schedule", enabledIssue, false);
 
+  auto* shapeRow = new QFormLayout;
+  shape_ = new QComboBox(this);
+  shape_->setObjectName(kShapePath);
+  shape_->addItem(tr("Points (a list)"), "points");
+  shape_->addItem(tr("Cosine annealing"), "cosine");
+  shape_->addItem(tr("Linear warm-up, then cosine"), "warmup_cosine");
+  shape_->addItem(tr("One cycle"), "one_cycle");
+  shape_->setToolTip(schema::help(kShapePath));
+  shapeRow->addRow(tr("Shape"), shape_);
+  layout->addLayout(shapeRow);
+  connect(shape_, QOverload<int>::of(&QComboBox::activated), this,
+          [this](int index) { chooseShape(shape_->itemData(index).toString()); });
+
   options_ = new FormSection(QString(), "schedule.learning_rate", markers, this);
   options_->addChoice("unit", tr("Unit"), {"epoch", "step"}, "epoch");
-  options_->addChoice("interpolation", tr("Interpolation"), {"piecewise", "linear"}, "piecewise");
   layout->addWidget(options_);
   connect(options_, &ProjectSection::edited, this, &ProjectSection::edited);
+  interpolation_ = new FormSection(QString(), "schedule.learning_rate", markers, this);
+  interpolation_->addChoice("interpolation", tr("Interpolation"), {"piecewise", "linear"},
+                            "piecewise");
+  layout->addWidget(interpolation_);
+  connect(interpolation_, &ProjectSection::edited, this, &ProjectSection::edited);
+
+  named_ = new FormSection(QString(), "schedule.learning_rate", markers, this);
+  named_->setObjectName("schedule.learning_rate.named");
+  named_->addInteger("length", tr("Length (0: the whole run)"), 0, 1 << 30, 0);
+  named_->addInteger("warmup", tr("Warm-up"), 0, 1 << 30, 0);
+  named_->addNumber("min_learning_rate", tr("Final learning rate"), 0.0);
+  input::Bounds fraction;
+  fraction.minimum = 0;
+  fraction.minimumInclusive = false;
+  fraction.maximum = 1;
+  fraction.maximumInclusive = false;
+  named_->addNumber("pct_start", tr("Rising part (one cycle)"), 0.3, fraction);
+  input::Bounds positive;
+  positive.minimum = 0;
+  positive.minimumInclusive = false;
+  named_->addNumber("div_factor", tr("Start divisor (one cycle)"), 25, positive);
+  named_->addNumber("final_div_factor", tr("Final divisor (one cycle)"), 1e4, positive);
+  layout->addWidget(named_);
+  connect(named_, &ProjectSection::edited, this, &ProjectSection::edited);
 
   points_ = new QTableWidget(0, 2, this);
   points_->setObjectName(kPointsPath);
@@ -133,9 +172,11 @@ ScheduleEditor::ScheduleEditor(IssueMarkers* markers, QWidget* parent)
   // Note [One rule for a hyper-parameter] (engine/callbacks/HyperParamSetter.h), in words.
   auto* rule = new QLabel(
       tr("A point (E, rate) at an epoch applies after epoch E, from epoch E+1 (E = 0: from the "
-         "start), as in tensorpack; a point at a step applies from that global step. The "
-         "schedule sets the rate only where its value changes: a plateau reduction or a live "
-         "edit (F8) holds until its next point, also after a resume."),
+         "start), as in tensorpack; a point at a step applies from that global step. A named "
+         "shape scales the optimizer's learning rate over its length, as PyTorch's "
+         "CosineAnnealingLR and OneCycleLR stepped once per epoch or step. The schedule sets "
+         "the rate only where its value changes: a plateau reduction or a live edit (F8) holds "
+         "until its next change, also after a resume."),
       this);
   rule->setObjectName("schedule.rule");
   rule->setWordWrap(true);
@@ -154,14 +195,29 @@ void ScheduleEditor::load(const QJsonObject& root) {
     enabled_->setChecked(on);
   }
   options_->load(root);
-  for (QWidget* part : std::initializer_list<QWidget*>{options_, points_, add_, remove_}) {
+  interpolation_->load(root);
+  named_->load(root);
+  const QJsonObject learningRate = valueAt(root, "schedule.learning_rate").toObject();
+  const QString shape = learningRate.value("shape").toString("points");
+  {
+    const QSignalBlocker block(shape_);
+    const int index = shape_->findData(shape);
+    shape_->setCurrentIndex(index >= 0 ? index : 0);
+  }
+  const bool points = shape == QLatin1String("points");
+  for (QWidget* part : std::initializer_list<QWidget*>{shape_, options_, interpolation_, named_,
+                                                       points_, add_, remove_}) {
     part->setEnabled(on);
   }
-  const QJsonObject learningRate = valueAt(root, "schedule.learning_rate").toObject();
+  for (QWidget* part : std::initializer_list<QWidget*>{interpolation_, points_, add_, remove_}) {
+    part->setVisible(points);
+  }
+  named_->setVisible(!points);
   const bool steps = learningRate.value("unit").toString() == QLatin1String("step");
   points_->setHorizontalHeaderLabels({steps ? tr("Step") : tr("Epoch"), tr("Learning rate")});
   showPoints(learningRate.value("points").toArray());
-  const bool linear = learningRate.value("interpolation").toString() == QLatin1String("linear");
+  const bool linear =
+      !points || learningRate.value("interpolation").toString() == QLatin1String("linear");
   preview_->graph(0)->setLineStyle(linear ? QCPGraph::lsLine : QCPGraph::lsStepLeft);
 }
 
@@ -227,6 +283,20 @@ void ScheduleEditor::toggle(bool on) {
                     QJsonObject{{"points", QJsonArray{QJsonArray{0, firstPointRate()}}}});
   }
   emit edited({{"schedule", schedule}});
+}
+
+void ScheduleEditor::chooseShape(const QString& shape) {
+  const QString base = QStringLiteral("schedule.learning_rate.");
+  if (shape == QLatin1String("points")) {
+    JsonEdits edits{removal(kShapePath)};
+    if (valueAt(root_, kPointsPath).toArray().isEmpty()) {
+      edits.append({kPointsPath, QJsonArray{QJsonArray{0, firstPointRate()}}});
+    }
+    emit edited(edits);
+    return;
+  }
+  // A named shape is computed from optimizer.learning_rate: points would be refused.
+  emit edited({{kShapePath, shape}, removal(kPointsPath), removal(base + "interpolation")});
 }
 
 double ScheduleEditor::firstPointRate() const {

@@ -2,7 +2,11 @@
 // ScheduleEditor: the "schedule" object and a preview of the learning rate over the run.
 //
 // The check box "schedule" adds or removes the object (unticking keeps what it removed, to
-// put it back). Unit and interpolation are combo boxes; the points are a two-column table
+// put it back). The shape ("schedule.learning_rate.shape") is a list of points or a named
+// shape (cosine, warmup_cosine, one_cycle: engine/callbacks/NamedSchedule.h); choosing a named
+// shape removes the points and shows its own settings (length, warm-up, final rate, the
+// one-cycle factors), choosing points puts a first point back. Unit and interpolation are
+// combo boxes; the points are a two-column table
 // ("schedule.learning_rate.points") with Add and Remove buttons, each cell checked as typed
 // (an integer step, a number in plain or scientific notation). The preview
 // ("schedule.preview", a QCustomPlot) draws what setCurve() is given: the editor passes
@@ -16,6 +20,7 @@
 #include "app/gui/editor/ProjectSection.h"
 
 class QCheckBox;
+class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
@@ -38,6 +43,7 @@ class ScheduleEditor : public ProjectSection {
   void setCurve(const QVector<QPointF>& points);
 
   QCheckBox* enabledBox() const { return enabled_; }
+  QComboBox* shapeBox() const { return shape_; }
   QTableWidget* pointsTable() const { return points_; }
   QCustomPlot* preview() const { return preview_; }
 
@@ -50,6 +56,8 @@ class ScheduleEditor : public ProjectSection {
 
  private:
   void toggle(bool on);
+  /// The user chose `shape` (points: a first point back; named: the points removed).
+  void chooseShape(const QString& shape);
   void showPoints(const QJsonArray& points);
   QJsonArray tablePoints() const;
   void emitPoints(const QJsonArray& points);
@@ -57,7 +65,10 @@ class ScheduleEditor : public ProjectSection {
   double firstPointRate() const;
 
   QCheckBox* enabled_;
+  QComboBox* shape_;
   FormSection* options_;
+  FormSection* interpolation_;  // points only
+  FormSection* named_;          // the named shapes' settings
   QTableWidget* points_;
   QPushButton* add_;
   QPushButton* remove_;

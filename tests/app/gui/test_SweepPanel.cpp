@@ -42,18 +42,6 @@ using namespace tbench;
 using namespace tbench::gui;
 using nlohmann::json;
 
-namespace {
-
-/// With TB_SCREENSHOT_DIR set, `widget` as drawn is saved there as `name` (the docs' pictures).
-void screenshot(QWidget* widget, const QString& name) {
-  const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR");
-  if (dir.isEmpty()) return;
-  QCoreApplication::processEvents();
-  QVERIFY(widget->grab().save(QDir(dir).filePath(name)));
-}
-
-}  // namespace
-
 class TestSweepPanel : public QObject {
   Q_OBJECT
  private slots:
@@ -156,7 +144,7 @@ class TestSweepPanel : public QObject {
       window.resize(1280, 800);
       panel->findChild<QPushButton*>("sweep.curves")->click();
       QTest::qWait(600);
-      screenshot(&window, "sweep-panel.png");
+      QVERIFY(tbench::testing::screenshot(&window, "sweep-panel.png"));
       panel->findChild<QPushButton*>("sweep.curves")->click();
     }
     // A click on the axis clears its brush.
@@ -354,10 +342,10 @@ class TestSweepPanel : public QObject {
     dialog->findChild<QLineEdit*>("newSweep.filter")->setText("optimizer");
     for (int row = 0; row < keys->rowCount(); ++row) {
       const QString key = keys->item(row, 0)->text();
-      QCOMPARE(keys->isRowHidden(row), !key.contains("optimizer") && key != "model.hidden" &&
-                                           key != "data.batch_size");
+      QCOMPARE(keys->isRowHidden(row),
+               !key.contains("optimizer") && key != "model.hidden" && key != "data.batch_size");
     }
-    screenshot(dialog, "new-sweep.png");
+    QVERIFY(tbench::testing::screenshot(dialog, "new-sweep.png"));
     const QString sweepFile = dialog->sweepPath();
     QCOMPARE(QFileInfo(sweepFile).absolutePath(), QFileInfo(project).absolutePath());
     run->click();
