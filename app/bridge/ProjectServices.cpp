@@ -401,18 +401,23 @@ CheckpointIndexView readCheckpointIndex(const QString& runDir) {
 }
 
 CheckpointExporter makeCheckpointExporter() {
-  return
-      [](const QString& checkpoint, const QString& format, const QString& out, QString* message) {
-        try {
-          exportCheckpoint(checkpoint.toStdString(), format.toStdString(), out.toStdString());
-          if (message)
-            *message = QStringLiteral("wrote %1 (%2) from %3").arg(out, format, checkpoint);
-          return true;
-        } catch (const std::exception& e) {
-          if (message) *message = q(e.what());
-          return false;
-        }
-      };
+  return [](const QString& checkpoint, const QString& format, const QString& out,
+            bool weightAverage, QString* message) {
+    try {
+      exportCheckpoint(checkpoint.toStdString(), format.toStdString(), out.toStdString(),
+                       weightAverage);
+      if (message) {
+        *message = QStringLiteral("wrote %1 (%2%3) from %4")
+                       .arg(out, format,
+                            weightAverage ? QStringLiteral(", the weight average") : QString(),
+                            checkpoint);
+      }
+      return true;
+    } catch (const std::exception& e) {
+      if (message) *message = q(e.what());
+      return false;
+    }
+  };
 }
 
 DeviceEntries discoverDevices(QString* note) {

@@ -147,9 +147,12 @@ struct RunDirectoryReaders {
   ScalarLineParser scalarLine;
 };
 
-/// Writes the weights of `checkpoint` as `format` ("pt" or "safetensors") to `out`. Returns
-/// true and a confirmation in `*message`, or false and the reason (naming the file).
-using CheckpointExporter = std::function<bool(const QString& checkpoint, const QString& format,
-                                              const QString& out, QString* message)>;
+/// Writes the weights of `checkpoint` as `format` ("pt", "safetensors" or "torchscript") to
+/// `out`; with `weightAverage`, the weight average the checkpoint keeps (trainer.ema_decay)
+/// instead of the raw weights. Returns true and a confirmation in `*message`, or false and the
+/// reason (naming the file).
+using CheckpointExporter =
+    std::function<bool(const QString& checkpoint, const QString& format, const QString& out,
+                       bool weightAverage, QString* message)>;
 
 }  // namespace tbench::bridge

@@ -2,6 +2,7 @@
 #include "widgets/Palette.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -74,10 +75,17 @@ ExportCheckpointDialog::ExportCheckpointDialog(bridge::CheckpointExporter export
   destinationRow->addWidget(destinationEdit_, 1);
   destinationRow->addWidget(browse);
 
+  averageBox_ = new QCheckBox(tr("The weight average (EMA) instead of the raw weights"), this);
+  averageBox_->setObjectName("weightAverageBox");
+  averageBox_->setToolTip(
+      tr("A run trained with trainer.ema_decay keeps a moving average of its "
+         "weights in every checkpoint (what its validation used)"));
+
   auto* form = new QFormLayout;
   form->addRow(tr("Run:"), runCombo_);
   form->addRow(tr("Checkpoint:"), checkpointCombo_);
   form->addRow(tr("Format:"), formatCombo_);
+  form->addRow(QString(), averageBox_);
   form->addRow(tr("Destination:"), destinationRow);
 
   resultLabel_ = new QLabel(this);
@@ -337,9 +345,10 @@ bool ExportCheckpointDialog::exportNow() {
   setBusy(true);
   showResult(tr("Exporting %1\u2026").arg(native(source)), true);
   QEventLoop loop;
-  std::thread worker([exporter = exporter_, source, format = format(), dest, outcome, &loop] {
+  std::thread worker([exporter = exporter_, source, format = format(), dest, outcome, &loop,
+                      average = averageBox_->isChecked()] {
     try {
-      outcome->ok = exporter(source, format, dest, &outcome->message);
+      outcome->ok = exporter(source, format, dest, average, &outcome->message);
     } catch (const std::exception& e) {
       outcome->ok = false;
       outcome->message = QString::fromUtf8(e.what());

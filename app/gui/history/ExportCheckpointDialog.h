@@ -31,6 +31,7 @@
 
 class QCloseEvent;
 class QComboBox;
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -120,6 +121,7 @@ class ExportCheckpointDialog : public QDialog {
   QComboBox* runCombo_ = nullptr;
   QComboBox* checkpointCombo_ = nullptr;
   QComboBox* formatCombo_ = nullptr;
+  QCheckBox* averageBox_ = nullptr;  // "weightAverageBox": the EMA weights
   QLineEdit* destinationEdit_ = nullptr;
   QPushButton* exportButton_ = nullptr;
   QLabel* resultLabel_ = nullptr;

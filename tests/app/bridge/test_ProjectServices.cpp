@@ -94,7 +94,7 @@ class TestProjectServices : public QObject {
     QTemporaryDir dir;
     const CheckpointExporter exporter = makeCheckpointExporter();
     QString message;
-    QVERIFY(!exporter(dir.filePath("missing.pt"), "pt", dir.filePath("out.pt"), &message));
+    QVERIFY(!exporter(dir.filePath("missing.pt"), "pt", dir.filePath("out.pt"), false, &message));
     QVERIFY2(message.contains("missing.pt"), qPrintable(message));
     QVERIFY(!QFile::exists(dir.filePath("out.pt")));
   }

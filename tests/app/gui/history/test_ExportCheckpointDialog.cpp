@@ -1,6 +1,7 @@
 // The checkpoint export dialog with a fake exporter: what it lists, what it passes to the
 // exporter, the overwrite confirmation, and how it shows success and failure.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -32,6 +33,7 @@ const QDateTime kStart = QDateTime(QDate(2025, 3, 14), QTime(9, 31, 52));
 struct FakeExporter {
   struct Call {
     QString checkpoint, format, out;
+    bool weightAverage = false;
   };
   QVector<Call> calls;
   QString failWith;
@@ -39,8 +41,8 @@ struct FakeExporter {
 
   tbench::bridge::CheckpointExporter function() {
     return [this](const QString& checkpoint, const QString& format, const QString& out,
-                  QString* message) {
-      calls.push_back({checkpoint, format, out});
+                  bool weightAverage, QString* message) {
+      calls.push_back({checkpoint, format, out, weightAverage});
       if (throwInstead) throw std::runtime_error("exporter blew up");
       if (!failWith.isEmpty()) {
         *message = failWith;
@@ -155,6 +157,7 @@ class ExportCheckpointDialogTest : public QObject {
     QCOMPARE(fake.calls[0].checkpoint, run.path("model-32.pt"));
     QCOMPARE(fake.calls[0].format, QStringLiteral("safetensors"));
     QCOMPARE(fake.calls[0].out, dest);
+    QVERIFY(!fake.calls[0].weightAverage);
     QCOMPARE(exported.count(), 1);
     QCOMPARE(exported.at(0).at(0).toString(), dest);
     const QByteArray written = contents(dest);
@@ -167,8 +170,10 @@ class ExportCheckpointDialogTest : public QObject {
 
     // The Export button does the same.
     dialog.setDestination(QDir(out_.path()).filePath("by-button.safetensors"));
+    dialog.findChild<QCheckBox*>("weightAverageBox")->setChecked(true);  // the EMA weights
     dialog.findChild<QPushButton*>("exportButton")->click();
     QCOMPARE(fake.calls.size(), 2);
+    QVERIFY(fake.calls[1].weightAverage);
     QVERIFY(QFileInfo::exists(QDir(out_.path()).filePath("by-button.safetensors")));
   }
 
