@@ -355,7 +355,8 @@ void checkEarlyTerminate(const json& e, std::vector<ProjectIssue>& issues) {
 /// grid's product, counted without enumerating it (an int_uniform range may be huge).
 double gridCombinations(const std::vector<std::pair<std::string, json>>& parameters) {
   double combinations = 1;
-  for (const auto& [name, p] : parameters) {
+  for (const auto& parameter : parameters) {
+    const json& p = parameter.second;  // a name, not a binding: C++17 lambdas cannot take those
     if (!p.is_object()) continue;
     const std::string d = distributionOf(p);
     const auto num = [&](const char* key) { return p.value(key, json()).is_number(); };

@@ -266,7 +266,8 @@ class TestImageFolder : public QObject {
         {"bad/y/2_truncated.jpg", "truncated"}};
     for (const auto& [name, reason] : reasons) {
       const QString file = QString::fromStdString(path(name));
-      const QString message = errorOf([&] { decodeImageFile(path(name)); });
+      const std::string image = path(name);  // C++17 lambdas cannot capture a binding
+      const QString message = errorOf([&] { decodeImageFile(image); });
       QVERIFY2(message.startsWith(file + ": ") && message.mid(file.size()).contains(reason),
                qPrintable(message));
     }
