@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 build_dir=${BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+BUILD_DIR="$build_dir" bash scripts/configure.sh
 jobs=$(nproc)
 cmake --build "$build_dir" --parallel "$jobs"
 cd "$build_dir"
