@@ -189,7 +189,7 @@ int train(qint64 steps, qint64 perEpoch, int samples, const QString& dir) {
                    });
   bool ended = false;
   QObject::connect(window.session(), &gui::RunSession::ended,
-                   [&](bridge::RunState state, const QString& detail) {
+                   [&](bridge::RecordedState state, const QString& detail) {
                      ended = true;
                      if (!detail.isEmpty()) std::printf("run ended: %s\n", qPrintable(detail));
                      (void)state;
@@ -262,7 +262,7 @@ int follow(qint64 lines, double rate, int samples, const QString& dir) {
   const QString runDir = dir + "/runs/soak-followed";
   QDir().mkpath(runDir);
   RunStatusRecord status;
-  status.state = RunState::Running;
+  status.state = RecordedState::Running;
   status.host = thisHost();
   status.pid = ::getpid();
   status.origin = "bench_soak";

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const std::optional<tbench::RunStatusRecord> record = tbench::readRunStatus(runDir);
     if (!record) std::abort();  // the file is there
-    if (record->state == tbench::RunState::Running) (void)record->processAlive();
+    if (record->state == tbench::RecordedState::Running) (void)record->processAlive();
     tbench::fuzz::writeScratch(tbench::RunStatusRecord::kFileName,
                                reinterpret_cast<const uint8_t*>(record->toJson().data()),
                                record->toJson().size());

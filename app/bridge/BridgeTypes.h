@@ -36,8 +36,8 @@ struct ImageSample {
 };
 
 /// A run's state: the one vocabulary of the window. Running, Finished, Stopped and Failed are
-/// the engine's (tbench::RunState, engine/run/RunStatus.h: what run.json records, mapped in one
-/// place, ProjectServices.cpp); the others only a window sees: a run it controls (Idle,
+/// the engine's (tbench::RecordedState, engine/run/RunStatus.h: what run.json records, mapped
+/// in one place, RunDirectoryServices.cpp); the others only a window sees: a run it controls (Idle,
 /// Starting, Paused, Stopping) or a run directory that cannot tell (Unknown).
 enum class RunState {
   Idle,      ///< nothing started yet

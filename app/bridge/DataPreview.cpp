@@ -8,6 +8,7 @@
 
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/ToQt.h"
 #include "engine/core/Check.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
@@ -15,8 +16,6 @@
 namespace tbench::bridge {
 
 namespace {
-
-QString q(const std::string& text) { return QString::fromStdString(text); }
 
 /// `image` [C, H, W] float as uint8 rows (HWC), scaled from its own minimum and maximum.
 QByteArray pixelsOf(const torch::Tensor& image) {
@@ -46,8 +45,7 @@ QString labelOf(const torch::Tensor& label, const std::vector<std::string>& clas
 }  // namespace
 
 DataPreviewView previewData(const QString& projectText, const QString& projectPath, int count) {
-  DataPreviewView view;
-  try {
+  return readView<DataPreviewView>([&](DataPreviewView& view) {
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(projectText.toStdString());
@@ -96,11 +94,7 @@ DataPreviewView previewData(const QString& projectText, const QString& projectPa
       }
       view.labels << labelOf(point[1], names);
     }
-  } catch (const std::exception& e) {
-    view = DataPreviewView();
-    view.error = q(e.what());
-  }
-  return view;
+  });
 }
 
 }  // namespace tbench::bridge

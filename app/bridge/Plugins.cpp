@@ -1,11 +1,10 @@
 #include "app/bridge/Plugins.h"
 
+#include "app/bridge/ToQt.h"
 #include "engine/project/registry/PluginLoader.h"
 
 namespace tbench::bridge {
 namespace {
-
-QString q(const std::string& text) { return QString::fromStdString(text); }
 
 QList<PluginFailureView> views(const std::vector<PluginFailure>& failures) {
   QList<PluginFailureView> out;

@@ -103,18 +103,18 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     mailbox.post(std::move(started));
 
     std::string error;
-    const tbench::RunState outcome = trainPreparedRun(*run, &error);
+    const tbench::RecordedState outcome = trainPreparedRun(*run, &error);
     {
       std::lock_guard<std::mutex> lock(engine->mutex);
       engine->trainer = nullptr;
     }
-    if (outcome == tbench::RunState::Failed) {
+    if (outcome == tbench::RecordedState::Failed) {
       RunEvent failed{RunEvent::Kind::Failed};
       failed.text = QString::fromStdString(error);
       mailbox.post(std::move(failed));
     } else {
       RunEvent finished{RunEvent::Kind::Finished};
-      finished.stoppedEarly = outcome == tbench::RunState::Stopped;
+      finished.stoppedEarly = outcome == tbench::RecordedState::Stopped;
       mailbox.post(std::move(finished));
     }
   } catch (const std::exception& e) {

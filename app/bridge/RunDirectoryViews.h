@@ -1,7 +1,7 @@
 #pragma once
 // The run directory's files as the engine reads them, for the window (Qt types only): the
 // checkpoint index, run.json, stats.json, scalars.jsonl lines, and exporting a checkpoint. The
-// window never parses these formats itself; app/bridge/ProjectServices.h has the engine's
+// window never parses these formats itself; app/bridge/RunDirectoryServices.h has the engine's
 // readers (runDirectoryReaders()), which the window installs once
 // (installRunDirectoryReaders, app/gui/rundir/RunDirectoryInfo.h).
 

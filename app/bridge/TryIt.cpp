@@ -4,13 +4,13 @@
 
 #include <torch/torch.h>
 
+#include "app/bridge/ToQt.h"
 #include "engine/predict/TryIt.h"
 
 namespace tbench::bridge {
 
 TryItView tryIt(const TryItQuery& query) {
-  TryItView view;
-  try {
+  return readView<TryItView>([&](TryItView& view) {
     TryItInput input;
     input.kind = query.kind == TryItQuery::Kind::ImageFile       ? TryItInput::Kind::ImageFile
                  : query.kind == TryItQuery::Kind::DatasetSample ? TryItInput::Kind::DatasetSample
@@ -33,11 +33,7 @@ TryItView tryIt(const TryItQuery& query) {
     for (double f : result.features) view.features << f;
     view.trueClass = static_cast<int>(result.trueClass);
     view.note = QString::fromStdString(result.note);
-  } catch (const std::exception& e) {
-    view = TryItView();
-    view.error = QString::fromStdString(e.what());
-  }
-  return view;
+  });
 }
 
 }  // namespace tbench::bridge

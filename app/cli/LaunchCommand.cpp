@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +16,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/core/ChildProcess.h"
 
 namespace tbench::cli {
 namespace {
@@ -109,48 +110,37 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   for (int l = 0; l < local; ++l) {
     Worker& w = workers[static_cast<size_t>(l)];
     w.rank = args.nodeRank * local + l;
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-      std::cerr << "launch: pipe failed: " << std::strerror(errno) << "\n";
-      return 1;
+    ProcessSpec spec;
+    spec.executable = "/proc/self/exe";
+    spec.argv = {program};
+    spec.argv.insert(spec.argv.end(), args.workerArgs.begin(), args.workerArgs.end());
+    spec.output = ProcessSpec::Output::Pipe;  // read below, each line prefixed with its rank
+    spec.inputFromNull = false;
+    // A worker must not outlive a launch that was killed (SIGKILL cannot be forwarded): it
+    // would train on, or wait in a collective, with nobody reading its output.
+    spec.deathSignal = SIGKILL;
+    // Its own process group: a Ctrl-C in the terminal reaches launch alone, which forwards it
+    // once. (Both would otherwise deliver it, and a worker that took the first as "stop after
+    // this step" would take the forwarded one as "quit now".)
+    spec.ownProcessGroup = true;
+    spec.setEnv = {{"RANK", std::to_string(w.rank)},
+                   {"WORLD_SIZE", std::to_string(world)},
+                   {"LOCAL_RANK", std::to_string(l)},
+                   {"LOCAL_WORLD_SIZE", std::to_string(local)},
+                   {"GROUP_RANK", std::to_string(args.nodeRank)},
+                   {"MASTER_ADDR", args.masterAddr},
+                   {"MASTER_PORT", std::to_string(port)}};
+    spec.unsetEnv = {"TORCHELASTIC_USE_AGENT_STORE"};
+    ChildProcess child;
+    if (const int error = startProcess(spec, &child); error != 0) {
+      std::cerr << "launch: cannot start " << program << ": " << std::strerror(error) << "\n";
+      for (auto& started : workers) {
+        if (started.pid > 0) kill(started.pid, SIGKILL);
+      }
+      return 127;
     }
-    const pid_t launcher = getpid();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      // A worker must not outlive a launch that was killed (SIGKILL cannot be forwarded): it
-      // would train on, or wait in a collective, with nobody reading its output.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != launcher) _exit(1);  // it died before prctl
-      // Its own process group: a Ctrl-C in the terminal reaches launch alone, which forwards it
-      // once. (Both would otherwise deliver it, and a worker that took the first as "stop after
-      // this step" would take the forwarded one as "quit now".)
-      setpgid(0, 0);
-      dup2(pipefd[1], STDOUT_FILENO);
-      dup2(pipefd[1], STDERR_FILENO);
-      close(pipefd[0]);
-      close(pipefd[1]);
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      signal(SIGPIPE, SIG_DFL);
-      if (!hangUpIgnored) signal(SIGHUP, SIG_DFL);
-      setenv("RANK", std::to_string(w.rank).c_str(), 1);
-      setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
-      setenv("LOCAL_RANK", std::to_string(l).c_str(), 1);
-      setenv("LOCAL_WORLD_SIZE", std::to_string(local).c_str(), 1);
-      setenv("GROUP_RANK", std::to_string(args.nodeRank).c_str(), 1);
-      setenv("MASTER_ADDR", args.masterAddr.c_str(), 1);
-      setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-      unsetenv("TORCHELASTIC_USE_AGENT_STORE");
-      std::vector<char*> argv{const_cast<char*>(program.c_str())};
-      for (const auto& a : args.workerArgs) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv("/proc/self/exe", argv.data());
-      std::fprintf(stderr, "launch: cannot start %s: %s\n", program.c_str(), std::strerror(errno));
-      _exit(127);
-    }
-    close(pipefd[1]);
-    w.pid = pid;
-    w.fd = pipefd[0];
+    w.pid = child.pid;
+    w.fd = child.output;
   }
 
   using Clock = std::chrono::steady_clock;
@@ -198,7 +188,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
       int status = 0;
       if (waitpid(w.pid, &status, WNOHANG) == w.pid) {
         w.running = false;
-        w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        w.status = exitStatusOf(status);
         if (w.status != 0 && !firstFailure) firstFailure = Clock::now();
         // As it happens, for whoever follows the ranks (the window shows each rank's state).
         std::cout << "launch: rank " << w.rank << " exited with status " << w.status << std::endl;
@@ -215,9 +205,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
   int worst = 0;
   for (auto& w : workers) {
     if (w.running) {
-      int status = 0;
-      waitpid(w.pid, &status, 0);
-      w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      w.status = waitProcess(w.pid).value_or(128);
     }
     if (!w.reported)
       std::cout << "launch: rank " << w.rank << " exited with status " << w.status << "\n";

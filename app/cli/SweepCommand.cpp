@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/core/Check.h"
+#include "engine/core/ChildProcess.h"
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/sweep/SweepQueue.h"
 #include "engine/sweep/SweepSearch.h"
@@ -99,38 +100,6 @@ void catchStopSignals() {
 
 bool isCudaProject(const Project& base) { return !projectGpus(base).empty(); }
 
-/// Runs `argv` and returns its exit status (127: it could not start), its standard output in
-/// `output` (its errors go to ours).
-int runCapturing(const std::vector<std::string>& argv, std::string& output) {
-  std::vector<char*> args;  // built before fork: the child only execs
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int pipefd[2];
-  if (pipe(pipefd) != 0) return 127;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], STDOUT_FILENO);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  char buffer[4096];
-  for (ssize_t n; (n = read(pipefd[0], buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    output.append(buffer, static_cast<size_t>(n));
-  }
-  close(pipefd[0]);
-  if (pid < 0) return 127;
-  int status = 0;
-  while (waitpid(pid, &status, 0) != pid) {
-    if (errno != EINTR) return 127;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /// Whether a SLURM job of the sweep in `sweepDir` (DIR/slurm-jobs) may still run trials: true
 /// with the reason in `why` when squeue lists one, or cannot say (a controller that does not
 /// answer). False when none is listed; `*known` false when the sweep never went to SLURM or
@@ -146,14 +115,14 @@ bool slurmJobAlive(const std::string& sweepDir, std::string& why, bool* known) {
     std::vector<std::string> argv = {"squeue", "--noheader", "--format=%i", "--jobs", job};
     if (!cluster.empty()) argv.push_back("--clusters=" + cluster);
     std::string listed;
-    const int status = runCapturing(argv, listed);
+    const int status = runCapturing(argv, &listed);
     if (status == 127) return false;  // no squeue here: cannot tell
     *known = true;
     if (status != 0) {
       // squeue refuses a job id the controller has forgotten (long finished): not alive, if
       // the controller answers at all.
       std::string any;
-      if (runCapturing({"squeue", "--noheader", "--format=%i"}, any) != 0) {
+      if (runCapturing({"squeue", "--noheader", "--format=%i"}, &any) != 0) {
         why = "squeue cannot reach the SLURM controller to tell whether job " + job +
               " of this sweep still runs";
         return true;
@@ -248,7 +217,7 @@ int writeSlurmArray(const CliArgs& args, const SweepSpec& sweep, const Project& 
     return 0;
   }
   std::string output;
-  const int status = runCapturing({"sbatch", "--parsable", script}, output);
+  const int status = runCapturing({"sbatch", "--parsable", script}, &output);
   while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
   if (status != 0) {
     err << (status == 127

@@ -108,9 +108,9 @@ int runTrain(const CliArgs& args, const std::string& commandLine) {
   }
 
   StopOnSignal stopper(*run->built.trainer);
-  const RunState outcome = trainPreparedRun(*run);
-  int status = outcome == RunState::Failed ? 1 : 0;
-  if (outcome != RunState::Failed && stopper.interrupted()) status = 130;
+  const RecordedState outcome = trainPreparedRun(*run);
+  int status = outcome == RecordedState::Failed ? 1 : 0;
+  if (outcome != RecordedState::Failed && stopper.interrupted()) status = 130;
   printSummary(run->runDir);
   return status;
 }

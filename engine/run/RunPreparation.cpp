@@ -183,7 +183,7 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
     run.loop = setupTrainWithConfig(run.built.config, *run.built.trainer);
   } catch (const std::exception& e) {
     TB_LOG(Error) << "cannot start the run: " << e.what();
-    if (run.status) run.status->finish(RunState::Failed, e.what());
+    if (run.status) run.status->finish(RecordedState::Failed, e.what());
     if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
     throw;
   }
@@ -191,9 +191,9 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   return prepared;
 }
 
-RunState trainPreparedRun(PreparedRun& run, std::string* error) {
+RecordedState trainPreparedRun(PreparedRun& run, std::string* error) {
   TowerTrainer& trainer = *run.built.trainer;
-  RunState outcome = RunState::Finished;
+  RecordedState outcome = RecordedState::Finished;
   try {
     trainer.train(run.loop);
     // A run directory deleted during the run (and partly made again by writers that create
@@ -213,19 +213,20 @@ RunState trainPreparedRun(PreparedRun& run, std::string* error) {
       const auto* e = dynamic_cast<const EarlyStopping*>(callback.get());
       if (e != nullptr && e->stoppedEarly()) early = e->reason();
     }
-    outcome = trainer.stoppedEarly() && early.empty() ? RunState::Stopped : RunState::Finished;
-    TB_LOG(Info) << (outcome == RunState::Stopped ? "training stopped at epoch "
-                     : early.empty()              ? "training finished at epoch "
-                                                  : "training finished early at epoch ")
+    outcome =
+        trainer.stoppedEarly() && early.empty() ? RecordedState::Stopped : RecordedState::Finished;
+    TB_LOG(Info) << (outcome == RecordedState::Stopped ? "training stopped at epoch "
+                     : early.empty()                   ? "training finished at epoch "
+                                                       : "training finished early at epoch ")
                  << trainer.epochNum() << ", global step " << trainer.globalStep()
                  << (early.empty() ? "" : " (early stopping: " + early + ")");
     if (run.group) run.group->finish();  // rank 0 hosts the store: nobody leaves first
     if (run.status) run.status->finish(outcome);
   } catch (const std::exception& e) {
-    outcome = RunState::Failed;
+    outcome = RecordedState::Failed;
     TB_LOG(Error) << "training failed: " << e.what();
     if (run.group) run.group->reportFailure(str("rank ", run.rank, ": ", e.what()));
-    if (run.status) run.status->finish(RunState::Failed, e.what());
+    if (run.status) run.status->finish(RecordedState::Failed, e.what());
     if (error) *error = e.what();
   }
   if (run.logOpen) {

@@ -4,7 +4,7 @@
 // rules live here and only here.
 //
 //   auto run = prepareRun(request);   // InputError: bad project, data, devices, directory
-//   RunState outcome = trainPreparedRun(*run);
+//   RecordedState outcome = trainPreparedRun(*run);
 //
 // prepareRun: picks the run directory (a new <run_root>/<name>/<run-id>, the one requested,
 // `DIR-1` beside it with newRunBeside, or for resume the requested or newest run with its
@@ -77,6 +77,6 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request);
 /// Trains `run` and records how it ended in run.json and log.log: Finished, Stopped (a stop was
 /// requested) or Failed. A failure is logged and returned as Failed with its message in `error`
 /// (never thrown); closes the log file.
-RunState trainPreparedRun(PreparedRun& run, std::string* error = nullptr);
+RecordedState trainPreparedRun(PreparedRun& run, std::string* error = nullptr);
 
 }  // namespace tbench

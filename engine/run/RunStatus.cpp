@@ -54,22 +54,23 @@ int64_t integerOr0(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
-const char* toString(RunState state) {
+const char* toString(RecordedState state) {
   switch (state) {
-    case RunState::Running:
+    case RecordedState::Running:
       return "running";
-    case RunState::Finished:
+    case RecordedState::Finished:
       return "finished";
-    case RunState::Stopped:
+    case RecordedState::Stopped:
       return "stopped";
-    case RunState::Failed:
+    case RecordedState::Failed:
       return "failed";
   }
   return "running";
 }
 
-std::optional<RunState> runStateFromString(const std::string& text) {
-  for (RunState s : {RunState::Running, RunState::Finished, RunState::Stopped, RunState::Failed}) {
+std::optional<RecordedState> recordedStateFromString(const std::string& text) {
+  for (RecordedState s : {RecordedState::Running, RecordedState::Finished, RecordedState::Stopped,
+                          RecordedState::Failed}) {
     if (text == toString(s)) return s;
   }
   return std::nullopt;
@@ -129,7 +130,7 @@ std::optional<RunStatusRecord> readRunStatus(const std::string& runDir) {
     const auto doc = nlohmann::json::parse(readFile(path));
     RunStatusRecord r;
     const std::string state = doc.at("state").get<std::string>();
-    const std::optional<RunState> known = runStateFromString(state);
+    const std::optional<RecordedState> known = recordedStateFromString(state);
     if (!known) {
       throw InputError(
           str("\"state\" is \"", state, "\" (expected running, finished, stopped or failed)"));
@@ -189,7 +190,7 @@ void RunStatusWriter::onTriggerEpoch() {
   write();
 }
 
-void RunStatusWriter::finish(RunState state, const std::string& error) {
+void RunStatusWriter::finish(RecordedState state, const std::string& error) {
   record_.state = state;
   record_.error = error;
   record_.ended = utcNow();

@@ -28,15 +28,15 @@ namespace tbench {
 /// A run's state, as run.json records it: the one vocabulary of a run's state (the window's
 /// bridge::RunState mirrors it and adds the states only a live window sees). A run killed
 /// outright stays Running in its file (RunStatusRecord::processAlive tells).
-enum class RunState { Running, Finished, Stopped, Failed };
+enum class RecordedState { Running, Finished, Stopped, Failed };
 /// "running", "finished", "stopped", "failed": the words run.json uses.
-const char* toString(RunState state);
+const char* toString(RecordedState state);
 /// The state named `text` in run.json; nullopt for another word.
-std::optional<RunState> runStateFromString(const std::string& text);
+std::optional<RecordedState> recordedStateFromString(const std::string& text);
 
 struct RunStatusRecord {
   static constexpr const char* kFileName = "run.json";
-  RunState state = RunState::Running;
+  RecordedState state = RecordedState::Running;
   std::string origin;
   std::string project;
   std::string host;
@@ -79,7 +79,7 @@ class RunStatusWriter : public TrainingMonitor {
   void processScalar(const std::string& name, double value, const MetricStamp& stamp) override;
   /// Writes the final state: Finished, Stopped, or Failed with `error`. Never throws (a failed
   /// write is logged).
-  void finish(RunState state, const std::string& error = "");
+  void finish(RecordedState state, const std::string& error = "");
 
  private:
   void onBeforeTrain() override;

@@ -19,12 +19,12 @@
 
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/AtomicFile.h"
+#include "engine/core/ChildProcess.h"
 #include "engine/core/Check.h"
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunStatus.h"
-#include "engine/sweep/TrialProcess.h"
 
 extern char** environ;
 
@@ -311,8 +311,15 @@ void SweepQueue::start(TrialRecord& trial, int slot) {
   // Its own process group: a Ctrl-C meant for the queue reaches the queue alone, and the trial
   // outlives a queue that was killed. Not for a shared sweep's task: there the trial belongs to
   // the task, whose end (scancel, a time limit) must end it too.
-  pid_t pid = 0;
-  const int error = spawnProcess(args, env, out, options_.onlyTrial < 0, &pid);
+  ProcessSpec spec;
+  spec.argv = args;
+  spec.environment = env;
+  spec.output = ProcessSpec::Output::File;
+  spec.outputFile = out;
+  spec.ownProcessGroup = options_.onlyTrial < 0;
+  ChildProcess child;
+  const int error = startProcess(spec, &child);
+  const pid_t pid = child.pid;
   trial.started = now();
   if (error != 0) {
     trial.state = TrialState::Failed;
@@ -405,7 +412,7 @@ void SweepQueue::reap() {
         record = readRunStatus(t.runDir);
       } catch (const std::exception&) {
       }
-      ended = (record && record->state != RunState::Running) || (here && !processRunning(t.pid));
+      ended = (record && record->state != RecordedState::Running) || (here && !processRunning(t.pid));
     }
     if (!ended) continue;
     t.ended = now();
@@ -420,12 +427,12 @@ void SweepQueue::reap() {
       // its loop began (still loading), which loses nothing.
       clean = finished || (exitCode && *exitCode == 130) || (signal && *signal == SIGTERM);
     } else {
-      finished = record && record->state == RunState::Finished;
-      clean = record && (record->state == RunState::Finished || record->state == RunState::Stopped);
+      finished = record && record->state == RecordedState::Finished;
+      clean = record && (record->state == RecordedState::Finished || record->state == RecordedState::Stopped);
       // Told to stop and gone without recording an end (SIGTERM before its loop began, which
       // loses nothing, as for a child of ours): what it was asked to do. Issue 35: a cancelled
       // trial adopted from an earlier queue had been labelled "failed: its process is gone".
-      if (!clean && t.stopRequested && here && !(record && record->state == RunState::Failed)) {
+      if (!clean && t.stopRequested && here && !(record && record->state == RecordedState::Failed)) {
         clean = true;
       }
     }
@@ -442,7 +449,7 @@ void SweepQueue::reap() {
       t.state = TrialState::Failed;
       t.detail = signal     ? "killed by signal " + std::to_string(*signal)
                  : exitCode ? "exit status " + std::to_string(*exitCode)
-                 : record && record->state == RunState::Failed
+                 : record && record->state == RecordedState::Failed
                      ? record->error
                      : std::string("its process is gone without recording an end");
       t.detail += " (" + t.runDir + "/log.log, " + options_.sweepDir + "/trial-" +

@@ -35,7 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
@@ -279,7 +279,7 @@ QString runJsonState(const QString& runDir) {
   for (;;) {
     const auto record = tbench::readRunStatus(runDir.toStdString());
     if (!record) return "no run.json";
-    if (record->state != tbench::RunState::Running) return tbench::toString(record->state);
+    if (record->state != tbench::RecordedState::Running) return tbench::toString(record->state);
     if (!record->processAlive()) return "ended unrecorded";
     if (Clock::now() > deadline) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -18,15 +18,15 @@ endfunction()
 
 check_dir(engine "Q[A-Za-z]|qcustomplot" "the engine must stay Qt-free")
 check_dir(widgets "torch/|ATen/|c10/|engine/" "widgets must not see LibTorch or the engine")
-check_dir(app/gui "torch/|ATen/|c10/|engine/|app/bridge/(BridgeMonitor|RunMailbox)"
+check_dir(app/gui "torch/|ATen/|c10/|engine/|app/bridge/(BridgeMonitor|RunMailbox|ToQt)"
           "the window sees the engine only through app/bridge's Qt-only headers")
 # The run directory readers and the live run are models: QtCore, no widget (tested without a
 # window).
 set(widgetHeaders "Qt(Widgets|Gui)/|widgets/|app/gui/(editor|history|learned)/|Q(Application|Widget|Dialog|Label|Action|Menu|MenuBar|ToolBar|StatusBar|MainWindow|MessageBox|PushButton|ComboBox|LineEdit|SpinBox|CheckBox|[HV]BoxLayout|FormLayout|GridLayout|TableWidget|TreeWidget|ListWidget|HeaderView|Palette|Pixmap|Icon|Color|Painter|Style|Image|Font)>")
 check_dir(app/gui/rundir "${widgetHeaders}" "app/gui/rundir reads run directories without widgets")
 check_dir(app/gui/run "${widgetHeaders}" "app/gui/run is the live run's model, without widgets")
-foreach(header BridgeTypes.h Plugins.h ProjectServices.h ProjectViews.h RunController.h
-               RunDirectoryViews.h)
+foreach(header BridgeTypes.h EngineServices.h Plugins.h ProjectServices.h ProjectViews.h
+               RunController.h RunDirectoryServices.h RunDirectoryViews.h SweepServices.h)
   if(EXISTS "${ROOT}/app/bridge/${header}")
     file(STRINGS "${ROOT}/app/bridge/${header}" lines
          REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](torch/|ATen/|c10/|engine/)")

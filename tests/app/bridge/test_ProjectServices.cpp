@@ -3,7 +3,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/bridge/EngineServices.h"
 #include "app/bridge/ProjectServices.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
 
 using namespace tbench::bridge;

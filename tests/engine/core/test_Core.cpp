@@ -2,11 +2,16 @@
 
 #include <QtTest>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
+#include "engine/core/ChildProcess.h"
 #include "engine/core/Device.h"
 #include "engine/core/DeviceDiscovery.h"
 
@@ -93,6 +98,65 @@ class TestCore : public QObject {
                               "a.tmp-host-", "a.tmp-host-1234567890123456789"}) {
       QVERIFY2(!temporaryFileWriter(other).has_value(), other);
     }
+  }
+
+  // The one way the engine and the CLI start a program (issue 38): a trial's output appended to
+  // a file, launch's ranks through a pipe, the queue's squeue and sbatch captured.
+  void aChildProcessHasOneExitStatusAndItsOutputWhereAsked() {
+    QTemporaryDir dir;
+    const std::string out = dir.filePath("trial.out").toStdString();
+    std::ofstream(out) << "earlier\n";
+    ProcessSpec spec;
+    spec.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"};
+    spec.output = ProcessSpec::Output::File;
+    spec.outputFile = out;
+    ChildProcess child;
+    QCOMPARE(startProcess(spec, &child), 0);
+    QCOMPARE(waitProcess(child.pid), std::optional<int>(3));
+    std::ifstream in(out);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    QCOMPARE(QString::fromStdString(text), QString("earlier\nout\nerr\n"));  // appended, both
+
+    // Through a pipe, with the environment changed: one variable set, one removed.
+    ::setenv("TB_CHILD_GONE", "still here", 1);
+    spec = ProcessSpec();
+    spec.argv = {"sh", "-c", "echo \"$TB_CHILD_SET/${TB_CHILD_GONE:-unset}\""};
+    spec.output = ProcessSpec::Output::Pipe;
+    spec.setEnv = {{"TB_CHILD_SET", "set"}};
+    spec.unsetEnv = {"TB_CHILD_GONE"};
+    QCOMPARE(startProcess(spec, &child), 0);
+    QCOMPARE(QString::fromStdString(readToEnd(child.output)), QString("set/unset\n"));
+    QCOMPARE(waitProcess(child.pid), std::optional<int>(0));
+    ::unsetenv("TB_CHILD_GONE");
+
+    // Ended by a signal: 128 + the signal, as the window's CliProcess says it.
+    spec = ProcessSpec();
+    spec.argv = {"sh", "-c", "kill -9 $$"};
+    QCOMPARE(startProcess(spec, &child), 0);
+    QCOMPARE(waitProcess(child.pid), std::optional<int>(128 + SIGKILL));
+
+    // Its own process group, and not finished yet when asked without blocking.
+    spec = ProcessSpec();
+    spec.argv = {"sleep", "5"};
+    spec.ownProcessGroup = true;
+    QCOMPARE(startProcess(spec, &child), 0);
+    QCOMPARE(::getpgid(child.pid), child.pid);
+    QCOMPARE(waitProcess(child.pid, false), std::nullopt);
+    ::kill(child.pid, SIGTERM);
+    QCOMPARE(waitProcess(child.pid), std::optional<int>(128 + SIGTERM));
+
+    // A program that cannot start is an errno, with no child left behind.
+    spec = ProcessSpec();
+    spec.argv = {"/nonexistent/towerbench-no-such-program"};
+    QCOMPARE(startProcess(spec, &child), ENOENT);
+    QCOMPARE(::waitpid(-1, nullptr, WNOHANG), pid_t(-1));
+    spec.argv = {"towerbench-no-such-program-in-path"};
+    QCOMPARE(startProcess(spec, &child), ENOENT);
+
+    std::string captured;
+    QCOMPARE(runCapturing({"sh", "-c", "echo captured; exit 4"}, &captured), 4);
+    QCOMPARE(QString::fromStdString(captured), QString("captured\n"));
+    QCOMPARE(runCapturing({"towerbench-no-such-program-in-path"}, &captured), 127);
   }
 };
 

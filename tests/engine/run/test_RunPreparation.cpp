@@ -138,11 +138,11 @@ class TestRunPreparation : public QObject {
     auto run = prepareRun(requestFor(smallProject(root.path().toStdString())));
     QVERIFY(fs::exists(fs::path(run->runDir) / "project.json"));
     // run.json exists from the start, before any step.
-    QCOMPARE(readRunStatus(run->runDir)->state, RunState::Running);
-    QCOMPARE(trainPreparedRun(*run), RunState::Finished);
+    QCOMPARE(readRunStatus(run->runDir)->state, RecordedState::Running);
+    QCOMPARE(trainPreparedRun(*run), RecordedState::Finished);
     const auto status = readRunStatus(run->runDir);
     QVERIFY(status.has_value());
-    QCOMPARE(status->state, RunState::Finished);
+    QCOMPARE(status->state, RecordedState::Finished);
     QCOMPARE(status->origin, std::string("test_RunPreparation"));
     QCOMPARE(status->project, std::string("tiny"));
     QCOMPARE(status->epoch, int64_t{2});
@@ -171,9 +171,9 @@ class TestRunPreparation : public QObject {
                                     .set("patience", 2)
                                     .set("min_delta", 1e9));
     auto run = prepareRun(requestFor(project));
-    QCOMPARE(trainPreparedRun(*run), RunState::Finished);
+    QCOMPARE(trainPreparedRun(*run), RecordedState::Finished);
     const auto status = readRunStatus(run->runDir);
-    QCOMPARE(status->state, RunState::Finished);
+    QCOMPARE(status->state, RecordedState::Finished);
     QCOMPARE(status->epoch, int64_t{3});
     const std::string log = readFile(run->runDir + "/log.log");
     QVERIFY2(log.find("training finished early at epoch 3") != std::string::npos, log.c_str());
@@ -184,8 +184,8 @@ class TestRunPreparation : public QObject {
     QTemporaryDir root;
     auto stopped = prepareRun(requestFor(smallProject(root.path().toStdString())));
     stopped->built.trainer->registerCallback(atStep(2, [](TrainerContext& c) { c.requestStop(); }));
-    QCOMPARE(trainPreparedRun(*stopped), RunState::Stopped);
-    QCOMPARE(readRunStatus(stopped->runDir)->state, RunState::Stopped);
+    QCOMPARE(trainPreparedRun(*stopped), RecordedState::Stopped);
+    QCOMPARE(readRunStatus(stopped->runDir)->state, RecordedState::Stopped);
     QCOMPARE(readRunStatus(stopped->runDir)->globalStep, int64_t{2});
 
     auto failing = prepareRun(requestFor(smallProject(root.path().toStdString()),
@@ -193,10 +193,10 @@ class TestRunPreparation : public QObject {
     failing->built.trainer->registerCallback(
         atStep(4, [](TrainerContext&) { throw std::runtime_error("the disk caught fire"); }));
     std::string error;
-    QCOMPARE(trainPreparedRun(*failing, &error), RunState::Failed);
+    QCOMPARE(trainPreparedRun(*failing, &error), RecordedState::Failed);
     QCOMPARE(error, std::string("the disk caught fire"));
     const auto status = readRunStatus(failing->runDir);
-    QCOMPARE(status->state, RunState::Failed);
+    QCOMPARE(status->state, RecordedState::Failed);
     QCOMPARE(status->error, std::string("the disk caught fire"));
   }
 
@@ -210,7 +210,7 @@ class TestRunPreparation : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, prepareRun(requestFor(project, dir)));
     const auto status = readRunStatus(dir);
     QVERIFY(status.has_value());
-    QCOMPARE(status->state, RunState::Failed);
+    QCOMPARE(status->state, RecordedState::Failed);
     QVERIFY2(status->error.find("missing-images.gz") != std::string::npos, status->error.c_str());
   }
 
@@ -231,7 +231,7 @@ class TestRunPreparation : public QObject {
     resume.resume = true;
     auto resumed = prepareRun(resume);
     QCOMPARE(resumed->runDir, dir);
-    QCOMPARE(trainPreparedRun(*resumed), RunState::Finished);
+    QCOMPARE(trainPreparedRun(*resumed), RecordedState::Finished);
     QCOMPARE(readRunStatus(dir)->globalStep, int64_t{9});
     // Nothing to resume in a directory without a checkpoint.
     RunRequest empty = requestFor(project, root.path().toStdString() + "/empty");
@@ -291,9 +291,9 @@ class TestRunPreparation : public QObject {
       QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
       QVERIFY2(std::string(e.what()).find("\"paused\"") != std::string::npos, e.what());
     }
-    for (RunState s :
-         {RunState::Running, RunState::Finished, RunState::Stopped, RunState::Failed}) {
-      QCOMPARE(runStateFromString(toString(s)), std::optional<RunState>(s));
+    for (RecordedState s :
+         {RecordedState::Running, RecordedState::Finished, RecordedState::Stopped, RecordedState::Failed}) {
+      QCOMPARE(recordedStateFromString(toString(s)), std::optional<RecordedState>(s));
     }
     // Found by fuzz_run_status: an integer field written as a float beyond int64_t was cast
     // (undefined behaviour); it is refused by name, an integral float in range still reads.
