@@ -7,7 +7,7 @@
 #include <QFileInfo>
 
 #include "app/bridge/Plugins.h"
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/EngineServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PluginsDialog.h"

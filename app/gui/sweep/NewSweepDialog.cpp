@@ -25,6 +25,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "app/bridge/SweepServices.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
+
 namespace tbench::gui {
 namespace {
 
@@ -123,6 +126,25 @@ QJsonObject NewSweepDialog::parameterFromText(const QString& text, QString* erro
     return {};
   }
   return {{"values", values}};
+}
+
+NewSweepDialog* NewSweepDialog::forProject(
+    const QJsonObject& document, const QString& projectPath,
+    const std::function<QString(const QString& jsonText, QString* error)>& canonicalize,
+    const QString& runRoot, const QString& projectName, QWidget* parent) {
+  const EpochTime epochTime = newestEpochTime(runRoot, projectName);
+  QJsonObject keys = document;
+  if (canonicalize) {
+    QString why;
+    const QString canonical =
+        canonicalize(QString::fromUtf8(QJsonDocument(document).toJson()), &why);
+    const QJsonDocument doc = QJsonDocument::fromJson(canonical.toUtf8());
+    if (doc.isObject()) keys = doc.object();
+  }
+  auto* dialog = new NewSweepDialog(keys, projectPath, bridge::checkSweep, epochTime.seconds,
+                                    epochTime.runId, parent);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  return dialog;
 }
 
 NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projectPath,

@@ -48,6 +48,15 @@ class NewSweepDialog : public QDialog {
   NewSweepDialog(const QJsonObject& project, const QString& projectPath, Checker checker,
                  double secondsPerEpoch, const QString& estimateSource, QWidget* parent = nullptr);
 
+  /// The dialog for the project saved at `projectPath` and edited as `document`: every key the
+  /// registry knows can be swept, a key left at its default too (`canonicalize` writes the
+  /// defaults out; issue 35); the time estimate is from the newest finished run under
+  /// `runRoot`/`projectName`. Sweep files are checked by bridge::checkSweep. Deleted on close.
+  static NewSweepDialog* forProject(
+      const QJsonObject& document, const QString& projectPath,
+      const std::function<QString(const QString& jsonText, QString* error)>& canonicalize,
+      const QString& runRoot, const QString& projectName, QWidget* parent);
+
   /// The key paths listed, in table order.
   QStringList keyPaths() const;
   /// Checks `path` and sets its sweep cell (what the user does in the table).

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/SweepServices.h"
 
 namespace tbench::gui {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/DataPreviewDialog.h"
+#include "app/gui/project/DataPreviewDialog.h"
 #include "app/gui/MainWindow.h"
 #include "tests/support/Python.h"
 #include "tests/support/WindowTest.h"

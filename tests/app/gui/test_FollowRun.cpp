@@ -16,7 +16,7 @@
 #include <QtTest>
 #include <memory>
 
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"

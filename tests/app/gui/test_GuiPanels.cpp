@@ -14,7 +14,7 @@
 
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/project/DeviceStrategyPanel.h"
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunControls.h"
 #include "app/gui/runview/RunStatusBar.h"

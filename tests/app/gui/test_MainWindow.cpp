@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/project/DeviceStrategyPanel.h"
 #include "app/gui/HelpBrowser.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"

@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"

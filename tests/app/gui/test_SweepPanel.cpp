@@ -26,7 +26,7 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/SweepServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"

@@ -12,7 +12,7 @@
 #include <QtTest>
 
 #include <stdexcept>
-#include "app/bridge/ProjectServices.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 

@@ -1,4 +1,4 @@
-#include "app/gui/DataPreviewDialog.h"
+#include "app/gui/project/DataPreviewDialog.h"
 #include "app/bridge/ProjectViews.h"
 
 #include <QCoreApplication>

@@ -1,4 +1,4 @@
-#include "app/gui/DeviceStrategyPanel.h"
+#include "app/gui/project/DeviceStrategyPanel.h"
 #include "app/bridge/ProjectViews.h"
 #include "widgets/Palette.h"
 
