@@ -275,9 +275,13 @@ class Reader {
           top(Kind::Dict).entries.emplace_back(key, value);
           break;
         }
-        case 'u':  // SETITEMS
-          addItems(top(Kind::Dict), popToMark());
+        case 'u': {  // SETITEMS
+          // The items first, then the dict under them: as arguments of one call the two had no
+          // order, and clang (left to right) read the last item as the dict.
+          const std::vector<PickleValuePtr> items = popToMark();
+          addItems(top(Kind::Dict), items);
           break;
+        }
         case 'b':  // BUILD: an object's state (a state_dict's _metadata): dropped
           pop();
           if (stack_.empty()) fail(str("BUILD without an object at byte ", opcodeAt));

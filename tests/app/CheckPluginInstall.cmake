@@ -1,7 +1,8 @@
 # A plugin built as its author builds it: `cmake --install` Towerbench into PREFIX, build
 # examples/plugin on its own with find_package(Towerbench) (CMAKE_PREFIX_PATH=PREFIX), and load
 # it with the installed towerbench-cli (Note [Plugins]).
-# Usage: cmake -DBUILD=<build dir> -DSOURCE=<source dir> -DWORK=<dir> -P CheckPluginInstall.cmake
+# Usage: cmake -DBUILD=<build dir> -DSOURCE=<source dir> -DWORK=<dir> [-DCXX=<compiler>]
+#        -P CheckPluginInstall.cmake
 # WORK is kept between runs: the same paths let ccache reuse the plugin's object file.
 set(prefix "${WORK}/prefix")
 set(pluginBuild "${WORK}/plugin-build")
@@ -29,9 +30,15 @@ if(CCACHE)
   # The headers are copied afresh each run: hash their contents, not their times.
   set(ENV{CCACHE_SLOPPINESS} "include_file_mtime,include_file_ctime,time_macros")
 endif()
+# With the program's compiler, as its author would (and clang's LibTorch header is built in a
+# quarter of g++'s time).
+set(compiler "")
+if(CXX)
+  set(compiler "-DCMAKE_CXX_COMPILER=${CXX}")
+endif()
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -S "${SOURCE}/examples/plugin" -B "${pluginBuild}" -G Ninja
-          -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}" ${launcher}
+          -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}" ${launcher} ${compiler}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the example plugin against ${prefix} failed:\n${out}")
