@@ -189,7 +189,7 @@ int train(qint64 steps, qint64 perEpoch, int samples, const QString& dir) {
                    });
   bool ended = false;
   QObject::connect(window.session(), &gui::RunSession::ended,
-                   [&](bridge::RecordedState state, const QString& detail) {
+                   [&](bridge::RunState state, const QString& detail) {
                      ended = true;
                      if (!detail.isEmpty()) std::printf("run ended: %s\n", qPrintable(detail));
                      (void)state;

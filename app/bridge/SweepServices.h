@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunDirectoryViews.h"
 
 namespace tbench::bridge {

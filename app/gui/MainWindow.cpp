@@ -35,6 +35,7 @@
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 #include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunControls.h"
 #include "app/gui/runview/RunCurves.h"
 #include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/runview/RunView.h"
