@@ -29,6 +29,16 @@ namespace tbench::gui {
 namespace {
 
 const QString kPointsPath = QStringLiteral("schedule.learning_rate.points");
+
+/// A schedule of one point [0, rate]. Built with append: `QJsonArray{QJsonArray{0, rate}}` is
+/// [[0, rate]] with g++ and [0, rate] with clang (a braced list of one element of the class's
+/// own type: copied, or an initializer list).
+QJsonArray onePoint(double rate) {
+  QJsonArray points;
+  points.append(QJsonArray{0, rate});
+  return points;
+}
+
 const QString kShapePath = QStringLiteral("schedule.learning_rate.shape");
 
 // Cells take what a point may hold: a whole step in column 0, a number in column 1.
@@ -280,7 +290,7 @@ void ScheduleEditor::toggle(bool on) {
   QJsonObject schedule = removedSchedule_;
   if (schedule.isEmpty()) {
     schedule.insert("learning_rate",
-                    QJsonObject{{"points", QJsonArray{QJsonArray{0, firstPointRate()}}}});
+                    QJsonObject{{"points", onePoint(firstPointRate())}});
   }
   emit edited({{"schedule", schedule}});
 }
@@ -290,7 +300,7 @@ void ScheduleEditor::chooseShape(const QString& shape) {
   if (shape == QLatin1String("points")) {
     JsonEdits edits{removal(kShapePath)};
     if (valueAt(root_, kPointsPath).toArray().isEmpty()) {
-      edits.append({kPointsPath, QJsonArray{QJsonArray{0, firstPointRate()}}});
+      edits.append({kPointsPath, onePoint(firstPointRate())});
     }
     emit edited(edits);
     return;
