@@ -14,10 +14,10 @@ packages=(
   # test_Slurm starts a private single-node SLURM from these (its own key, ports and state;
   # the packages' system services are not used: without systemd they do not start).
   slurmctld slurmd slurm-client munge
-  # The build's compiler (scripts/configure.sh: its precompiled header makes a LibTorch file
-  # about four times faster to compile than g++'s), and scripts/fuzz.sh's libFuzzer and the
-  # sanitizers' runtimes.
-  clang-14 libclang-rt-14-dev
+  # The build's compiler and linker (scripts/configure.sh: clang's precompiled header makes a
+  # LibTorch file about four times faster to compile than g++'s; lld links a test in a sixth
+  # of GNU ld's time), and scripts/fuzz.sh's libFuzzer and the sanitizers' runtimes.
+  clang-14 libclang-rt-14-dev clang lld
 )
 
 missing=()
