@@ -15,7 +15,7 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunPreparation.h"
-#include "engine/savers/LiveCommands.h"
+#include "engine/run/LiveCommands.h"
 
 namespace tbench::bridge {
 

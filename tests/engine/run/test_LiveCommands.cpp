@@ -18,7 +18,7 @@
 #include "engine/models/Mlp.h"
 #include "engine/models/SupervisedModel.h"
 #include "engine/monitors/ScalarHistory.h"
-#include "engine/savers/LiveCommands.h"
+#include "engine/run/LiveCommands.h"
 #include "engine/strategies/AsyncTrainer.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncParameterServerTrainer.h"

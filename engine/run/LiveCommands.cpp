@@ -1,4 +1,4 @@
-#include "engine/savers/LiveCommands.h"
+#include "engine/run/LiveCommands.h"
 
 #include <algorithm>
 #include <cmath>

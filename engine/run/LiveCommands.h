@@ -4,7 +4,8 @@
 // front end can): setting a hyper-parameter and saving a checkpoint now. They live in the
 // engine so that every front end applies one rule and one behaviour; the window's
 // RunController posts them to the engine thread (Trainer::post), where they run between
-// steps. They sit beside ModelSaver because a save goes through the run's saver.
+// steps. They are part of a run's lifecycle (engine/run), and a save goes through the run's
+// ModelSaver when it has one.
 //
 // - setHyperParam sets the trainer's own HyperParam, so every optimizer behind it follows:
 //   each replica of a multi-tower strategy, the master of the parameter-server and async
