@@ -1,7 +1,7 @@
 #pragma once
 // PlotControls: the tool bar above the live plots: smoothing slider, x axis mode, log y, fit
 // and export. It only reports what the user asks for; LivePlotWidget applies it. Setters do
-// not emit.
+// not emit. GUI thread only.
 
 #include <QToolBar>
 

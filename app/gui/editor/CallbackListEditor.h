@@ -9,7 +9,7 @@
 // A project without the key runs the default callbacks: the list shows them with a note, and
 // the first change writes the whole list. A row with a problem gets a warning icon and the
 // messages as its tooltip; the messages also show under the list unless a settings field of
-// the selected row shows them.
+// the selected row shows them. GUI thread only.
 
 #include <QJsonArray>
 

@@ -5,6 +5,7 @@
 // text and says so through typedProblem ("must be >= 1"), which the form shows under the field
 // (and Start refuses); the document keeps its last valid value meanwhile. A number above the
 // maximum cannot be typed at all (Qt refuses the keystroke), which changes nothing silently.
+// GUI thread only.
 
 #include <QSpinBox>
 

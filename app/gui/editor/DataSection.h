@@ -5,7 +5,7 @@
 //
 // Unticking "Validate on" removes data.validation; ticking it again puts back what was there,
 // or, the first time, a source like the training one that validates on other samples (the
-// test split, or another sample seed for synthetic data).
+// test split, or another sample seed for synthetic data). GUI thread only.
 
 #include "app/gui/editor/ProjectSection.h"
 

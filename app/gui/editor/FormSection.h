@@ -14,6 +14,7 @@
 // (IssueMarkers::setInputProblem) and not written; the field keeps the text until the user
 // fixes it or the document's value changes from elsewhere. Paths are checked against the file
 // system as they are typed (written all the same: the file may appear before the run).
+// GUI thread only.
 
 #include <QHash>
 #include <QJsonArray>

@@ -12,6 +12,7 @@
 // to the document (FieldInput: "must be > 0"), or a path that does not exist. It is shown
 // first, the same way, and stays until the field sets another (validation does not clear it).
 // The path base is the folder relative paths are judged against (the project file's).
+// GUI thread only.
 
 #include <QHash>
 #include <QObject>

@@ -4,7 +4,7 @@
 // it is. A syntax error is shown above the text ("json.syntaxError": line, column, what the
 // parser says, and a link that moves the cursor there), its line is highlighted, and the cursor
 // goes there unless the user is typing in the text. The page only shows and reports:
-// ProjectEditor parses and validates.
+// ProjectEditor parses and validates. GUI thread only.
 
 #include <QWidget>
 

@@ -6,6 +6,7 @@
 //
 // load() must not emit edited(), and must leave a field the user is typing in as it is when its
 // text already means the loaded value (so the cursor does not jump while typing "1e-4").
+// GUI thread only.
 
 #include <QGroupBox>
 #include <QJsonObject>

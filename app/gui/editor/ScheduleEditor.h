@@ -11,7 +11,7 @@
 // (an integer step, a number in plain or scientific notation). The preview
 // ("schedule.preview", a QCustomPlot) draws what setCurve() is given: the editor passes
 // the engine's learning-rate curve of the document (ProjectSummaryView::learningRateCurve),
-// learning rate against global step on a log axis.
+// learning rate against global step on a log axis. GUI thread only.
 
 #include <QPointF>
 #include <QVector>

@@ -13,7 +13,7 @@
 // Object names: "deviceList", "cpuTowers", "strategyCombo", "strategyHelp", "queueSize",
 // "psDevice", "averageGradients", "checkReplicas", "localProcesses", "totalBatchLabel",
 // "deviceNote". A strategy of several processes (trait processes: many, `distributed`) reads
-// "distributed: N local processes" in the picker, N its local_processes.
+// "distributed: N local processes" in the picker, N its local_processes. GUI thread only.
 
 #include <QJsonObject>
 #include <QWidget>

@@ -17,7 +17,7 @@
 // Object names: "newSweep.filter", "newSweep.keys" (the table: key, current value, sweep),
 // "newSweep.method", "newSweep.runCap", "newSweep.seed", "newSweep.metric", "newSweep.goal",
 // "newSweep.hyperband", "newSweep.minIter", "newSweep.eta", "newSweep.file", "newSweep.summary",
-// "newSweep.save", "newSweep.run".
+// "newSweep.save", "newSweep.run". GUI thread only.
 
 #include <QDialog>
 #include <QJsonObject>
