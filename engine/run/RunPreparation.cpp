@@ -162,7 +162,9 @@ std::unique_ptr<PreparedRun> prepareRun(RunRequest request) {
   const std::string logName = owner ? "log.log" : str("log-rank", run.rank, ".log");
   run.logOpen = logging::openFile((fs::path(run.runDir) / logName).string());
   TB_LOG(Info) << "command: " << request.origin;
-  if (!checkpointNote.empty()) TB_LOG(Warning) << checkpointNote;
+  if (!checkpointNote.empty()) {
+    TB_LOG(Warning) << checkpointNote;
+  }
   if (owner && request.resume) removeTemporaryFilesOfKilledWriters(run.runDir);
   if (run.group) {
     TB_LOG(Info) << "distributed: " << run.group->environment().describe();

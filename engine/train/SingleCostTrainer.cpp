@@ -91,14 +91,18 @@ void SingleCostTrainer::setPrecision(Precision precision, GradScalerOptions scal
     }
   }
   precision_ = precision;
-  if (precision != Precision::Full32) TB_LOG(Info) << "precision " << precisionName(precision);
+  if (precision != Precision::Full32) {
+    TB_LOG(Info) << "precision " << precisionName(precision);
+  }
 }
 
 void SingleCostTrainer::setAccumulation(int64_t k) {
   TB_CHECK(!isGraphSetUp(), "setAccumulation after setupGraph");
   if (k < 1) throw InputError(str("trainer.accumulate must be at least 1, got ", k));
   accumulate_ = k;
-  if (k > 1) TB_LOG(Info) << "gradient accumulation: " << k << " micro-batches a step";
+  if (k > 1) {
+    TB_LOG(Info) << "gradient accumulation: " << k << " micro-batches a step";
+  }
 }
 
 torch::Tensor SingleCostTrainer::forwardBackward(TowerContext& tower, torch::nn::Module& module,

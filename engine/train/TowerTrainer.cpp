@@ -55,8 +55,9 @@ std::shared_ptr<torch::nn::Module> TowerTrainer::makeTower(const TowerContext& t
     for (const auto& p : module->parameters()) convolutions = convolutions || p.dim() == 4;
     channelsLast_ = useChannelsLast(speed_, devices_, convolutions);
     channelsLastDecided_ = true;
-    if (channelsLast_)
+    if (channelsLast_) {
       TB_LOG(Info) << "channels-last: convolution weights and image batches in NHWC";
+    }
   }
   if (channelsLast_) {
     torch::NoGradGuard noGrad;
@@ -83,7 +84,9 @@ void TowerTrainer::setWeightAverage(double decay) {
     throw InputError(str("trainer.ema_decay must be in [0, 1) (0: off), got ", decay));
   }
   emaDecay_ = decay;
-  if (decay > 0) TB_LOG(Info) << "weight average (EMA) with decay " << decay;
+  if (decay > 0) {
+    TB_LOG(Info) << "weight average (EMA) with decay " << decay;
+  }
 }
 
 void TowerTrainer::initialize() {

@@ -125,8 +125,8 @@ class TestScalarStream : public QObject {
     const std::string said = failure([&] { run(missing, 1, 2, "", &epochs); });
     QCOMPARE(epochs, 2);  // training went on
     QVERIFY(!fs::exists(missing + "/scalars.jsonl"));
-    for (const std::string part : {missing + "/scalars.jsonl", std::string("global step 1 on"),
-                                   std::string("No such file or directory")}) {
+    for (const std::string& part : {missing + "/scalars.jsonl", std::string("global step 1 on"),
+                                    std::string("No such file or directory")}) {
       QVERIFY2(said.find(part) != std::string::npos, said.c_str());
     }
   }

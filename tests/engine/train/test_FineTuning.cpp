@@ -197,7 +197,7 @@ class TestFineTuning : public QObject {
       QVERIFY2(QString(e.what()).contains("body.weight, head.weight"), e.what());
     }
     rules[1].match = "(";
-    QVERIFY_EXCEPTION_THROWN(assignParamGroups(names, rules), InputError);
+    QVERIFY_THROWS_EXCEPTION(InputError, assignParamGroups(names, rules));
     rules[1].match = ".";
     try {
       assignParamGroups(names, rules);

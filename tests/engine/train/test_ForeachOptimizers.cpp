@@ -90,6 +90,7 @@ Maker maker(Options options, bool deviceLr = false) {
     if constexpr (std::is_constructible_v<T, std::vector<Tensor>, Options, bool>) {
       return std::make_unique<T>(std::move(p), options, deviceLr);
     } else {
+      (void)deviceLr;  // LibTorch's own classes take no device rate
       return std::make_unique<T>(std::move(p), options);
     }
   };
