@@ -14,8 +14,8 @@
 #include "engine/core/Logging.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
-#include "engine/run/RunPreparation.h"
 #include "engine/run/LiveCommands.h"
+#include "engine/run/RunPreparation.h"
 
 namespace tbench::bridge {
 

@@ -6,8 +6,8 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include "app/bridge/Plugins.h"
 #include "app/bridge/EngineServices.h"
+#include "app/bridge/Plugins.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PluginsDialog.h"

@@ -19,8 +19,8 @@
 
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/core/AtomicFile.h"
-#include "engine/core/ChildProcess.h"
 #include "engine/core/Check.h"
+#include "engine/core/ChildProcess.h"
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
@@ -412,7 +412,8 @@ void SweepQueue::reap() {
         record = readRunStatus(t.runDir);
       } catch (const std::exception&) {
       }
-      ended = (record && record->state != RecordedState::Running) || (here && !processRunning(t.pid));
+      ended =
+          (record && record->state != RecordedState::Running) || (here && !processRunning(t.pid));
     }
     if (!ended) continue;
     t.ended = now();
@@ -428,11 +429,13 @@ void SweepQueue::reap() {
       clean = finished || (exitCode && *exitCode == 130) || (signal && *signal == SIGTERM);
     } else {
       finished = record && record->state == RecordedState::Finished;
-      clean = record && (record->state == RecordedState::Finished || record->state == RecordedState::Stopped);
+      clean = record &&
+              (record->state == RecordedState::Finished || record->state == RecordedState::Stopped);
       // Told to stop and gone without recording an end (SIGTERM before its loop began, which
       // loses nothing, as for a child of ours): what it was asked to do. Issue 35: a cancelled
       // trial adopted from an earlier queue had been labelled "failed: its process is gone".
-      if (!clean && t.stopRequested && here && !(record && record->state == RecordedState::Failed)) {
+      if (!clean && t.stopRequested && here &&
+          !(record && record->state == RecordedState::Failed)) {
         clean = true;
       }
     }

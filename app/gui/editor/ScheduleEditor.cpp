@@ -289,8 +289,7 @@ void ScheduleEditor::toggle(bool on) {
   }
   QJsonObject schedule = removedSchedule_;
   if (schedule.isEmpty()) {
-    schedule.insert("learning_rate",
-                    QJsonObject{{"points", onePoint(firstPointRate())}});
+    schedule.insert("learning_rate", QJsonObject{{"points", onePoint(firstPointRate())}});
   }
   emit edited({{"schedule", schedule}});
 }

@@ -5,8 +5,8 @@
 
 #include "app/bridge/EngineServices.h"
 #include "app/bridge/ProjectServices.h"
-#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/RunDirectoryServices.h"
 
 using namespace tbench::bridge;
 

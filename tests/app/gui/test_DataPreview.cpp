@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/project/DataPreviewDialog.h"
 #include "app/gui/MainWindow.h"
+#include "app/gui/project/DataPreviewDialog.h"
 #include "tests/support/Python.h"
 #include "tests/support/WindowTest.h"
 

@@ -16,15 +16,15 @@
 #include <QtTest>
 #include <memory>
 
-#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
-#include "app/gui/runview/LogView.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/gui/MainWindow.h"
-#include "app/gui/runview/RunStatusBar.h"
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
+#include "app/gui/runview/LogView.h"
+#include "app/gui/runview/RunStatusBar.h"
 #include "tests/support/RunFiles.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"

@@ -20,12 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/project/DeviceStrategyPanel.h"
 #include "app/gui/HelpBrowser.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "app/gui/project/DeviceStrategyPanel.h"
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunStatusBar.h"
 #include "engine/checkpoint/Checkpoint.h"

@@ -9,8 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/gui/run/RunFollower.h"
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"

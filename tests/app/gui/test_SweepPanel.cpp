@@ -26,8 +26,8 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "app/bridge/SweepServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/SweepServices.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/sweep/NewSweepDialog.h"

@@ -21,9 +21,9 @@
 #include "engine/data/ImageFolderData.h"
 #include "engine/data/NpyFile.h"
 #include "engine/monitors/ScalarHistory.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/train/TrainConfig.h"
 
 using namespace tbench;

@@ -291,8 +291,8 @@ class TestRunPreparation : public QObject {
       QVERIFY2(std::string(e.what()).find("run.json") != std::string::npos, e.what());
       QVERIFY2(std::string(e.what()).find("\"paused\"") != std::string::npos, e.what());
     }
-    for (RecordedState s :
-         {RecordedState::Running, RecordedState::Finished, RecordedState::Stopped, RecordedState::Failed}) {
+    for (RecordedState s : {RecordedState::Running, RecordedState::Finished, RecordedState::Stopped,
+                            RecordedState::Failed}) {
       QCOMPARE(recordedStateFromString(toString(s)), std::optional<RecordedState>(s));
     }
     // Found by fuzz_run_status: an integer field written as a float beyond int64_t was cast

@@ -12,8 +12,8 @@
 #include <QtTest>
 
 #include <stdexcept>
-#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 
 #include "app/gui/history/ExportCheckpointDialog.h"

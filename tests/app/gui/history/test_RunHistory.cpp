@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/bridge/RunDirectoryServices.h"
 #include "app/bridge/ProjectViews.h"
+#include "app/bridge/RunDirectoryServices.h"
 #include "app/gui/rundir/RunCheckpoints.h"
 
 #include <QSysInfo>
