@@ -21,31 +21,20 @@
 #include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunController.h"
 #include "app/gui/Asker.h"
+#include "app/gui/runview/RunView.h"  // RunActions and the run panels' classes
 
 class QDialog;
 
-namespace tbench::ui {
-class ImagePanel;
-class LivePlotWidget;
-}  // namespace tbench::ui
-
 namespace tbench::gui {
 
-class ConfusionPanel;
 class DeviceStrategyPanel;
 class LaunchedRun;
-class LogView;
 class ModelPanel;
 class ProjectEditor;
 class ProjectDocument;
 class RunCommands;
 class RunFollower;
-class RunHistoryPanel;
-class RunSession;
-class RunStatusBar;
-class RunView;
 class SweepPanel;
-struct RunActions;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT

@@ -16,6 +16,7 @@
 #include "engine/predict/ModelExport.h"
 #include "engine/predict/TryIt.h"
 #include "engine/run/RunPreparation.h"
+#include "tests/support/TinyProject.h"
 
 using namespace tbench;
 namespace fs = std::filesystem;
@@ -24,18 +25,7 @@ namespace {
 
 /// Trains a small MLP on synthetic data for 2 × 3 steps; returns its run directory.
 std::string trainedRun(const std::string& runRoot) {
-  Project p;
-  p.name = "predict";
-  p.model.type = "mlp";
-  p.model.set("hidden", {8});
-  p.data.train.type = "synthetic";
-  p.data.train.set("num_samples", 64);
-  p.data.batchSize = 8;
-  p.stepsPerEpoch = 3;
-  p.maxEpoch = 2;
-  p.callbacks = {ComponentSpec::of("callback", "model_saver")};
-  p.monitors["tensorboard"] = false;
-  p.runRoot = runRoot;
+  const Project p = testing::tinyProject(runRoot, "predict");
   RunRequest request;
   request.project = p;
   request.origin = "test_Predict";

@@ -18,27 +18,14 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunPreparation.h"
+#include "tests/support/TinyProject.h"
 
 using namespace tbench;
 namespace fs = std::filesystem;
 
 namespace {
 
-Project smallProject(const std::string& runRoot) {
-  Project p;
-  p.name = "tiny";
-  p.model.type = "mlp";
-  p.model.set("hidden", {8});
-  p.data.train.type = "synthetic";
-  p.data.train.set("num_samples", 64);
-  p.data.batchSize = 8;
-  p.stepsPerEpoch = 3;
-  p.maxEpoch = 2;
-  p.callbacks = {ComponentSpec::of("callback", "model_saver")};
-  p.monitors["tensorboard"] = false;
-  p.runRoot = runRoot;
-  return p;
-}
+Project smallProject(const std::string& runRoot) { return testing::tinyProject(runRoot); }
 
 RunRequest requestFor(const Project& project, const std::string& runDir = "") {
   RunRequest request;
