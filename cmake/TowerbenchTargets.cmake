@@ -25,29 +25,59 @@ function(tb_pch_target name)
 endfunction()
 tb_pch_target(tb_torch_pch)
 
-# Tests are compiled at -O1 in optimised configurations: their code only drives the engine
-# (compiled -O3 like the product) and LibTorch, and -O1 cut a test file's compile by about
-# 40% on the 2-core machines (test_Numpy.cpp 33 to 20 s).
+# Tests are compiled at -O0 in optimised configurations: their code only drives the engine
+# (compiled -O3 like the product) and LibTorch. With clang on the 2-core machines -O0 cut a test
+# file's compile by a third against -O1 (test_Csv.cpp 7.9 to 5.4 s, test_MixedPrecision.cpp 8.2
+# to 5.2 s); -O1 had cut g++'s by 40% against -O3.
 # A precompiled header is valid only for the -O it was built with, so tests get their own.
-set(TOWERBENCH_TEST_OPTIMIZATION "-O1" CACHE STRING
+set(TOWERBENCH_TEST_OPTIMIZATION "-O0" CACHE STRING
     "Optimisation flag for test executables in non-Debug builds (empty: the build type's)")
 set(TB_TEST_OPT "$<$<NOT:$<CONFIG:Debug>>:${TOWERBENCH_TEST_OPTIMIZATION}>")
 
-# tb_use_torch_pch(TARGET [TESTS]): reuse the shared precompiled header in an executable
-# (TESTS: the tests' header, built at TOWERBENCH_TEST_OPTIMIZATION). Executables
+# tb_pch_takes_qt_test(PCH_TARGET): Qt Test in a tests' precompiled header. Its include path and
+# QT_TESTLIB_LIB only: linking Qt6::Test would define QT_TESTCASE_BUILDDIR, which names each
+# test's own directory, and a header built with another value is refused.
+function(tb_pch_takes_qt_test pch)
+  target_link_libraries(${pch} PUBLIC Qt6::Core)
+  target_include_directories(${pch} SYSTEM PUBLIC
+                             $<TARGET_PROPERTY:Qt6::Test,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(${pch} PUBLIC QT_TESTLIB_LIB)
+  target_precompile_headers(${pch} PUBLIC <QtTest/QtTest>)
+endfunction()
+
+# tb_pch_takes_widgets(PCH_TARGET): Qt Widgets and QCustomPlot in a tests' precompiled header,
+# with their QT_WIDGETS_LIB, which Qt Test's QTEST_MAIN reads to make a QApplication.
+function(tb_pch_takes_widgets pch)
+  target_link_libraries(${pch} PUBLIC Qt6::Widgets Qt6::PrintSupport
+                                      QCustomPlotQt6::QCustomPlotQt6)
+  target_precompile_headers(${pch} PUBLIC <QtWidgets/QtWidgets> <qcustomplot.h>)
+endfunction()
+
+# tb_use_torch_pch(TARGET [TESTS [WIDGETS]]): reuse the shared precompiled header in an
+# executable (TESTS: the tests' header, built at TOWERBENCH_TEST_OPTIMIZATION, with Qt Test;
+# WIDGETS: and with Qt Widgets, for a test of the window). Executables
 # get -fPIE, which would invalidate the -fPIC header (gcc then silently compiles without it,
 # 25 s a file); -fPIC after it makes the flags match, as Qt's targets already do.
 # AUTOMOC's mocs_compilation.cpp is empty when the sources include their .moc; loading the
 # 600 MB header for it cost ~4.7 s a target, so it is compiled without.
 function(tb_use_torch_pch target)
-  cmake_parse_arguments(ARG "TESTS" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "TESTS;WIDGETS" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE -fPIC ${TB_WARNINGS})
   if(ARG_TESTS)
-    if(NOT TARGET tb_torch_pch_tests)
-      tb_pch_target(tb_torch_pch_tests ${TB_TEST_OPT})
+    set(pch tb_torch_pch_tests)
+    if(ARG_WIDGETS)
+      set(pch tb_torch_gui_pch_tests)
+    endif()
+    if(NOT TARGET ${pch})
+      tb_pch_target(${pch} ${TB_TEST_OPT})
+      # Every test includes Qt Test: 2.5 s a file when parsed (test_Csv.cpp 10.3 to 7.9 s).
+      tb_pch_takes_qt_test(${pch})
+      if(ARG_WIDGETS)
+        tb_pch_takes_widgets(${pch})
+      endif()
     endif()
     target_compile_options(${target} PRIVATE ${TB_TEST_OPT})
-    target_precompile_headers(${target} REUSE_FROM tb_torch_pch_tests)
+    target_precompile_headers(${target} REUSE_FROM ${pch})
   else()
     target_precompile_headers(${target} REUSE_FROM tb_torch_pch)
   endif()
@@ -62,13 +92,50 @@ endfunction()
 function(tb_use_gui_pch target)
   if(NOT TARGET tb_gui_pch)
     add_library(tb_gui_pch STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
-    target_link_libraries(tb_gui_pch PUBLIC Qt6::Widgets Qt6::PrintSupport
-                                            QCustomPlotQt6::QCustomPlotQt6)
     target_compile_options(tb_gui_pch PUBLIC ${TB_WARNINGS})
-    target_precompile_headers(tb_gui_pch PUBLIC <QtWidgets/QtWidgets> <qcustomplot.h>)
+    tb_pch_takes_widgets(tb_gui_pch)
     set_target_properties(tb_gui_pch PROPERTIES AUTOMOC OFF)
   endif()
   target_precompile_headers(${target} REUSE_FROM tb_gui_pch)
+endfunction()
+
+# Every file that takes the LibTorch header pays ~2 s before its first line (clang performs the
+# header's pending template instantiations again in each file; measured on an empty file), a
+# third of an engine file's compile. Libraries are therefore built as unity batches: CMake
+# compiles TOWERBENCH_UNITY_BATCH of a target's files as one translation unit. A file-local name
+# must then be unique within its library. TOWERBENCH_UNITY=OFF compiles file by file (an edit
+# then recompiles one file instead of its batch).
+option(TOWERBENCH_UNITY "Compile libraries in unity batches" ON)
+set(TOWERBENCH_UNITY_BATCH 8 CACHE STRING "Files of a library compiled as one translation unit")
+# tb_unity(TARGET): a library built in batches when TOWERBENCH_UNITY is on.
+function(tb_unity target)
+  if(TOWERBENCH_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${TOWERBENCH_UNITY_BATCH})
+  endif()
+endfunction()
+
+# tb_use_qt_test_pch(TARGET): the precompiled header of a test without LibTorch: Qt Test, and
+# Qt Widgets with QCustomPlot where it links the window's libraries (WIDGETS).
+function(tb_use_qt_test_pch target)
+  cmake_parse_arguments(ARG "WIDGETS" "" "" ${ARGN})
+  if(ARG_WIDGETS)
+    set(pch tb_gui_pch_tests)
+  else()
+    set(pch tb_qt_pch_tests)
+  endif()
+  if(NOT TARGET ${pch})
+    add_library(${pch} STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+    target_compile_options(${pch} PUBLIC ${TB_WARNINGS} ${TB_TEST_OPT})
+    tb_pch_takes_qt_test(${pch})
+    target_precompile_headers(${pch} PUBLIC <string> <vector> <memory> <functional> <map>)
+    if(ARG_WIDGETS)
+      tb_pch_takes_widgets(${pch})
+    endif()
+    set_target_properties(${pch} PROPERTIES AUTOMOC OFF)
+  endif()
+  target_compile_options(${target} PRIVATE ${TB_TEST_OPT})
+  target_precompile_headers(${target} REUSE_FROM ${pch})
 endfunction()
 
 # tb_engine_library(NAME SOURCES... LINK deps...)
@@ -79,6 +146,7 @@ function(tb_engine_library name)
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TORCH_LIBRARIES} Threads::Threads)
   target_compile_options(${name} PRIVATE ${TB_WARNINGS})
   target_precompile_headers(${name} REUSE_FROM tb_torch_pch)
+  tb_unity(${name})
 endfunction()
 
 # Seconds a test may run; scripts/sanitize.sh raises it for its slower trees (ctest --timeout
@@ -92,10 +160,15 @@ function(tb_test name source)
   target_link_libraries(${name} PRIVATE ${ARG_LINK} Qt6::Test)
   target_compile_definitions(${name} PRIVATE
     TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  # A test of the window (one that links its libraries) takes Qt Widgets in its header too.
+  set(widgets "")
+  if(ARG_LINK MATCHES "tb_gui|tb_widgets|tb_project_editor|tb_run_history")
+    set(widgets WIDGETS)
+  endif()
   if(NOT ARG_NO_PCH)
-    tb_use_torch_pch(${name} TESTS)
+    tb_use_torch_pch(${name} TESTS ${widgets})
   else()
-    target_compile_options(${name} PRIVATE ${TB_TEST_OPT})
+    tb_use_qt_test_pch(${name} ${widgets})
   endif()
   # The test's QObject class is in its .cpp, which includes "<stem>.moc". moc runs on that file
   # alone: AUTOMOC would hand it the target's include path, and moc would then read LibTorch's

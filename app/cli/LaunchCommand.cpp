@@ -26,7 +26,7 @@ namespace {
 // every worker once, so a second Ctrl-C reaches them as a second one (quit now).
 volatile std::sig_atomic_t lastSignal = 0;
 volatile std::sig_atomic_t signalCount = 0;
-void onSignal(int signal) {
+void countStopSignal(int signal) {
   lastSignal = signal;
   signalCount = signalCount + 1;
 }
@@ -87,7 +87,7 @@ int runLaunch(const CliArgs& args, const std::string& program) {
             << port << ", strategy distributed" << std::endl;
 
   struct sigaction action {};
-  action.sa_handler = onSignal;
+  action.sa_handler = countStopSignal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);

@@ -33,7 +33,7 @@ namespace {
 std::atomic<SweepQueue*> running{nullptr};
 std::atomic<bool> interrupted{false};
 
-void onSignal(int) {
+void stopTheQueue(int) {
   interrupted = true;
   if (SweepQueue* q = running.load()) q->stop();
 }
@@ -84,7 +84,7 @@ std::string sweepDirOf(const CliArgs& args) {
 
 void catchStopSignals() {
   struct sigaction action {};
-  action.sa_handler = onSignal;
+  action.sa_handler = stopTheQueue;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
