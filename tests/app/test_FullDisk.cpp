@@ -120,12 +120,16 @@ class TestFullDisk : public QObject {
   }
 
  private:
-  /// Starts training the MLP (400 epochs, a checkpoint each, the newest 2 kept) into `runDir`
-  /// and returns once its first checkpoint is there; nullptr after a failed check.
+  /// Starts training the MLP (400 epochs of 4 steps, a checkpoint each, the newest 2 kept) into
+  /// `runDir` and returns once its first checkpoint is there; nullptr after a failed check.
   std::unique_ptr<QProcess> startAndWaitForACheckpoint(const QString& runDir) {
     std::ifstream in(std::string(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json");
     json project = json::parse(in);
+    // Short epochs (4 steps, 64 validation samples): the run lasts a few seconds after its
+    // first checkpoint, long enough to meet the fault, with a checkpoint every epoch.
     project["max_epoch"] = 400;
+    project["steps_per_epoch"] = 4;
+    project["data"]["validation"]["num_samples"] = 64;
     project["callbacks"] = {{{"type", "inference"}}, {{"type", "model_saver"}, {"max_to_keep", 2}}};
     std::ofstream(projectFile_.toStdString()) << project.dump(2);  // on the ordinary disk
     auto train = std::make_unique<QProcess>();
