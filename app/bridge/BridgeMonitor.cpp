@@ -1,10 +1,15 @@
 #include "app/bridge/BridgeMonitor.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "engine/core/Check.h"
+#include "engine/core/Names.h"
 
 namespace tbench::bridge {
+
+static_assert(std::string_view(bridge::kLearningRate) == names::kLearningRate,
+              "the window's name of the learning rate is the engine's");
 namespace {
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
 constexpr double kRateWindowSeconds = 3.0;
@@ -57,11 +62,11 @@ void BridgeMonitor::onAfterRun() {
 }
 
 void BridgeMonitor::publishFirstLearningRate() {
-  HyperParam* rate = context().hyperParam("learning_rate");
+  HyperParam* rate = context().hyperParam(names::kLearningRate);
   if (!rate) return;
   const double wallTime =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  mailbox_->addSample(MetricSample{QStringLiteral("learning_rate"), context().globalStep(),
+  mailbox_->addSample(MetricSample{QString::fromLatin1(kLearningRate), context().globalStep(),
                                    context().epochNum(), wallTime, rate->get()});
 }
 
@@ -81,7 +86,7 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.stepsPerEpoch = c.stepsPerEpoch();
   p.globalStep = c.globalStep();
   p.samplesPerStep = c.samplesPerStep();
-  if (HyperParam* rate = context().hyperParam("learning_rate")) p.learningRate = rate->get();
+  if (HyperParam* rate = context().hyperParam(names::kLearningRate)) p.learningRate = rate->get();
   // The loop's own count (a resumed run continues its epoch mid-way), not one derived here.
   p.stepInEpoch =
       std::clamp<int64_t>(c.stepsDoneInEpoch(), 0, std::max<int64_t>(0, p.stepsPerEpoch));

@@ -12,6 +12,11 @@
 
 namespace tbench::bridge {
 
+/// The learning rate's name: the optimizer's key, the hyper-parameter and its scalar (the
+/// engine's tbench::names::kLearningRate, engine/core/Names.h; checked equal in
+/// BridgeMonitor.cpp).
+inline constexpr char kLearningRate[] = "learning_rate";
+
 /// One scalar put by the engine (the engine's MetricStamp plus name and value).
 struct MetricSample {
   QString name;           ///< "cost", "validation_error", "learning_rate", ...

@@ -12,6 +12,7 @@
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
 #include "engine/core/Logging.h"
+#include "engine/core/Names.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/run/LiveCommands.h"
@@ -247,7 +248,7 @@ void RunController::setLearningRate(double value) {
   const bool scheduled = engine_->scheduleEnabled;
   trainer->post([trainer, value, scheduled] {
     try {
-      live::setHyperParam(*trainer, "learning_rate", value, "the window", scheduled);
+      live::setHyperParam(*trainer, names::kLearningRate, value, "the window", scheduled);
     } catch (const std::exception& e) {
       TB_LOG(Warning) << "the learning rate was not set: " << e.what();
     }

@@ -17,6 +17,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
+#include "engine/core/Names.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectAnalysis.h"
@@ -248,8 +249,8 @@ int runSummary(const CliArgs& args) {
     torch::nn::Module& module = run.trainer->mainModule();
     // optimizer.param_groups: each parameter's group and starting rate (base x multiplier).
     const ParamGroupLayout layout = layoutOf(module, project.paramGroups);
-    const double baseRate = project.optimizer.resolved().has("learning_rate")
-                                ? project.optimizer.number("learning_rate")
+    const double baseRate = project.optimizer.resolved().has(names::kLearningRate)
+                                ? project.optimizer.number(names::kLearningRate)
                                 : std::nan("");
     const auto shapeOf = [](const torch::Tensor& t) {
       return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
@@ -269,7 +270,7 @@ int runSummary(const CliArgs& args) {
                             {"trainable", trains}};
       if (a.group >= 0) {
         row["group"] = a.group;
-        row["learning_rate"] = baseRate * a.lrMultiplier;
+        row[names::kLearningRate] = baseRate * a.lrMultiplier;
         if (a.weightDecay) row["weight_decay"] = *a.weightDecay;
       }
       params.push_back(std::move(row));
@@ -310,7 +311,7 @@ int runSummary(const CliArgs& args) {
                 "group: learning rate");
     for (const nlohmann::json& r : params) {
       std::ostringstream rate;
-      if (r.contains("group")) rate << r["group"] << ": " << r["learning_rate"].get<double>();
+      if (r.contains("group")) rate << r["group"] << ": " << r[names::kLearningRate].get<double>();
       row(r, r["trainable"].get<bool>() ? "trainable" : "frozen", rate.str());
     }
     for (const nlohmann::json& r : buffers) row(r, "buffer", "");
@@ -385,7 +386,7 @@ int runValidate(const CliArgs& args) {
     const int64_t steps = stepsPerEpochOf(project, samples);
     std::cout << args.project << ": valid\n"
               << "  model " << project.model.type << ", optimizer " << project.optimizer.type
-              << " (lr " << project.optimizer.number("learning_rate") << ")\n"
+              << " (lr " << project.optimizer.number(names::kLearningRate) << ")\n"
               << "  data: train " << samples << " samples of " << train.image.channels << "x"
               << train.image.height << "x" << train.image.width << ", "
               << (train.numClasses > 0 ? str(train.numClasses, " classes")

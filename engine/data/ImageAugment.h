@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/data/ImageDecode.h"
+#include "engine/data/formats/ImageDecode.h"
 
 namespace tbench {
 

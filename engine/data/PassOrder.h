@@ -1,6 +1,7 @@
 #pragma once
 // PassOrder: the order in which an in-memory DataFlow visits its n samples in one pass, shared
-// by DataFromList, IdxClassificationData, SyntheticData and NumpyClassificationData. Without
+// by DataFromList, TensorData (the IDX, NumPy, CSV and synthetic sources), ImageFolderData and
+// ResidentInput. Without
 // shuffle it is 0..n-1; with shuffle, pass k (the k-th start()) is a permutation drawn from
 // mixSeed(seed, k), so the order is a function of the seed and of how many passes came before
 // (Note [Restorable data order], engine/train/TrainConfig.cpp).

@@ -1,4 +1,5 @@
 #include "engine/project/ProjectAnalysis.h"
+#include "engine/core/Names.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -113,10 +114,10 @@ std::shared_ptr<HyperParamSetter> learningRateScheduleOf(const ScheduleSpec& sch
     shape.pctStart = schedule.pctStart;
     shape.divFactor = schedule.divFactor;
     shape.finalDivFactor = schedule.finalDivFactor;
-    return std::make_shared<NamedScheduleSetter>("learning_rate", shape, unit, runLength);
+    return std::make_shared<NamedScheduleSetter>(names::kLearningRate, shape, unit, runLength);
   }
   return std::make_shared<ScheduledHyperParamSetter>(
-      "learning_rate", schedule.points, unit,
+      names::kLearningRate, schedule.points, unit,
       schedule.interpolation == "linear" ? ScheduledHyperParamSetter::Interpolation::Linear
                                          : ScheduledHyperParamSetter::Interpolation::Piecewise);
 }
@@ -170,8 +171,9 @@ ProjectAnalysis analyzeProject(const nlohmann::json& doc) {
     a.startingEpoch = project.startingEpoch;
     a.maxEpoch = project.maxEpoch;
     const Settings optimizer = project.optimizer.resolved();
-    const double base = optimizer.has("learning_rate") ? optimizer.number("learning_rate")
-                                                       : std::numeric_limits<double>::quiet_NaN();
+    const double base = optimizer.has(names::kLearningRate)
+                            ? optimizer.number(names::kLearningRate)
+                            : std::numeric_limits<double>::quiet_NaN();
     a.learningRateCurve = curveOf(project, std::max<int64_t>(1, a.stepsPerEpoch), base);
     a.startingLearningRate =
         a.learningRateCurve.empty() ? base : a.learningRateCurve.front().second;
@@ -202,7 +204,7 @@ bool ScalarNames::named(const std::string& name) const {
 }
 
 ScalarNames scalarNamesOf(const Project& project) {
-  std::set<std::string> names = {"learning_rate", "QueueInput/queue_size",
+  std::set<std::string> names = {tbench::names::kLearningRate, "QueueInput/queue_size",
                                  "QueueInput/queue_fullness"};
   ScalarNames out;
   const bool gan = hasTrait("model", project.model.type, "trainer", "gan");

@@ -1,4 +1,5 @@
 #include "engine/project/ProjectBuilder.h"
+#include "engine/core/Names.h"
 
 #include <torch/torch.h>
 
@@ -107,8 +108,8 @@ namespace {
 
 std::vector<CallbackPtr> buildCallbacks(const Project& project, BuiltRun& run, int rank) {
   std::vector<CallbackPtr> callbacks;
-  if (auto schedule =
-          learningRateScheduleOf(project.schedule, project.optimizer.number("learning_rate"))) {
+  if (auto schedule = learningRateScheduleOf(project.schedule,
+                                             project.optimizer.number(names::kLearningRate))) {
     callbacks.push_back(std::move(schedule));
   }
   CallbackBuildContext context{project, nullptr, &run.dataFacts, run.config.model, rank};

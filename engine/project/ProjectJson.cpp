@@ -1,4 +1,5 @@
 #include "engine/project/ProjectJson.h"
+#include "engine/core/Names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -308,8 +309,8 @@ void readSchedule(JsonReader& r, const json& node, ScheduleSpec& schedule) {
   ObjectReader obj(r, node, "$.schedule");
   if (!obj.valid()) return;
   schedule.enabled = true;
-  if (const json* lr = obj.get("learning_rate", true)) {
-    ObjectReader lrObj(r, *lr, obj.pathOf("learning_rate"));
+  if (const json* lr = obj.get(names::kLearningRate, true)) {
+    ObjectReader lrObj(r, *lr, obj.pathOf(names::kLearningRate));
     Settings s;
     readFixedKeys(r, lrObj, "schedule.learning_rate", s, {"points"});
     schedule.shape = s.string("shape");

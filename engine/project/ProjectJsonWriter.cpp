@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/Names.h"
 #include "engine/project/ProjectJson.h"
 
 namespace tbench {
@@ -54,7 +55,7 @@ json projectToJson(const Project& p) {
   if (p.schedule.enabled && p.schedule.shape == "points") {
     json points = json::array();
     for (const auto& [at, value] : p.schedule.points) points.push_back({at, value});
-    doc["schedule"] = {{"learning_rate",
+    doc["schedule"] = {{names::kLearningRate,
                         {{"unit", p.schedule.unit},
                          {"interpolation", p.schedule.interpolation},
                          {"points", points}}}};
@@ -69,7 +70,7 @@ json projectToJson(const Project& p) {
       lr["min_learning_rate"] = p.schedule.minLearningRate;
       if (p.schedule.shape == "warmup_cosine") lr["warmup"] = p.schedule.warmup;
     }
-    doc["schedule"] = {{"learning_rate", lr}};
+    doc["schedule"] = {{names::kLearningRate, lr}};
   }
   doc["steps_per_epoch"] = p.stepsPerEpoch;
   doc["max_epoch"] = p.maxEpoch;

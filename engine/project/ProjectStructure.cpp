@@ -2,6 +2,7 @@
 // fixed objects and their keys (defaults from Project{}), the default callbacks.
 
 #include "engine/project/ProjectStructure.h"
+#include "engine/core/Names.h"
 
 #include "engine/project/Project.h"
 #include "engine/project/registry/ComponentRegistry.h"
@@ -228,7 +229,7 @@ json defaultCallbacksJson() {
 }
 
 std::vector<std::string> knownScalars() {
-  return {"cost",   "train_error", "validation_cost", "validation_error", "learning_rate",
+  return {"cost",   "train_error", "validation_cost", "validation_error", names::kLearningRate,
           "d_loss", "g_loss",      "accuracy_real",   "accuracy_fake"};
 }
 

@@ -1,4 +1,5 @@
 #include "engine/run/LiveCommands.h"
+#include "engine/core/Names.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,7 @@ namespace tbench::live {
 
 std::string valueProblem(const std::string& name, double value) {
   if (!std::isfinite(value)) return str(name, " must be a finite number, got ", value);
-  if (name == "learning_rate" && !(value > 0)) return str(name, " must be > 0, got ", value);
+  if (name == names::kLearningRate && !(value > 0)) return str(name, " must be > 0, got ", value);
   return {};
 }
 

@@ -1,4 +1,5 @@
 #include "engine/run/LrFinder.h"
+#include "engine/core/Names.h"
 
 #include <torch/torch.h>
 
@@ -96,7 +97,7 @@ LrFinderResult findLearningRate(const Project& project, const LrFinderOptions& o
   };
   run.config.extraCallbacks.emplace(std::vector<CallbackPtr>{
       std::make_shared<HyperParamSetterWithFunc>(
-          "learning_rate", [rateAt](int64_t step) { return rateAt(step); },
+          names::kLearningRate, [rateAt](int64_t step) { return rateAt(step); },
           HyperParamSetter::Unit::Step),
       std::make_shared<CallbackFactory>("lr_find",
                                         CallbackFactory::Hooks{{}, {}, {}, afterStep, {}, {}})});

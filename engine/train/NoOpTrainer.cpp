@@ -1,4 +1,5 @@
 #include "engine/train/NoOpTrainer.h"
+#include "engine/core/Names.h"
 
 #include "engine/core/Check.h"
 
@@ -8,7 +9,7 @@ NoOpTrainer::NoOpTrainer(InputSourcePtr input, std::vector<InputSpec> specs, Ste
                          double learningRate)
     : input_(std::move(input)),
       onStep_(std::move(onStep)),
-      learningRate_(std::make_shared<ValueHyperParam>("learning_rate", learningRate)) {
+      learningRate_(std::make_shared<ValueHyperParam>(names::kLearningRate, learningRate)) {
   TB_CHECK(input_ != nullptr, "NoOpTrainer needs an input");
   input_->setup(specs);
   for (auto& cb : input_->callbacks()) registerCallback(std::move(cb));

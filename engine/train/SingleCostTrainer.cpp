@@ -1,4 +1,5 @@
 #include "engine/train/SingleCostTrainer.h"
+#include "engine/core/Names.h"
 
 #include <sstream>
 
@@ -15,7 +16,7 @@ std::shared_ptr<HyperParam> learningRateOf(std::vector<torch::optim::Optimizer*>
     return g < multipliers.size() ? multipliers[g] : 1.0;
   };
   return std::make_shared<FunctionHyperParam>(
-      "learning_rate",
+      names::kLearningRate,
       [optimizers, multiplier] {
         // A frozen-rate group (multiplier 0) says nothing of the base; the first other does.
         const auto& groups = optimizers.front()->param_groups();

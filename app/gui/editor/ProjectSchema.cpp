@@ -1,4 +1,6 @@
 #include "app/gui/editor/ProjectSchema.h"
+
+#include "app/bridge/BridgeTypes.h"
 #include "app/bridge/ProjectViews.h"
 
 #include <QHash>
@@ -150,7 +152,7 @@ QStringList keyOrder(const QString& pattern) {
     return order;
   }
   if (pattern == QLatin1String("data")) return QStringList{"train", "validation"} + keysOf(pattern);
-  if (pattern == QLatin1String("schedule")) return {"learning_rate"};
+  if (pattern == QLatin1String("schedule")) return {QString::fromLatin1(bridge::kLearningRate)};
   if (const bridge::ComponentSlotView* slot = c.slotAt(pattern)) {
     if (const bridge::ComponentKindView* kind = c.kind(slot->kind)) return kind->allKeys();
   }

@@ -1,5 +1,7 @@
 #include "app/gui/editor/ScheduleEditor.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
@@ -289,7 +291,7 @@ void ScheduleEditor::toggle(bool on) {
   }
   QJsonObject schedule = removedSchedule_;
   if (schedule.isEmpty()) {
-    schedule.insert("learning_rate", QJsonObject{{"points", onePoint(firstPointRate())}});
+    schedule.insert(bridge::kLearningRate, QJsonObject{{"points", onePoint(firstPointRate())}});
   }
   emit edited({{"schedule", schedule}});
 }

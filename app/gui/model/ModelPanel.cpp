@@ -1,8 +1,10 @@
 #include "app/gui/model/ModelPanel.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 #include <QFileInfo>
-#include <QHash>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -188,7 +190,8 @@ void ModelPanel::showSummary(const QJsonObject& summary) {
       }
       if (row.contains("group")) {
         item->setText(kGroup, QString::number(row.value("group").toInt()));
-        item->setText(kRate, QLocale::c().toString(row.value("learning_rate").toDouble(), 'g', 4));
+        item->setText(kRate,
+                      QLocale::c().toString(row.value(bridge::kLearningRate).toDouble(), 'g', 4));
       }
     }
     if (hasInit) {

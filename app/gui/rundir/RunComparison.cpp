@@ -1,5 +1,7 @@
 #include "app/gui/rundir/RunComparison.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
@@ -161,7 +163,7 @@ QStringList comparableMetrics(const QVector<RunDirectoryInfo>& runs) {
   QSet<QString> names;
   for (const RunDirectoryInfo& run : runs) {
     for (auto it = run.minScalars.keyBegin(); it != run.minScalars.keyEnd(); ++it) {
-      if (!it->contains('/') && *it != QLatin1String("learning_rate")) names.insert(*it);
+      if (!it->contains('/') && *it != QLatin1String(bridge::kLearningRate)) names.insert(*it);
     }
   }
   QStringList sorted(names.begin(), names.end());

@@ -1,5 +1,7 @@
 #include "app/gui/runview/RunControls.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 #include "app/bridge/RunController.h"
 
 #include <QAction>
@@ -89,7 +91,8 @@ void RunControls::clearLearningRate() {
 
 std::optional<double> RunControls::typedLearningRate() const {
   double value = 0;
-  if (!bridge::RunController::liveValueProblem("learning_rate", rate_->text(), &value).isEmpty())
+  if (!bridge::RunController::liveValueProblem(bridge::kLearningRate, rate_->text(), &value)
+           .isEmpty())
     return std::nullopt;
   return value;
 }
@@ -97,7 +100,7 @@ std::optional<double> RunControls::typedLearningRate() const {
 QString RunControls::learningRateProblem() const {
   const QString text = rate_->text().trimmed();
   if (text.isEmpty()) return QString();
-  return bridge::RunController::liveValueProblem("learning_rate", text);
+  return bridge::RunController::liveValueProblem(bridge::kLearningRate, text);
 }
 
 void RunControls::onEdited() {

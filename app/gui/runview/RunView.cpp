@@ -1,5 +1,7 @@
 #include "app/gui/runview/RunView.h"
 
+#include "app/bridge/BridgeTypes.h"
+
 #include <QAction>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -126,7 +128,8 @@ void RunView::askLearningRate(double projectRate) {
       QLineEdit::Normal, QLocale::c().toString(current, 'g', 6), &ok);
   if (!ok) return;
   double value = 0;
-  const QString problem = bridge::RunController::liveValueProblem("learning_rate", text, &value);
+  const QString problem =
+      bridge::RunController::liveValueProblem(bridge::kLearningRate, text, &value);
   if (!problem.isEmpty()) {
     emit this->problem(tr("Set Learning Rate"), problem);
     return;
@@ -182,7 +185,7 @@ void RunView::onMetrics(const bridge::MetricSamples& samples) {
   const QString id = session_->runId();
   for (const auto& s : samples) {
     points.append(ui::MetricPoint{id, s.name, s.step, s.epoch, s.wallTime, s.value});
-    if (s.name == QLatin1String("learning_rate")) controls_->showLearningRate(s.value);
+    if (s.name == QLatin1String(bridge::kLearningRate)) controls_->showLearningRate(s.value);
   }
   plots_->appendPoints(points);
 }

@@ -1,6 +1,7 @@
 // The kinds of component, the keys every type of a kind has, and the built-in types.
 
 #include "engine/project/builtin/Builtin.h"
+#include "engine/core/Names.h"
 
 #include "engine/project/registry/ComponentFactories.h"
 
@@ -39,7 +40,7 @@ void registerBuiltinComponents(ComponentRegistry& registry) {
                           "adam",
                           "$.optimizer",
                           "Updates the variables from the gradients of the cost."};
-  optimizer.leadingKeys = {key::number("learning_rate", 1e-3)
+  optimizer.leadingKeys = {key::number(names::kLearningRate, 1e-3)
                                .label("Learning rate")
                                .help("Learning rate, e.g. 1e-3")
                                .greaterThan(0)};

@@ -13,6 +13,7 @@
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/comm/DistributedGroup.h"
 #include "engine/core/Check.h"
+#include "engine/core/Names.h"
 #include "engine/inference/TopKAccuracy.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectStructure.h"
@@ -255,7 +256,7 @@ void registerBuiltinCallbacks(ComponentRegistry& registry) {
   registerCallback(registry, lrOnPlateau,
                    [](const Settings& s, CallbackBuildContext&) -> CallbackPtr {
                      return std::make_shared<StatMonitorParamSetter>(
-                         "learning_rate", s.string("stat"),
+                         names::kLearningRate, s.string("stat"),
                          StatMonitorParamSetter::Options()
                              .factor(s.number("factor"))
                              .patience(s.integer("patience"))

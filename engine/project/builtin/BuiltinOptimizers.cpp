@@ -1,6 +1,7 @@
 // The built-in optimizers: description and factory of each. The learning rate, weight decay
 // and gradient processing are keys every optimizer has (Builtin.cpp).
 
+#include "engine/core/Names.h"
 #include "engine/project/builtin/Builtin.h"
 #include "engine/project/registry/ComponentFactories.h"
 #include "engine/train/ForeachOptimizers.h"
@@ -67,7 +68,7 @@ void registerBuiltinOptimizers(ComponentRegistry& registry) {
   };
   registerOptimizer(registry, sgd, [](std::vector<torch::Tensor> params, const Settings& s) {
     return optimizerFor<ForeachSGD, optim::SGD>(std::move(params), s,
-                                                optim::SGDOptions(s.number("learning_rate"))
+                                                optim::SGDOptions(s.number(names::kLearningRate))
                                                     .momentum(s.number("momentum"))
                                                     .nesterov(s.boolean("nesterov"))
                                                     .weight_decay(s.number("weight_decay")));
@@ -78,7 +79,7 @@ void registerBuiltinOptimizers(ComponentRegistry& registry) {
                     [](std::vector<torch::Tensor> params, const Settings& s) {
                       return optimizerFor<ForeachAdam, optim::Adam>(
                           std::move(params), s,
-                          optim::AdamOptions(s.number("learning_rate"))
+                          optim::AdamOptions(s.number(names::kLearningRate))
                               .betas({s.number("beta1"), s.number("beta2")})
                               .eps(s.number("eps"))
                               .weight_decay(s.number("weight_decay")));
@@ -89,7 +90,7 @@ void registerBuiltinOptimizers(ComponentRegistry& registry) {
                     [](std::vector<torch::Tensor> params, const Settings& s) {
                       return optimizerFor<ForeachAdamW, optim::AdamW>(
                           std::move(params), s,
-                          optim::AdamWOptions(s.number("learning_rate"))
+                          optim::AdamWOptions(s.number(names::kLearningRate))
                               .betas({s.number("beta1"), s.number("beta2")})
                               .eps(s.number("eps"))
                               .weight_decay(s.number("weight_decay")));
@@ -98,7 +99,7 @@ void registerBuiltinOptimizers(ComponentRegistry& registry) {
                     describe("rmsprop", "RMSprop (torch.optim.RMSprop)", {momentumKey(), epsKey()}),
                     [](std::vector<torch::Tensor> params, const Settings& s) {
                       return std::make_unique<optim::RMSprop>(
-                          params, optim::RMSpropOptions(s.number("learning_rate"))
+                          params, optim::RMSpropOptions(s.number(names::kLearningRate))
                                       .momentum(s.number("momentum"))
                                       .eps(s.number("eps"))
                                       .weight_decay(s.number("weight_decay")));

@@ -30,13 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/CsvTable.h"
-#include "engine/data/DataFlow.h"
-#include "engine/data/PassOrder.h"
+#include "engine/data/formats/CsvTable.h"
+#include "engine/data/datasets/TensorData.h"
 
 namespace tbench {
 
-class CsvData : public DataFlow {
+class CsvData : public TensorData {
  public:
   struct Options {
     TORCH_ARG(CsvFormat, format) = {};
@@ -85,10 +84,6 @@ class CsvData : public DataFlow {
   /// Sample i is the table's data row rows()[i] (0-based, counting data rows only).
   const std::vector<int64_t>& rows() const { return rows_; }
 
- protected:
-  void startPass() override;
-  bool nextPoint(Datapoint& out) override;
-
  private:
   std::string path_;
   Options options_;
@@ -100,7 +95,6 @@ class CsvData : public DataFlow {
   std::vector<double> mean_;
   std::vector<double> std_;
   std::vector<int64_t> rows_;
-  PassOrder order_;
 };
 
 }  // namespace tbench

@@ -1,4 +1,4 @@
-#include "engine/data/ImageDecode.h"
+#include "engine/data/formats/ImageDecode.h"
 
 // clang-format off
 #include <cstdio>  // jpeglib.h needs FILE and size_t declared first

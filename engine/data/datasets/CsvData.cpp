@@ -1,4 +1,4 @@
-#include "engine/data/CsvData.h"
+#include "engine/data/datasets/CsvData.h"
 
 #include <torch/torch.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "engine/core/Check.h"
-#include "engine/data/HoldOut.h"
+#include "engine/data/datasets/HoldOut.h"
 
 namespace tbench {
 
@@ -137,9 +137,9 @@ std::vector<int64_t> classLabels(const CsvTable& table, const RawRows& raw,
 }  // namespace
 
 CsvData::CsvData(std::string path, Options options)
-    : path_(std::move(path)),
-      options_(std::move(options)),
-      order_(options_.shuffle(), options_.seed()) {
+    : TensorData(options.shuffle(), options.seed()),
+      path_(std::move(path)),
+      options_(std::move(options)) {
   CsvTable table(path_, options_.format());
   const RawRows raw = readRows(table, options_.target());
   featureNames_ = raw.featureNames;
@@ -212,17 +212,7 @@ CsvData::CsvData(std::string path, Options options)
     for (int64_t r : rows_) part.push_back(labels[static_cast<size_t>(r)]);
     targets_ = torch::tensor(part, torch::kInt64);
   }
-}
-
-void CsvData::startPass() { order_.start(rows_.size()); }
-
-bool CsvData::nextPoint(Datapoint& out) {
-  int64_t i = 0;
-  if (!order_.next(i)) return false;
-  out.resize(2);
-  out[0] = features_[i];
-  out[1] = targets_[i];
-  return true;
+  setTensors({features_, targets_});
 }
 
 }  // namespace tbench

@@ -1,4 +1,4 @@
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
@@ -17,7 +17,7 @@ namespace tbench {
 SyntheticData::SyntheticData() : SyntheticData(Options()) {}
 
 SyntheticData::SyntheticData(Options options)
-    : options_(options), order_(options.shuffle(), options.seed()) {
+    : TensorData(options.shuffle(), options.seed()), options_(options) {
   const auto fail = [](const std::string& message) {
     throw InputError("synthetic data: " + message);
   };
@@ -76,17 +76,7 @@ void SyntheticData::onResetState() {
       torch::randn({total, 1, side, side}, samples, torch::kFloat32).mul_(options_.noise());
   labels_ = labels.narrow(0, 0, numSamples_).clone();
   images_ = patterns_.index_select(0, labels_).add_(noise.narrow(0, 0, numSamples_));
-}
-
-void SyntheticData::startPass() { order_.start(static_cast<size_t>(numSamples_)); }
-
-bool SyntheticData::nextPoint(Datapoint& out) {
-  int64_t i = 0;
-  if (!order_.next(i)) return false;
-  out.resize(2);
-  out[0] = images_[i];
-  out[1] = labels_[i];
-  return true;
+  setTensors({images_, labels_});
 }
 
 }  // namespace tbench

@@ -1,4 +1,4 @@
-#include "engine/data/CsvTable.h"
+#include "engine/data/formats/CsvTable.h"
 
 #include <cerrno>
 #include <charconv>

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
-#include "engine/data/PassOrder.h"
+#include "engine/data/datasets/TensorData.h"
 
 namespace tbench {
 
-class NumpyClassificationData : public DataFlow {
+class NumpyClassificationData : public TensorData {
  public:
   struct Options {
     /// Use only the first `limit` samples; 0 = all.
@@ -36,16 +36,11 @@ class NumpyClassificationData : public DataFlow {
   const torch::Tensor& features() const { return features_; }
   const torch::Tensor& labels() const { return labels_; }
 
- protected:
-  void startPass() override;
-  bool nextPoint(Datapoint& out) override;
-
  private:
   Options options_;
   torch::Tensor features_;  // float32 [N, C, H, W]
   torch::Tensor labels_;    // int64 [N]
   int64_t numClasses_ = 0;
-  PassOrder order_;
 };
 
 }  // namespace tbench

@@ -1,4 +1,4 @@
-#include "engine/data/FashionMnist.h"
+#include "engine/data/datasets/FashionMnist.h"
 
 #include <torch/torch.h>
 
@@ -31,10 +31,10 @@ IdxClassificationData::IdxClassificationData(std::string imagesPath, std::string
 
 IdxClassificationData::IdxClassificationData(std::string imagesPath, std::string labelsPath,
                                              Options options)
-    : imagesPath_(std::move(imagesPath)),
+    : TensorData(options.shuffle(), options.seed()),
+      imagesPath_(std::move(imagesPath)),
       labelsPath_(std::move(labelsPath)),
-      options_(options),
-      order_(options.shuffle(), options.seed()) {
+      options_(options) {
   if (options_.limit() < 0) {
     throw InputError(
         str(imagesPath_, ": limit must be 0 (all samples) or positive, got ", options_.limit()));
@@ -110,30 +110,7 @@ void IdxClassificationData::onResetState() {
   }
   // One float tensor for the whole set; datapoints are views into it.
   images_ = array.data.narrow(0, 0, numSamples_).unsqueeze(1).to(torch::kFloat32).div_(255.0f);
-}
-
-void IdxClassificationData::startPass() { order_.start(static_cast<size_t>(numSamples_)); }
-
-int64_t IdxClassificationData::nextStackedPoints(int64_t n, Datapoint& out) {
-  auto indices = torch::empty({n}, torch::kInt64);
-  int64_t* at = indices.data_ptr<int64_t>();
-  int64_t taken = 0;
-  while (taken < n && order_.next(at[taken])) ++taken;
-  if (taken == 0) return 0;
-  if (taken < n) indices = indices.narrow(0, 0, taken);
-  out.resize(2);
-  out[0] = images_.index_select(0, indices);
-  out[1] = labels_.index_select(0, indices);
-  return taken;
-}
-
-bool IdxClassificationData::nextPoint(Datapoint& out) {
-  int64_t i = 0;
-  if (!order_.next(i)) return false;
-  out.resize(2);
-  out[0] = images_[i];
-  out[1] = labels_[i];
-  return true;
+  setTensors({images_, labels_});
 }
 
 FashionMnist::FashionMnist(const std::string& split) : FashionMnist(split, "", Options()) {}

@@ -1,4 +1,4 @@
-#include "engine/data/NumpyData.h"
+#include "engine/data/datasets/NumpyData.h"
 
 #include <torch/torch.h>
 
@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "engine/core/Check.h"
-#include "engine/data/NpyFile.h"
+#include "engine/data/formats/NpyFile.h"
 #include "engine/data/SeededRng.h"
 
 namespace tbench {
@@ -23,7 +23,7 @@ std::string shapeText(const torch::Tensor& t) {
 
 NumpyClassificationData::NumpyClassificationData(std::string featuresPath, std::string labelsPath,
                                                  Options options)
-    : options_(options), order_(options.shuffle(), options.seed()) {
+    : TensorData(options.shuffle(), options.seed()), options_(options) {
   torch::Tensor features = readNpyFile(featuresPath);
   torch::Tensor labels = readNpyFile(labelsPath);
   if (features.dim() < 2 || features.dim() > 4) {
@@ -61,21 +61,11 @@ NumpyClassificationData::NumpyClassificationData(std::string featuresPath, std::
   if (numClasses_ < 2) {
     throw InputError(str(labelsPath, ": every label is 0 (a classifier needs 2 classes or more)"));
   }
+  setTensors({features_, labels_});
 }
 
 std::vector<int64_t> NumpyClassificationData::sampleShape() const {
   return {features_.size(1), features_.size(2), features_.size(3)};
-}
-
-void NumpyClassificationData::startPass() { order_.start(static_cast<size_t>(features_.size(0))); }
-
-bool NumpyClassificationData::nextPoint(Datapoint& out) {
-  int64_t i = 0;
-  if (!order_.next(i)) return false;
-  out.resize(2);
-  out[0] = features_[i];
-  out[1] = labels_[i];
-  return true;
 }
 
 }  // namespace tbench

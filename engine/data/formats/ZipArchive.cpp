@@ -1,4 +1,4 @@
-#include "engine/data/ZipArchive.h"
+#include "engine/data/formats/ZipArchive.h"
 
 #include <zlib.h>
 
@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "engine/core/Check.h"
+#include "engine/data/formats/Deflate.h"
 
 namespace tbench {
 
@@ -20,7 +21,6 @@ constexpr uint32_t kLocalSignature = 0x04034b50;
 constexpr uint64_t kEndBytes = 22;
 constexpr uint64_t kMaxComment = 65535;
 constexpr size_t kChunkBytes = size_t{1} << 20;
-constexpr uint64_t kMaxDeflateRatio = 1032;  // deflate's limit: 258 bytes from 2 bits
 
 /// A little-endian integer of `width` bytes at `offset` of `bytes` (the caller checked bounds).
 uint64_t littleEndian(const std::string& bytes, size_t offset, int width) {
@@ -162,7 +162,7 @@ std::string ZipArchive::read(const Member& member, uint64_t limit) const {
                          member.size, " bytes differs from the ", member.compressedSize,
                          " bytes it holds at byte ", begin));
   }
-  if (member.method == 8 && member.size / kMaxDeflateRatio > member.compressedSize) {
+  if (member.method == 8 && member.size / static_cast<uint64_t>(kMaxDeflateRatio) > member.compressedSize) {
     throw InputError(str(where, " is damaged: ", member.size, " bytes cannot inflate from the ",
                          member.compressedSize, " compressed bytes at byte ", begin));
   }

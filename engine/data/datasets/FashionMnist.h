@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
-#include "engine/data/IdxFile.h"
-#include "engine/data/PassOrder.h"
+#include "engine/data/formats/IdxFile.h"
+#include "engine/data/datasets/TensorData.h"
 
 namespace tbench {
 
-class IdxClassificationData : public DataFlow {
+class IdxClassificationData : public TensorData {
  public:
   struct Options {
     /// Use only the first `limit` samples; 0 = all (a larger limit also means all).
@@ -56,11 +56,8 @@ class IdxClassificationData : public DataFlow {
   const torch::Tensor& images() const { return images_; }
 
  protected:
+  /// Reads the images; the samples are (images[i], labels[i]) (TensorData).
   void onResetState() override;
-  void startPass() override;
-  bool nextPoint(Datapoint& out) override;
-  /// One index_select of the images and labels (Note [Stacked reads]).
-  int64_t nextStackedPoints(int64_t n, Datapoint& out) override;
 
  private:
   std::string imagesPath_;
@@ -73,7 +70,6 @@ class IdxClassificationData : public DataFlow {
   int64_t numClasses_ = 0;
   torch::Tensor labels_;
   torch::Tensor images_;
-  PassOrder order_;
 };
 
 /// Fashion-MNIST (60000 training and 10000 test images of 28x28, 10 classes).

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
-#include "engine/data/PassOrder.h"
+#include "engine/data/datasets/TensorData.h"
 
 namespace tbench {
 
-class SyntheticData : public DataFlow {
+class SyntheticData : public TensorData {
  public:
   struct Options {
     TORCH_ARG(int64_t, numSamples) = 2048;
@@ -61,9 +61,8 @@ class SyntheticData : public DataFlow {
   const torch::Tensor& labels() const { return labels_; }
 
  protected:
+  /// Draws the patterns and samples; the samples are (images[i], labels[i]) (TensorData).
   void onResetState() override;
-  void startPass() override;
-  bool nextPoint(Datapoint& out) override;
 
  private:
   Options options_;
@@ -71,7 +70,6 @@ class SyntheticData : public DataFlow {
   torch::Tensor patterns_;
   torch::Tensor images_;
   torch::Tensor labels_;
-  PassOrder order_;
 };
 
 }  // namespace tbench

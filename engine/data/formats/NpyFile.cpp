@@ -1,4 +1,4 @@
-#include "engine/data/NpyFile.h"
+#include "engine/data/formats/NpyFile.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "engine/core/Check.h"
-#include "engine/data/ZipArchive.h"
+#include "engine/data/formats/ZipArchive.h"
 
 namespace tbench {
 

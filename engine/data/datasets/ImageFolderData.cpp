@@ -1,4 +1,4 @@
-#include "engine/data/ImageFolderData.h"
+#include "engine/data/datasets/ImageFolderData.h"
 
 #include <torch/torch.h>
 
@@ -8,7 +8,7 @@
 
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
-#include "engine/data/HoldOut.h"
+#include "engine/data/datasets/HoldOut.h"
 #include "engine/data/MultiThreadMapData.h"
 #include "engine/data/PassOrder.h"
 #include "engine/data/SeededRng.h"

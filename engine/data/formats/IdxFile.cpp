@@ -1,4 +1,4 @@
-#include "engine/data/IdxFile.h"
+#include "engine/data/formats/IdxFile.h"
 
 #include <sys/stat.h>
 #include <zlib.h>
@@ -13,17 +13,16 @@
 #include <memory>
 
 #include "engine/core/Check.h"
+#include "engine/data/formats/Deflate.h"
 
 namespace tbench {
 namespace {
 
 // No real IDX data set comes near this; a header claiming more is corrupt, not big.
 constexpr int64_t kMaxPayloadBytes = int64_t{1} << 34;  // 16 GiB
-// DEFLATE cannot expand one input byte into more than 1032 output bytes, so the decompressed
-// size of what is left of a gzip file is bounded; the slack covers output that zlib holds in
-// its window. This bound keeps a lying header from making us allocate more than the file
-// could ever produce.
-constexpr int64_t kMaxDeflateRatio = 1032;
+// The decompressed size of what is left of a gzip file is bounded by kMaxDeflateRatio
+// (Deflate.h); the slack covers output that zlib holds in its window. This bound keeps a lying
+// header from making us allocate more than the file could ever produce.
 constexpr int64_t kInflateSlack = int64_t{1} << 16;
 constexpr size_t kCompressedChunk = size_t{1} << 20;
 
