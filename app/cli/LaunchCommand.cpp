@@ -1,9 +1,6 @@
 #include "app/cli/LaunchCommand.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/comm/WorkerEnvironment.h"
 #include "engine/core/ChildProcess.h"
 
 namespace tbench::cli {
@@ -34,23 +32,6 @@ void countStopSignal(int signal) {
 // with PR_SET_PDEATHSIG) or SIGPIPE (nobody reads launch's output). Set by the handler only.
 volatile std::sig_atomic_t readerGoneSignal = 0;
 void onReaderGone(int) { readerGoneSignal = 1; }
-
-/// A port nobody listens on now (rank 0 binds it a moment later).
-int freePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 29500;
-  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) close(fd);
-  return port;
-}
 
 struct Worker {
   int rank = 0;
@@ -81,7 +62,8 @@ void printLines(Worker& w, const char* data, size_t n, bool flush) {
 int runLaunch(const CliArgs& args, const std::string& program) {
   const int local = args.nprocPerNode;
   const int world = local * args.nnodes;
-  const int port = args.masterPort > 0 ? args.masterPort : (args.nnodes == 1 ? freePort() : 29500);
+  const int port =
+      args.masterPort > 0 ? args.masterPort : (args.nnodes == 1 ? freeLoopbackPort(29500) : 29500);
   std::cout << "launch: " << local << " worker(s) on this node (node " << args.nodeRank << " of "
             << args.nnodes << ", world size " << world << "), master " << args.masterAddr << ":"
             << port << ", strategy distributed" << std::endl;

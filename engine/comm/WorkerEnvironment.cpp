@@ -1,5 +1,10 @@
 #include "engine/comm/WorkerEnvironment.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "engine/core/Check.h"
@@ -101,6 +106,22 @@ WorkerEnvironment WorkerEnvironment::fromLookup(
   env.restartCount = optionalInteger(get, "TORCHELASTIC_RESTART_COUNT", 0, 0);
   if (env.agentStore) env.keyPrefix = str("/worker/attempt_", env.restartCount);
   return env;
+}
+
+int freeLoopbackPort(int fallback) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port > 0 ? port : fallback;
 }
 
 }  // namespace tbench

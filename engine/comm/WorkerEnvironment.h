@@ -48,4 +48,9 @@ struct WorkerEnvironment {
   static WorkerEnvironment fromLookup(const std::function<const char*(const char*)>& get);
 };
 
+/// A TCP port of 127.0.0.1 that nobody listens on now (the system's choice for port 0), for a
+/// MASTER_PORT on one machine: concurrent launches never share one. `fallback` when the system
+/// gives none. Rank 0 binds it a moment later; another process may take it in between.
+int freeLoopbackPort(int fallback);
+
 }  // namespace tbench

@@ -14,9 +14,6 @@
 #include <filesystem>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -31,23 +28,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kProject = QString(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json";
-/// A port nobody listens on now (the system's choice for port 0): concurrent test runs (CI
-/// beside a developer's, ctest --parallel) never share one.
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port > 0 ? port : 29700 + static_cast<int>(::getpid() % 1000);
-}
+/// A free port for MASTER_PORT: concurrent test runs (CI beside a developer's, ctest
+/// --parallel) never share one.
+int freePort() { return tbench::freeLoopbackPort(29700 + static_cast<int>(::getpid() % 1000)); }
 
 /// The options every run here shares: no validation (fast), one checkpoint per epoch.
 QStringList fastRun(const QString& runDir, int stepsPerEpoch, int maxEpoch) {

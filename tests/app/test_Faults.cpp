@@ -9,6 +9,7 @@
 // LibTorch before Qt: Qt's `slots` macro breaks LibTorch's headers (this file has no PCH).
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
+#include "engine/comm/WorkerEnvironment.h"
 #include "engine/run/RunStatus.h"
 
 #include <QApplication>
@@ -28,9 +29,6 @@
 #include <random>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -113,20 +111,9 @@ std::pair<int, QString> finish(QProcess& process, int timeoutMs = 180000) {
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, output(process)};
 }
 
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port > 0 ? port : 29700 + static_cast<int>(::getpid() % 1000);
-}
+/// A free port for MASTER_PORT: concurrent test runs (CI beside a developer's, ctest
+/// --parallel) never share one.
+int freePort() { return tbench::freeLoopbackPort(29700 + static_cast<int>(::getpid() % 1000)); }
 
 /// Processes other than this one whose command line or environment contains `needle`, as
 /// "pid: command line" (a zombie has neither, and counts as ended).
