@@ -84,35 +84,17 @@ std::vector<Datapoint> half(const std::vector<Datapoint>& batches, int r) {
 double timedRun(TowerTrainer& trainer, const std::string& modelType,
                 const std::vector<Datapoint>& batches, int64_t steps, int64_t threads,
                 const std::function<void()>& atStart, const std::function<void()>& atEnd) {
-  Stopwatch clock;
-  double start = 0, end = 0;
-  auto timer = std::make_shared<CallbackFactory>(
-      "timer", CallbackFactory::Hooks{{},
-                                      {},
-                                      {},
-                                      [&](TrainerContext& c) {
-                                        if (c.globalStep() == kWarmup) {
-                                          atStart();
-                                          start = clock.seconds();
-                                        }
-                                        if (c.globalStep() == kWarmup + steps) {
-                                          end = clock.seconds();
-                                          atEnd();
-                                          c.requestStop();
-                                        }
-                                      },
-                                      {},
-                                      {}});
+  tbench::bench::StepTimer timer(kWarmup, steps, true, atStart, atEnd);
   TrainConfig config = TrainConfig::quiet();
   config.model = makeModel(modelType);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches));
-  config.callbacks = {timer};
+  config.callbacks = {timer.callback()};
   config.stepsPerEpoch = kStepsPerEpoch;
   config.maxEpoch = (kWarmup + steps + kStepsPerEpoch) / kStepsPerEpoch;
   config.seed = 1;
   config.numThreads = threads;
   launchTrainWithConfig(config, trainer);
-  return steps / (end - start);
+  return timer.stepsPerSecond();
 }
 
 /// A rank (this program started by runRanks): joins the group from the environment, trains,

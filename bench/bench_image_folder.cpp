@@ -23,7 +23,7 @@
 #include "engine/core/Environment.h"
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/ImageFolderData.h"
+#include "engine/data/datasets/ImageFolderData.h"
 
 using namespace tbench;
 using tbench::bench::median;

@@ -36,8 +36,8 @@
 #include "engine/core/PipelineThread.h"
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/FashionMnist.h"
 #include "engine/data/ProxyDataFlow.h"
+#include "engine/data/datasets/FashionMnist.h"
 #include "engine/models/SupervisedModel.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectFiles.h"
@@ -89,27 +89,13 @@ Result towerbench(const nlohmann::json& document, const std::string& projectPath
   std::filesystem::remove_all(runDir);
   Project project = load(document, projectPath);
   BuiltRun run = buildRun(project, runDir);
-  Stopwatch clock;
-  double start = 0, end = 0;
-  auto timer = std::make_shared<CallbackFactory>(
-      "timer", CallbackFactory::Hooks{{},
-                                      {},
-                                      {},
-                                      [&](TrainerContext& c) {
-                                        if (c.globalStep() == kWarmup) start = clock.seconds();
-                                        if (c.globalStep() == kWarmup + steps) {
-                                          end = clock.seconds();
-                                          c.requestStop();
-                                        }
-                                      },
-                                      {},
-                                      {}});
-  run.config.callbacks.push_back(timer);
+  tbench::bench::StepTimer timer(kWarmup, steps);
+  run.config.callbacks.push_back(timer.callback());
   run.config.maxEpoch = 1000;  // stopped by the timer
   const int64_t towers = static_cast<int64_t>(document["trainer"]["devices"].size());
   launchTrainWithConfig(run.config, *run.trainer);
   std::filesystem::remove_all(runDir);
-  return {steps / (end - start), towers * document["data"]["batch_size"].get<int64_t>()};
+  return {timer.stepsPerSecond(), towers * document["data"]["batch_size"].get<int64_t>()};
 }
 
 Result handWritten(const nlohmann::json& document, const std::string& projectPath, int64_t steps) {

@@ -32,23 +32,12 @@ constexpr int64_t kWarmup = 5;
 /// Steps per second over `steps` timed steps (after kWarmup), and the mean cost of those steps.
 std::pair<double, double> run(const std::string& type, Precision precision,
                               const std::vector<Datapoint>& batches, int64_t steps) {
-  Stopwatch clock;
-  double start = 0, end = 0, costSum = 0;
-  auto timer = std::make_shared<CallbackFactory>(
-      "timer", CallbackFactory::Hooks{{},
-                                      {},
-                                      {},
-                                      [&](TrainerContext& c) {
-                                        if (c.globalStep() == kWarmup) start = clock.seconds();
-                                        if (c.globalStep() == kWarmup + steps)
-                                          end = clock.seconds();
-                                      },
-                                      {},
-                                      {}});
+  double costSum = 0;
+  tbench::bench::StepTimer timer(kWarmup, steps, /*stop=*/false);
   TrainConfig config = TrainConfig::quiet();
   config.model = makeModel(type);
   config.dataflow = std::make_shared<DataFromList>(batches);
-  config.callbacks = {timer};
+  config.callbacks = {timer.callback()};
   auto history = std::make_shared<ScalarHistory>();
   config.monitors = std::vector<TrainingMonitorPtr>{history};
   config.stepsPerEpoch = kWarmup + steps;
@@ -57,7 +46,7 @@ std::pair<double, double> run(const std::string& type, Precision precision,
   SimpleTrainer trainer;
   launchTrainWithConfig(config, trainer);
   for (const auto& p : history->get("cost")) costSum += p.value;
-  return {steps / (end - start), costSum / static_cast<double>(history->get("cost").size())};
+  return {timer.stepsPerSecond(), costSum / static_cast<double>(history->get("cost").size())};
 }
 
 }  // namespace

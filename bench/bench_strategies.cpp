@@ -34,7 +34,7 @@
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/DataFromList.h"
-#include "engine/data/FashionMnist.h"
+#include "engine/data/datasets/FashionMnist.h"
 #include "engine/input/FeedInput.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/strategies/AsyncTrainer.h"
@@ -93,32 +93,18 @@ std::vector<Strategy> strategies() {
 /// Steps per second of `strategy` over `steps` timed steps (after kWarmup untimed ones).
 double stepsPerSecond(const Strategy& strategy, const std::string& modelType,
                       const std::vector<Datapoint>& batches, int64_t steps, int64_t threads) {
-  Stopwatch clock;
-  double start = 0, end = 0;
-  auto timer = std::make_shared<CallbackFactory>(
-      "timer", CallbackFactory::Hooks{{},
-                                      {},
-                                      {},
-                                      [&](TrainerContext& c) {
-                                        if (c.globalStep() == kWarmup) start = clock.seconds();
-                                        if (c.globalStep() == kWarmup + steps) {
-                                          end = clock.seconds();
-                                          c.requestStop();
-                                        }
-                                      },
-                                      {},
-                                      {}});
+  tbench::bench::StepTimer timer(kWarmup, steps);
   TrainConfig config = TrainConfig::quiet();
   config.model = makeModel(modelType);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(batches));
-  config.callbacks = {timer};
+  config.callbacks = {timer.callback()};
   config.stepsPerEpoch = kStepsPerEpoch;
   config.maxEpoch = (kWarmup + steps + kStepsPerEpoch - 1) / kStepsPerEpoch;
   config.seed = 1;
   config.numThreads = threads;
   auto trainer = strategy.make();
   launchTrainWithConfig(config, *trainer);
-  return steps / (end - start);
+  return timer.stepsPerSecond();
 }
 
 /// Runs every strategy `rounds` times on `modelType`, printing one row per round and the

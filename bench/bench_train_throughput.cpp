@@ -22,7 +22,7 @@
 #include "engine/core/Stopwatch.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/DataFromList.h"
-#include "engine/data/FashionMnist.h"
+#include "engine/data/datasets/FashionMnist.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/strategies/SimpleTrainer.h"
 
@@ -45,23 +45,11 @@ double towerbench(const std::string& type, const std::vector<Datapoint>& batches
   std::filesystem::remove_all(runDir);
   std::filesystem::create_directories(runDir);
 
-  Stopwatch clock;
-  double start = 0, end = 0;
-  auto timer = std::make_shared<CallbackFactory>(
-      "timer", CallbackFactory::Hooks{{},
-                                      {},
-                                      {},
-                                      [&](TrainerContext& c) {
-                                        if (c.globalStep() == kWarmup) start = clock.seconds();
-                                        if (c.globalStep() == kWarmup + steps)
-                                          end = clock.seconds();
-                                      },
-                                      {},
-                                      {}});
+  tbench::bench::StepTimer timer(kWarmup, steps, /*stop=*/false);
   TrainConfig config;
   config.model = makeModel(type);
   config.dataflow = std::make_shared<DataFromList>(batches);
-  config.callbacks = {timer};
+  config.callbacks = {timer.callback()};
   config.runDir = runDir;
   config.stepsPerEpoch = kStepsPerEpoch;
   config.maxEpoch = (kWarmup + steps + kStepsPerEpoch - 1) / kStepsPerEpoch;
@@ -70,7 +58,7 @@ double towerbench(const std::string& type, const std::vector<Datapoint>& batches
   SimpleTrainer trainer;
   launchTrainWithConfig(config, trainer);
   std::filesystem::remove_all(runDir);
-  return steps / (end - start);
+  return timer.stepsPerSecond();
 }
 
 /// Steps per second of the hand-written loop.

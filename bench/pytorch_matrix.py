@@ -45,7 +45,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FASHION_DIR = "/usr/share/datasets/fashion-mnist"  # engine/data/FashionMnist.h, kDefaultDir
+FASHION_DIR = "/usr/share/datasets/fashion-mnist"  # engine/data/datasets/FashionMnist.h, kDefaultDir
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg")
 
 

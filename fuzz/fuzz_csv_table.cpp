@@ -1,6 +1,6 @@
-// Fuzz target: engine/data/CsvTable (fuzz/README.md). The first two bytes choose the CsvFormat
-// (delimiter; skip_rows and header), the rest is the file. Any outcome other than rows or a
-// std::exception (InputError) with a message is a bug.
+// Fuzz target: engine/data/formats/CsvTable (fuzz/README.md). The first two bytes choose the
+// CsvFormat (delimiter; skip_rows and header), the rest is the file. Any outcome other than rows or
+// a std::exception (InputError) with a message is a bug.
 
 #include <cstdint>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/CsvTable.h"
+#include "engine/data/formats/CsvTable.h"
 #include "fuzz/FuzzScratch.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,4 @@
-// Fuzz target: engine/data/IdxFile (fuzz/README.md). The first byte chooses how the rest is
+// Fuzz target: engine/data/formats/IdxFile (fuzz/README.md). The first byte chooses how the rest is
 // written: odd, gzip-compressed by this harness (so that mutations reach the IDX parser behind
 // the gzip reader); even, as it is (a seed may itself be a .gz file, reaching the gzip reader's
 // own checks). The file is read with readIdxHeader and readIdxFile; a file that reads must
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/IdxFile.h"
+#include "engine/data/formats/IdxFile.h"
 #include "fuzz/FuzzScratch.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: engine/data/ImageDecode (fuzz/README.md): decodes the input as a PNG or JPEG
+// Fuzz target: engine/data/formats/ImageDecode (fuzz/README.md): decodes the input as a PNG or JPEG
 // and converts it to the other channel count and back. Any outcome other than an image or a
 // std::exception (InputError) with a message is a bug.
 
@@ -8,7 +8,7 @@
 #include <new>
 #include <string>
 
-#include "engine/data/ImageDecode.h"
+#include "engine/data/formats/ImageDecode.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

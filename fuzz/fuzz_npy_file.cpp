@@ -1,5 +1,5 @@
-// Fuzz target: engine/data/NpyFile (fuzz/README.md): the input as a .npy file, and when it is a
-// zip archive (an .npz, "PK") also every member as "ARCHIVE.npz:NAME", each read with
+// Fuzz target: engine/data/formats/NpyFile (fuzz/README.md): the input as a .npy file, and when it
+// is a zip archive (an .npz, "PK") also every member as "ARCHIVE.npz:NAME", each read with
 // readNpyHeader and readNpyFile; an array that reads must agree with its header. Any outcome
 // other than that or a std::exception (InputError) with a message naming the file is a bug.
 
@@ -10,8 +10,8 @@
 #include <new>
 #include <string>
 
-#include "engine/data/NpyFile.h"
-#include "engine/data/ZipArchive.h"
+#include "engine/data/formats/NpyFile.h"
+#include "engine/data/formats/ZipArchive.h"
 #include "fuzz/FuzzScratch.h"
 
 namespace {

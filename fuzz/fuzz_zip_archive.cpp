@@ -1,6 +1,6 @@
-// Fuzz target: engine/data/ZipArchive, the .npz reader (fuzz/README.md): opens the input as an
-// archive and reads every member, first a prefix (as NpyFile reads a header) and then whole.
-// Any outcome other than the bytes or a std::exception (InputError) with a message is a bug.
+// Fuzz target: engine/data/formats/ZipArchive, the .npz reader (fuzz/README.md): opens the input as
+// an archive and reads every member, first a prefix (as NpyFile reads a header) and then whole. Any
+// outcome other than the bytes or a std::exception (InputError) with a message is a bug.
 
 #include <cstdint>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <new>
 #include <string>
 
-#include "engine/data/ZipArchive.h"
+#include "engine/data/formats/ZipArchive.h"
 #include "fuzz/FuzzScratch.h"
 
 namespace {

@@ -45,14 +45,14 @@ torch_flags=(-isystem /usr/include/torch/csrc/api/include -D_GLIBCXX_USE_CXX11_A
 sources_of() {
   local common="engine/core/Check.cpp engine/core/Logging.cpp engine/core/AtomicFile.cpp"
   case "$1" in
-    csv_table) echo "$common engine/data/CsvTable.cpp" ;;
-    zip_archive) echo "$common engine/data/ZipArchive.cpp" ;;
-    image_decode) echo "$common engine/data/ImageDecode.cpp" ;;
+    csv_table) echo "$common engine/data/formats/CsvTable.cpp" ;;
+    zip_archive) echo "$common engine/data/formats/ZipArchive.cpp" ;;
+    image_decode) echo "$common engine/data/formats/ImageDecode.cpp" ;;
     run_scalars) echo "$common engine/run/RunScalars.cpp" ;;
     checkpoint_index)
       echo "$common engine/checkpoint/CheckpointIndex.cpp fuzz/stub_checkpoint_file.cpp" ;;
-    idx_file) echo "$common engine/data/IdxFile.cpp" ;;
-    npy_file) echo "$common engine/data/ZipArchive.cpp engine/data/NpyFile.cpp" ;;
+    idx_file) echo "$common engine/data/formats/IdxFile.cpp" ;;
+    npy_file) echo "$common engine/data/formats/ZipArchive.cpp engine/data/formats/NpyFile.cpp" ;;
     # RunStatus.cpp also holds RunStatusWriter (a TrainingMonitor, so Callback.cpp) and reads
     # the checkpoint index for the best values.
     run_status)

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 from PIL import Image
 
-DEFAULT_DIR = "/usr/share/datasets/fashion-mnist"  # engine/data/FashionMnist.h, kDefaultDir
+DEFAULT_DIR = "/usr/share/datasets/fashion-mnist"  # engine/data/datasets/FashionMnist.h, kDefaultDir
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
            "Bag", "Ankle boot"]
 FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),

@@ -8,7 +8,7 @@
 #include "engine/callbacks/ImageGrid.h"
 #include "engine/core/Check.h"
 #include "engine/data/ImageAugment.h"
-#include "engine/data/ImageDecode.h"
+#include "engine/data/formats/ImageDecode.h"
 #include "engine/input/Batch.h"
 #include "engine/predict/ModelExport.h"
 #include "engine/project/ProjectBuilder.h"

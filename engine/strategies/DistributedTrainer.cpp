@@ -40,7 +40,7 @@ double parameterChecksum(const std::vector<torch::Tensor>& params) {
 
 DistributedTrainer::DistributedTrainer(Device device, std::shared_ptr<DistributedGroup> group,
                                        DistributedTrainerOptions options)
-    : SingleCostTrainer({device}), group_(std::move(group)), options_(options) {}
+    : SimpleTrainer(device), group_(std::move(group)), options_(options) {}
 
 DistributedTrainer::~DistributedTrainer() = default;
 
@@ -69,12 +69,9 @@ void DistributedTrainer::buildTowers() {
   // The project's seed (setupTrainWithConfig seeded the generator with it), before a resume
   // restores another state: Note [Rank random streams].
   baseSeed_ = at::detail::getDefaultCPUGenerator().current_seed();
-  torchDevice_ = toTorch(device);
-  tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
-  module_ = makeTower(*tower_);
-  optimizer_ = makeOptimizer(*module_);
+  buildTower(device);
   if (group_ && !nccl_) {
-    reducer_ = std::make_unique<GradientReducer>(module_->parameters(), *group_, options_.reduce,
+    reducer_ = std::make_unique<GradientReducer>(module().parameters(), *group_, options_.reduce,
                                                  options_.bucketBytes);
     reducer_->enableTiming(options_.timing);
     TB_LOG(Info) << "distributed: rank " << rank() << " of " << worldSize() << " on "
@@ -92,8 +89,8 @@ void DistributedTrainer::initialize() {
     return;
   }
   // Rank 0's state wins, whatever each rank initialised or restored (Note [Trainer state]).
-  std::vector<torch::Tensor> state = module_->parameters();
-  for (const auto& b : module_->buffers()) state.push_back(b);
+  std::vector<torch::Tensor> state = module().parameters();
+  for (const auto& b : module().buffers()) state.push_back(b);
   try {
     group_->broadcast(state, 0);
   } catch (const DistributedError&) {
@@ -111,7 +108,7 @@ void DistributedTrainer::initialize() {
 
 void DistributedTrainer::reduceOnNccl() {
   std::vector<torch::Tensor> grads;
-  auto params = module_->parameters();
+  auto params = module().parameters();
   for (auto& p : params) {
     grads.push_back(p.grad().defined() ? p.grad().reshape({-1})
                                        : torch::zeros({p.numel()}, p.options()));
@@ -127,29 +124,22 @@ void DistributedTrainer::reduceOnNccl() {
 }
 
 void DistributedTrainer::runStep() {
+  if (!group_) {
+    SimpleTrainer::runStep();
+    return;
+  }
   const int64_t step = globalStep() + 1;
   const bool first = samplesPerStep() == 0;
-  const Batch batch = std::move(takeBatches({torchDevice_}).front());
+  const Batch batch = std::move(takeBatches({torchDevice()}).front());
   if (first) {
-    if (group_) {
-      TB_LOG(Info) << "distributed: total batch " << batch.batchSize() << " x " << worldSize()
-                   << " ranks = " << batch.batchSize() * worldSize() << " samples per step";
-    }
+    TB_LOG(Info) << "distributed: total batch " << batch.batchSize() << " x " << worldSize()
+                 << " ranks = " << batch.batchSize() * worldSize() << " samples per step";
   }
-  enterTrainMode(*module_);
-  optimizer_->zero_grad();
+  enterTrainMode(module());
+  optimizer().zero_grad();
   try {
-    if (!group_) {
-      torch::Tensor cost = towerCost(*tower_, *module_, batch);
-      backward(cost);
-      if (prepareUpdate(module_->parameters(), /*report=*/true)) optimizer_->step();
-      finishUpdate();
-      putStepScalar("cost", cost);
-      putSummaries(*tower_);
-      return;
-    }
     // Collectives in the same order on every rank: buffers, the gradients, the step's vote.
-    std::vector<torch::Tensor> buffers = module_->buffers();
+    std::vector<torch::Tensor> buffers = module().buffers();
     try {
       if (!buffers.empty()) group_->broadcast(buffers, 0);
     } catch (const std::exception& e) {
@@ -160,10 +150,10 @@ void DistributedTrainer::runStep() {
     static const bool sharedStreams = std::getenv("TB_FAULT_SHARED_RNG") != nullptr;
     if (!sharedStreams) reseedForStep(step);
     if (reducer_) reducer_->prepare();
-    torch::Tensor cost = towerCost(*tower_, *module_, batch);
+    torch::Tensor cost = towerCost(tower(), module(), batch);
     backward(cost);
     // The vote: [stop, cost, had a gradient (per parameter)], summed over the ranks.
-    std::vector<torch::Tensor> params = module_->parameters();
+    std::vector<torch::Tensor> params = module().parameters();
     torch::Tensor vote = torch::empty({2 + static_cast<int64_t>(params.size())}, torch::kDouble);
     double* v = vote.data_ptr<double>();
     v[0] = stopAsked_.load() ? 1.0 : 0.0;
@@ -186,11 +176,11 @@ void DistributedTrainer::runStep() {
     for (size_t i = 0; i < params.size(); ++i) {
       if (v[2 + i] == 0) params[i].mutable_grad() = torch::Tensor();
     }
-    if (prepareUpdate(params, /*report=*/true)) optimizer_->step();
+    if (prepareUpdate(params, /*report=*/true)) optimizer().step();
     finishUpdate();
     group_->setProgress(step);
     putStepScalar("cost", v[1] / static_cast<double>(worldSize()));
-    putSummaries(*tower_);
+    putSummaries(tower());
     if (v[0] > 0) {
       TB_LOG(Info) << "distributed: a rank asked to stop; every rank stops after step " << step;
       SingleCostTrainer::requestStop();
@@ -198,7 +188,7 @@ void DistributedTrainer::runStep() {
   } catch (const DistributedError&) {
     throw;
   } catch (const std::exception& e) {
-    if (group_) group_->reportFailure(str("step ", step, ": ", e.what()));
+    group_->reportFailure(str("step ", step, ": ", e.what()));
     throw;
   }
 }
@@ -210,7 +200,7 @@ void DistributedTrainer::reseedForStep(int64_t step) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_current_seed(seed);
   }
-  if (torchDevice_.is_cuda()) torch::cuda::manual_seed_all(seed);
+  if (torchDevice().is_cuda()) torch::cuda::manual_seed_all(seed);
 }
 
 void DistributedTrainer::sumOverProcesses(torch::Tensor& totals) {
@@ -229,7 +219,7 @@ void DistributedTrainer::beforeValidation() {
   if (!group_ || buffersSharedAt_ == globalStep()) return;
   // Between epoch ends every rank's buffers are its own batches' (a step broadcasts them at its
   // start): rank 0's, as at an epoch's end, before any rank validates.
-  std::vector<torch::Tensor> buffers = module_->buffers();
+  std::vector<torch::Tensor> buffers = module().buffers();
   try {
     if (!buffers.empty()) group_->broadcast(buffers, 0);
   } catch (const std::exception& e) {
@@ -243,7 +233,7 @@ void DistributedTrainer::beforeValidation() {
 void DistributedTrainer::onEpochStepsDone() {
   if (!group_) return;
   const int64_t epoch = epochNum();
-  std::vector<torch::Tensor> params = module_->parameters();
+  std::vector<torch::Tensor> params = module().parameters();
   if (const char* diverge = std::getenv("TB_FAULT_DIVERGE_RANK");
       diverge != nullptr && std::atoi(diverge) == rank() && !params.empty()) {
     torch::NoGradGuard noGrad;
@@ -254,7 +244,7 @@ void DistributedTrainer::onEpochStepsDone() {
   try {
     group_->allReduceSum(sums)->wait();
     // Rank 0's BatchNorm statistics (and other buffers) for validation and the checkpoint.
-    std::vector<torch::Tensor> buffers = module_->buffers();
+    std::vector<torch::Tensor> buffers = module().buffers();
     if (!buffers.empty()) group_->broadcast(buffers, 0);
   } catch (const std::exception& e) {
     group_->fail(e, str("the end-of-epoch check of epoch ", epoch));

@@ -41,14 +41,14 @@
 //
 // CPU ranks reduce with Gloo; a CUDA rank (device "cuda", using cuda:<local rank>) reduces
 // with NCCL (NcclRankCommunicator), which needs GPUs and a LibTorch built with CUDA. Without a
-// group (one process, no launcher variables) it trains alone like SimpleTrainer.
+// group (one process, no launcher variables) it is a SimpleTrainer: its step is SimpleTrainer's.
 
 #include <memory>
 
 #include "engine/comm/DistributedGroup.h"
 #include "engine/comm/GradientReducer.h"
 #include "engine/comm/NcclRankCommunicator.h"
-#include "engine/train/SingleCostTrainer.h"
+#include "engine/strategies/SimpleTrainer.h"
 
 namespace tbench {
 
@@ -70,15 +70,13 @@ struct DistributedTrainerOptions {
   }
 };
 
-class DistributedTrainer : public SingleCostTrainer {
+class DistributedTrainer : public SimpleTrainer {
  public:
   /// `group` may be null (one process). `device`: "cpu", or a CUDA device (the rank's local
   /// rank picks the ordinal).
   DistributedTrainer(Device device, std::shared_ptr<DistributedGroup> group,
                      DistributedTrainerOptions options = {});
   ~DistributedTrainer() override;
-  torch::nn::Module& mainModule() override { return *module_; }
-  std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
   int rank() const { return group_ ? group_->rank() : 0; }
   int64_t worldSize() const override { return group_ ? group_->worldSize() : 1; }
   /// Any thread: asks every rank to stop after the step that carries the request.
@@ -104,10 +102,6 @@ class DistributedTrainer : public SingleCostTrainer {
 
   std::shared_ptr<DistributedGroup> group_;
   DistributedTrainerOptions options_;
-  std::unique_ptr<TowerContext> tower_;
-  std::shared_ptr<torch::nn::Module> module_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  torch::Device torchDevice_{torch::kCPU};
   std::unique_ptr<GradientReducer> reducer_;
   int64_t buffersSharedAt_ = -1;  // the global step after which rank 0's buffers were last given
   std::unique_ptr<NcclRankCommunicator> nccl_;

@@ -10,8 +10,9 @@ namespace tbench {
 
 SimpleTrainer::SimpleTrainer(Device device) : SingleCostTrainer({device}) {}
 
-void SimpleTrainer::buildTowers() {
-  const Device& device = devices().front();
+void SimpleTrainer::buildTowers() { buildTower(devices().front()); }
+
+void SimpleTrainer::buildTower(const Device& device) {
   torchDevice_ = toTorch(device);
   tower_ = std::make_unique<TowerContext>(0, device, /*isTraining=*/true);
   module_ = makeTower(*tower_);

@@ -15,8 +15,16 @@ class SimpleTrainer : public SingleCostTrainer {
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
 
  protected:
+  /// The first device's tower (buildTower).
   void buildTowers() override;
+  /// One step on the one tower: the batches, forward and backward (accumulated), the update,
+  /// the step's cost and summaries. DistributedTrainer's step without a group.
   void runStep() override;
+  /// The tower, its replica and its optimizer on `device` (DistributedTrainer picks a rank's).
+  void buildTower(const Device& device);
+  TowerContext& tower() { return *tower_; }
+  torch::nn::Module& module() { return *module_; }
+  torch::Device torchDevice() const { return torchDevice_; }
 
  private:
   std::unique_ptr<TowerContext> tower_;

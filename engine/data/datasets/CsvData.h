@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/formats/CsvTable.h"
 #include "engine/data/datasets/TensorData.h"
+#include "engine/data/formats/CsvTable.h"
 
 namespace tbench {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "engine/data/DataFlow.h"
-#include "engine/data/formats/IdxFile.h"
 #include "engine/data/datasets/TensorData.h"
+#include "engine/data/formats/IdxFile.h"
 
 namespace tbench {
 

@@ -28,9 +28,8 @@ inline std::vector<int64_t> holdOutIndices(int64_t count, double fraction, uint6
                                            bool test) {
   std::vector<int64_t> order(static_cast<size_t>(std::max<int64_t>(count, 0)));
   std::iota(order.begin(), order.end(), int64_t{0});
-  const auto held = static_cast<size_t>(
-      std::clamp<double>(std::llround(static_cast<double>(count) * fraction), 0.0,
-                         static_cast<double>(order.size())));
+  const auto held = static_cast<size_t>(std::clamp<double>(
+      std::llround(static_cast<double>(count) * fraction), 0.0, static_cast<double>(order.size())));
   if (held == 0) return test ? std::vector<int64_t>{} : order;
   Rng rng(mixSeed(seed, 0));
   std::shuffle(order.begin(), order.end(), rng);

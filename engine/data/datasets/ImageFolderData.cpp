@@ -8,10 +8,10 @@
 
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
-#include "engine/data/datasets/HoldOut.h"
 #include "engine/data/MultiThreadMapData.h"
 #include "engine/data/PassOrder.h"
 #include "engine/data/SeededRng.h"
+#include "engine/data/datasets/HoldOut.h"
 
 namespace tbench {
 

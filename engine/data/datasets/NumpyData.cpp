@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "engine/core/Check.h"
-#include "engine/data/formats/NpyFile.h"
 #include "engine/data/SeededRng.h"
+#include "engine/data/formats/NpyFile.h"
 
 namespace tbench {
 

@@ -162,7 +162,8 @@ std::string ZipArchive::read(const Member& member, uint64_t limit) const {
                          member.size, " bytes differs from the ", member.compressedSize,
                          " bytes it holds at byte ", begin));
   }
-  if (member.method == 8 && member.size / static_cast<uint64_t>(kMaxDeflateRatio) > member.compressedSize) {
+  if (member.method == 8 &&
+      member.size / static_cast<uint64_t>(kMaxDeflateRatio) > member.compressedSize) {
     throw InputError(str(where, " is damaged: ", member.size, " bytes cannot inflate from the ",
                          member.compressedSize, " compressed bytes at byte ", begin));
   }

@@ -3,12 +3,12 @@
 #include <cctype>
 #include <fstream>
 
-#include "engine/data/FashionMnist.h"
-#include "engine/data/NpyFile.h"
-#include "engine/data/NumpyData.h"
-#include "engine/data/SyntheticData.h"
-#include "engine/project/registry/ComponentFactories.h"
+#include "engine/data/datasets/FashionMnist.h"
+#include "engine/data/datasets/NumpyData.h"
+#include "engine/data/datasets/SyntheticData.h"
+#include "engine/data/formats/NpyFile.h"
 #include "engine/project/builtin/Builtin.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 namespace tbench {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "engine/data/HoldOut.h"
-#include "engine/data/ImageFolderData.h"
-#include "engine/project/registry/ComponentFactories.h"
+#include "engine/data/datasets/HoldOut.h"
+#include "engine/data/datasets/ImageFolderData.h"
 #include "engine/project/builtin/Builtin.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 namespace tbench {
 

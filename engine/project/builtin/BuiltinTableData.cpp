@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <optional>
 
-#include "engine/data/CsvData.h"
-#include "engine/project/registry/ComponentFactories.h"
+#include "engine/data/datasets/CsvData.h"
 #include "engine/project/builtin/Builtin.h"
+#include "engine/project/registry/ComponentFactories.h"
 
 namespace tbench {
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "engine/core/Check.h"
-#include "engine/data/CsvData.h"
+#include "engine/data/datasets/CsvData.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"

@@ -18,8 +18,12 @@
 #include "engine/data/MapData.h"
 #include "engine/data/RepeatedData.h"
 #include "engine/data/ShardedData.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
+
+using tbench::testing::contains;
+using tbench::testing::messageOf;
 
 namespace {
 
@@ -48,21 +52,6 @@ std::vector<int64_t> range(int64_t n) {
 bool isPermutationOfRange(std::vector<int64_t> values, int64_t n) {
   std::sort(values.begin(), values.end());
   return values == range(n);
-}
-
-// The message of the exception of type E that `f` throws, or nullopt if it throws none.
-template <typename E, typename F>
-std::optional<std::string> messageOf(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::optional<std::string>& message, const std::string& part) {
-  return message && message->find(part) != std::string::npos;
 }
 
 }  // namespace

@@ -15,27 +15,17 @@
 
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/FashionMnist.h"
 #include "engine/data/ProxyDataFlow.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/FashionMnist.h"
+#include "engine/data/datasets/SyntheticData.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
 
+using tbench::testing::contains;
+using tbench::testing::messageOf;
+
 namespace {
-
-template <typename E, typename F>
-std::optional<std::string> messageOf(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::optional<std::string>& message, const std::string& part) {
-  return message && message->find(part) != std::string::npos;
-}
 
 // The labels of one pass, in order.
 std::vector<int64_t> labelsOfAPass(DataFlow& flow) {

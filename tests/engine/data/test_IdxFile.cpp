@@ -17,10 +17,14 @@
 #include <vector>
 
 #include "engine/core/Check.h"
-#include "engine/data/FashionMnist.h"
-#include "engine/data/IdxFile.h"
+#include "engine/data/datasets/FashionMnist.h"
+#include "engine/data/formats/IdxFile.h"
+#include "tests/support/ExpectError.h"
 
 using namespace tbench;
+
+using tbench::testing::contains;
+using tbench::testing::messageOf;
 
 namespace {
 
@@ -72,16 +76,6 @@ Bytes idxHeader(uint8_t type, const std::vector<uint32_t>& dims) {
   Bytes header{0, 0, static_cast<char>(type), static_cast<char>(dims.size())};
   for (uint32_t d : dims) header += bigEndian32(d);
   return header;
-}
-
-template <typename E, typename F>
-std::optional<std::string> messageOf(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
 }
 
 // Reading `path` must throw InputError naming the path and containing every one of `parts`.

@@ -17,9 +17,9 @@
 
 #include "engine/core/Check.h"
 #include "engine/data/ImageAugment.h"
-#include "engine/data/ImageDecode.h"
-#include "engine/data/ImageFolderData.h"
-#include "engine/data/NpyFile.h"
+#include "engine/data/datasets/ImageFolderData.h"
+#include "engine/data/formats/ImageDecode.h"
+#include "engine/data/formats/NpyFile.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"

@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "engine/core/Check.h"
-#include "engine/data/NpyFile.h"
-#include "engine/data/NumpyData.h"
+#include "engine/data/datasets/NumpyData.h"
+#include "engine/data/formats/NpyFile.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"

@@ -11,7 +11,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/inference/ConfusionMatrix.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/models/Mlp.h"
@@ -19,6 +19,7 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
@@ -120,16 +121,8 @@ class TestConfusionMatrix : public QObject {
         std::vector<InferencerPtr>{matrix});
     auto history = std::make_shared<ScalarHistory>();
     auto images = std::make_shared<ImageRecorder>();
-    MlpOptions o;
-    o.image = ImageShape{1, 8, 8};
-    o.numClasses = 4;
-    o.hidden = {16};
     TrainConfig config = TrainConfig::quiet();
-    config.model = std::make_shared<SupervisedModel>(
-        o.image, [o] { return std::make_shared<Mlp>(o); },
-        [](std::vector<torch::Tensor> p) {
-          return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
-        });
+    config.model = testing::tinyMlpModel();
     config.dataflow = std::make_shared<BatchData>(
         std::make_shared<SyntheticData>(
             SyntheticData::Options().numSamples(256).imageSize(8).numClasses(4).noise(2.0)),

@@ -6,7 +6,7 @@
 
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/inference/ClassificationError.h"
 #include "engine/inference/InferenceRunner.h"
 #include "engine/inference/ScalarStats.h"
@@ -16,22 +16,15 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
 namespace {
 
 std::shared_ptr<SupervisedModel> tinyModel() {
-  MlpOptions o;
-  o.image = ImageShape{1, 8, 8};
-  o.numClasses = 4;
-  o.hidden = {16};
-  o.dropout = 0.5;  // inference must run in eval mode: dropout off
-  return std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
-      });
+  // Inference must run in eval mode: dropout off.
+  return testing::tinyMlpModel({8, 4, {16}, /*dropout=*/0.5});
 }
 
 /// Samples of the patterns drawn from seed 1; `sampleSeed` 0 gives the training samples, another

@@ -18,6 +18,7 @@
 #include "engine/models/SupervisedModel.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
@@ -41,23 +42,12 @@ const char* kNoCuda =
 /// The MLP's weights after 2 epochs of 6 steps on two towers on `devices`, fed through
 /// QueueInput, staged or not.
 std::vector<torch::Tensor> trainTwoTowers(const std::vector<Device>& devices, bool staged) {
-  MlpOptions o;
-  o.image = ImageShape{1, 4, 4};
-  o.numClasses = 3;
-  o.hidden = {16};
-  torch::manual_seed(2);
-  std::vector<Datapoint> batches;
-  for (int i = 0; i < 12; ++i) {
-    batches.push_back({torch::randn({8, 1, 4, 4}), torch::randint(0, 3, {8}, torch::kInt64)});
-  }
+  const testing::TinyMlp shape{/*side=*/4, /*classes=*/3};
+  const std::vector<Datapoint> batches = testing::randomBatches(12, 8, shape, 2);
   InputSourcePtr input = std::make_shared<QueueInput>(std::make_shared<DataFromList>(batches));
   if (staged) input = std::make_shared<StagingInput>(input, devices);
   TrainConfig config = TrainConfig::quiet();
-  config.model = std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.1));
-      });
+  config.model = testing::tinyMlpModel(shape, testing::sgd(0.1));
   config.input = input;
   config.stepsPerEpoch = 6;
   config.maxEpoch = 2;

@@ -9,7 +9,7 @@
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/core/Check.h"
-#include "engine/data/ImageDecode.h"
+#include "engine/data/formats/ImageDecode.h"
 #include "engine/monitors/ImageFileWriter.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"

@@ -24,6 +24,7 @@
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 namespace fs = std::filesystem;
@@ -31,15 +32,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::shared_ptr<SupervisedModel> makeModel() {
-  MlpOptions o;
-  o.image = ImageShape{1, 4, 4};
-  o.numClasses = 3;
-  o.hidden = {8};
-  return std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
-      });
+  return testing::tinyMlpModel({/*side=*/4, /*classes=*/3, /*hidden=*/{8}});
 }
 
 /// At global step `at` (after it ran), runs `command` on the engine thread, as a posted

@@ -16,6 +16,7 @@
 #include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
@@ -37,16 +38,8 @@ int main(int argc, char** argv) {
   }
   // About 0.8 M parameters (3 MB per checkpoint), so that a write takes long enough to be
   // interrupted in the middle.
-  MlpOptions o;
-  o.image = ImageShape{1, 16, 16};
-  o.numClasses = 4;
-  o.hidden = {1024, 512};
   TrainConfig config = TrainConfig::quiet();
-  config.model = std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-4));
-      });
+  config.model = testing::tinyMlpModel({16, 4, /*hidden=*/{1024, 512}}, testing::adam(1e-4));
   torch::manual_seed(1);
   config.input = std::make_shared<FeedInput>(std::make_shared<DataFromList>(std::vector<Datapoint>{
       {torch::randn({8, 1, 16, 16}), torch::randint(0, 4, {8}, torch::kInt64)}}));

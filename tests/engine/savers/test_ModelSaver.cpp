@@ -34,32 +34,16 @@
 #include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::shared_ptr<SupervisedModel> makeModel() {
-  MlpOptions o;
-  o.image = ImageShape{1, 8, 8};
-  o.numClasses = 4;
-  o.hidden = {16};
-  return std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(1e-2));
-      });
-}
+std::shared_ptr<SupervisedModel> makeModel() { return testing::tinyMlpModel(); }
 
-std::vector<Datapoint> fixedBatches(int n) {
-  torch::manual_seed(7);
-  std::vector<Datapoint> batches;
-  for (int i = 0; i < n; ++i) {
-    batches.push_back({torch::randn({8, 1, 8, 8}), torch::randint(0, 4, {8}, torch::kInt64)});
-  }
-  return batches;
-}
+std::vector<Datapoint> fixedBatches(int n) { return testing::randomBatches(n, 8); }
 
 /// Trains epochs [startingEpoch, maxEpoch] of 2 steps each in `runDir` with `callbacks`.
 /// Returns the trainer's final global step.

@@ -11,7 +11,7 @@
 #include "engine/core/Check.h"
 #include "engine/core/TorchCompat.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/models/Dcgan.h"
 #include "engine/models/Mlp.h"

@@ -7,7 +7,7 @@
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/DataFromList.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/input/QueueInput.h"
 #include "engine/models/Mlp.h"
@@ -15,36 +15,19 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
 namespace {
 
-MlpOptions smallMlp() {
-  MlpOptions o;
-  o.image = ImageShape{1, 8, 8};
-  o.numClasses = 4;
-  o.hidden = {32};
-  return o;
-}
+const testing::TinyMlp kMlp{8, 4, /*hidden=*/{32}};
 
 std::shared_ptr<SupervisedModel> makeModel(double lr) {
-  const MlpOptions o = smallMlp();
-  return std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [lr](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(lr).momentum(0.9));
-      });
+  return testing::tinyMlpModel(kMlp, testing::sgd(lr, 0.9));
 }
 
-std::vector<Datapoint> fixedBatches(int n) {
-  torch::manual_seed(7);
-  std::vector<Datapoint> batches;
-  for (int i = 0; i < n; ++i) {
-    batches.push_back({torch::randn({16, 1, 8, 8}), torch::randint(0, 4, {16}, torch::kInt64)});
-  }
-  return batches;
-}
+std::vector<Datapoint> fixedBatches(int n) { return testing::randomBatches(n, 16, kMlp); }
 
 }  // namespace
 
@@ -67,8 +50,7 @@ class TestSimpleTrainer : public QObject {
 
     // The same by hand.
     torch::manual_seed(123);
-    const MlpOptions o = smallMlp();
-    Mlp net(o);
+    Mlp net(kMlp.options());
     torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
     for (const auto& b : batches) {
       opt.zero_grad();

@@ -16,7 +16,7 @@
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
 #include "engine/data/DataFromList.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/models/ConvNet.h"
 #include "engine/models/Mlp.h"
@@ -28,6 +28,7 @@
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
@@ -36,24 +37,11 @@ namespace {
 constexpr int64_t kB = 8;      // per-tower batch
 constexpr int64_t kSteps = 6;  // steps compared
 
-MlpOptions mlpOptions() {
-  MlpOptions o;
-  o.image = ImageShape{1, 6, 6};
-  o.numClasses = 3;
-  o.hidden = {24};
-  return o;
-}
+const testing::TinyMlp kMlp{/*side=*/6, /*classes=*/3, /*hidden=*/{24}};
+MlpOptions mlpOptions() { return kMlp.options(); }
 
 std::shared_ptr<SupervisedModel> model(const std::string& optimizer, double lr) {
-  const MlpOptions o = mlpOptions();
-  return std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [optimizer, lr](std::vector<torch::Tensor> p) -> std::unique_ptr<torch::optim::Optimizer> {
-        if (optimizer == "adam") {
-          return std::make_unique<torch::optim::Adam>(p, torch::optim::AdamOptions(lr));
-        }
-        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(lr));
-      });
+  return testing::tinyMlpModel(kMlp, optimizer == "adam" ? testing::adam(lr) : testing::sgd(lr));
 }
 
 /// kSteps batches of 2b samples; with `towers` = 2 each is split into two batches of b, in

@@ -25,6 +25,7 @@
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/MixedPrecision.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TinyMlp.h"
 
 using namespace tbench;
 
@@ -89,15 +90,7 @@ std::vector<torch::Tensor> weights(SingleCostTrainer& trainer) {
 /// `precision`: the first cost and the mean of the last ten. Throws if a weight is not float32.
 std::pair<double, double> trainClusters(Precision precision, Device device = Device{},
                                         std::shared_ptr<ScalarHistory> history = nullptr) {
-  MlpOptions o;
-  o.image = ImageShape{1, 8, 8};
-  o.numClasses = 4;
-  o.hidden = {64};
-  auto model = std::make_shared<SupervisedModel>(
-      o.image, [o] { return std::make_shared<Mlp>(o); },
-      [](std::vector<torch::Tensor> p) {
-        return std::make_unique<torch::optim::SGD>(p, torch::optim::SGDOptions(0.1).momentum(0.9));
-      });
+  auto model = testing::tinyMlpModel({8, 4, /*hidden=*/{64}}, testing::sgd(0.1, 0.9));
   torch::manual_seed(9);
   const torch::Tensor centres = torch::randn({4, 1, 8, 8});
   std::vector<Datapoint> batches;

@@ -12,7 +12,7 @@
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/core/Check.h"
 #include "engine/data/BatchData.h"
-#include "engine/data/SyntheticData.h"
+#include "engine/data/datasets/SyntheticData.h"
 #include "engine/input/FeedInput.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/SupervisedModel.h"
