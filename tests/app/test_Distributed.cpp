@@ -22,15 +22,14 @@
 #include "engine/comm/WorkerEnvironment.h"
 #include "tests/support/ExpectError.h"
 #include "tests/support/Python.h"
+#include "tests/support/Ranks.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const QString kProject = QString(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json";
-/// A free port for MASTER_PORT: concurrent test runs (CI beside a developer's, ctest
-/// --parallel) never share one.
-int freePort() { return tbench::freeLoopbackPort(29700 + static_cast<int>(::getpid() % 1000)); }
+using tbench::testing::freePort;
 
 /// The options every run here shares: no validation (fast), one checkpoint per epoch.
 QStringList fastRun(const QString& runDir, int stepsPerEpoch, int maxEpoch) {
@@ -68,13 +67,7 @@ Result run(const QStringList& args, const QProcessEnvironment& env = {}, int tim
 QProcessEnvironment rankEnvironment(int rank, int world, int port) {
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove("TB_QUIET");
-  env.insert("RANK", QString::number(rank));
-  env.insert("WORLD_SIZE", QString::number(world));
-  env.insert("LOCAL_RANK", QString::number(rank));
-  env.insert("LOCAL_WORLD_SIZE", QString::number(world));
-  env.insert("MASTER_ADDR", "127.0.0.1");
-  env.insert("MASTER_PORT", QString::number(port));
-  return env;
+  return tbench::testing::rankEnvironment(env, rank, world, port);
 }
 
 std::unique_ptr<QProcess> startRank(const QProcessEnvironment& env, const QStringList& args) {

@@ -9,7 +9,6 @@
 // LibTorch before Qt: Qt's `slots` macro breaks LibTorch's headers (this file has no PCH).
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
-#include "engine/comm/WorkerEnvironment.h"
 #include "engine/run/RunStatus.h"
 
 #include <QApplication>
@@ -37,6 +36,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/run/LaunchedRun.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
+#include "tests/support/Ranks.h"
 #include "tests/support/WindowTest.h"
 
 namespace fs = std::filesystem;
@@ -111,9 +111,7 @@ std::pair<int, QString> finish(QProcess& process, int timeoutMs = 180000) {
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, output(process)};
 }
 
-/// A free port for MASTER_PORT: concurrent test runs (CI beside a developer's, ctest
-/// --parallel) never share one.
-int freePort() { return tbench::freeLoopbackPort(29700 + static_cast<int>(::getpid() % 1000)); }
+using tbench::testing::freePort;
 
 /// Processes other than this one whose command line or environment contains `needle`, as
 /// "pid: command line" (a zombie has neither, and counts as ended).
@@ -299,6 +297,19 @@ class TestFaults : public QObject {
   int rounds_ = 1;
   unsigned seed_ = 0;
 
+  /// A round's run: `command` with the plan into `runDir`, its log in `tmp`, waited on until a
+  /// moment drawn from the scenario's generator (when the round's fault comes). The process,
+  /// or null with `problem` set when the run did not reach the moment.
+  std::unique_ptr<QProcess> startUntilRandomMoment(const QStringList& command,
+                                                   const QTemporaryDir& tmp, const QString& runDir,
+                                                   Moment& moment, QString& problem) {
+    auto run = start(cli(), command + plan(runDir), tmp.filePath("run.log"));
+    moment = randomMoment(rng_);
+    problem = waitFor(
+        moment, [&] { return runDir; }, *run);
+    return problem.isEmpty() ? std::move(run) : nullptr;
+  }
+
   /// What every round ends with: nothing of the round left, the latest checkpoint loads,
   /// run.json not claiming a live run, `launch --resume` ends at the final step, nothing left.
   /// Prints the round's FAULT line. "" when all holds, else what did not.
@@ -367,14 +378,12 @@ class TestFaults : public QObject {
     for (int round = 1; round <= rounds_; ++round) {
       QTemporaryDir tmp;
       const QString runDir = tmp.filePath("run");
-      auto launch =
-          start(cli(), QStringList{"launch", "--nproc-per-node", "2", kProject} + plan(runDir),
-                tmp.filePath("launch.log"));
-      Moment moment = randomMoment(rng_);
+      Moment moment;
+      QString waited;
+      auto launch = startUntilRandomMoment({"launch", "--nproc-per-node", "2", kProject}, tmp,
+                                           runDir, moment, waited);
+      QVERIFY2(launch, qPrintable(waited));
       const int victim = std::uniform_int_distribution<int>(0, 1)(rng_);
-      const QString waited = waitFor(
-          moment, [&] { return runDir; }, *launch);
-      QVERIFY2(waited.isEmpty(), qPrintable(waited));
       const pid_t pid = rankOf(launch->processId(), victim);
       QVERIFY2(pid > 0, "no rank process under launch");
       ::kill(pid, SIGKILL);
@@ -408,13 +417,11 @@ class TestFaults : public QObject {
     for (int round = 1; round <= rounds_; ++round) {
       QTemporaryDir tmp;
       const QString runDir = tmp.filePath("run");
-      auto launch =
-          start(cli(), QStringList{"launch", "--nproc-per-node", "2", kProject} + plan(runDir),
-                tmp.filePath("launch.log"));
-      Moment moment = randomMoment(rng_);
-      const QString waited = waitFor(
-          moment, [&] { return runDir; }, *launch);
-      QVERIFY2(waited.isEmpty(), qPrintable(waited));
+      Moment moment;
+      QString waited;
+      auto launch = startUntilRandomMoment({"launch", "--nproc-per-node", "2", kProject}, tmp,
+                                           runDir, moment, waited);
+      QVERIFY2(launch, qPrintable(waited));
       ::kill(static_cast<pid_t>(launch->processId()), SIGKILL);
       launch->waitForFinished();
       const auto killed = Clock::now();
@@ -496,13 +503,8 @@ class TestFaults : public QObject {
       const int port = freePort();
       std::unique_ptr<QProcess> ranks[2];
       for (int r = 0; r < 2; ++r) {
-        QProcessEnvironment env = cliEnvironment();
-        env.insert("RANK", QString::number(r));
-        env.insert("WORLD_SIZE", "2");
-        env.insert("LOCAL_RANK", QString::number(r));
-        env.insert("LOCAL_WORLD_SIZE", "2");
-        env.insert("MASTER_ADDR", "127.0.0.1");
-        env.insert("MASTER_PORT", QString::number(port));
+        const QProcessEnvironment env =
+            tbench::testing::rankEnvironment(cliEnvironment(), r, 2, port);
         ranks[r] = start(cli(),
                          QStringList{"train", kProject} + plan(runDir) +
                              QStringList{"--set", "trainer.strategy=distributed"},
@@ -551,11 +553,10 @@ class TestFaults : public QObject {
       const bool ranks = round % 2 == 0;
       const QStringList command = ranks ? QStringList{"launch", "--nproc-per-node", "2", kProject}
                                         : QStringList{"train", kProject};
-      auto run = start(cli(), command + plan(runDir), tmp.filePath("run.log"));
-      Moment moment = randomMoment(rng_);
-      const QString waited = waitFor(
-          moment, [&] { return runDir; }, *run);
-      QVERIFY2(waited.isEmpty(), qPrintable(waited));
+      Moment moment;
+      QString waited;
+      auto run = startUntilRandomMoment(command, tmp, runDir, moment, waited);
+      QVERIFY2(run, qPrintable(waited));
       ::kill(static_cast<pid_t>(run->processId()), SIGKILL);
       run->waitForFinished();
       QVERIFY2(leftBehind(tmp.path(), std::chrono::seconds(5)).isEmpty(), "left behind");
