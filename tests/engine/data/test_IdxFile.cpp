@@ -23,7 +23,6 @@
 
 using namespace tbench;
 
-using tbench::testing::contains;
 using tbench::testing::messageOf;
 
 namespace {
