@@ -157,22 +157,62 @@ endfunction()
 # does not override a test's own TIMEOUT).
 set(TOWERBENCH_TEST_TIMEOUT 300 CACHE STRING "Seconds each tb_test may run")
 
-# tb_test(NAME SOURCE LINK deps...) : one Qt Test executable registered with CTest.
+# tb_test(NAME SOURCE [NO_PCH] [GROUP EXE] [LINK deps...] [DEFINITIONS defs...]
+#         [DEPENDS targets...] [LABELS labels...]): one Qt Test class registered with CTest as NAME.
+# Alone, it is its own executable. With GROUP, the tests of a directory that name the same EXE
+# are one executable (tests/support/TestMain.h): their sources compile as unity batches (a test
+# file with LibTorch pays ~2 s of the header's pending instantiations before its first line,
+# and each executable its link), CTest runs `EXE NAME`, and NAME is a link to EXE beside it, so
+# that `tests/engine/data/test_Csv -o out.xml,junitxml` still runs that test alone. A group's
+# tests take one precompiled header (the same NO_PCH and LINK kind) and share DEFINITIONS; a
+# file-local name must be unique within the group.
 function(tb_test name source)
-  cmake_parse_arguments(ARG "NO_PCH" "" "LINK;LABELS" ${ARGN})
-  add_executable(${name} ${source})
-  target_link_libraries(${name} PRIVATE ${ARG_LINK} Qt6::Test)
-  target_compile_definitions(${name} PRIVATE
-    TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  cmake_parse_arguments(ARG "NO_PCH" "GROUP" "LINK;LABELS;DEFINITIONS;DEPENDS" ${ARGN})
   # A test of the window (one that links its libraries) takes Qt Widgets in its header too.
   set(widgets "")
   if(ARG_LINK MATCHES "tb_gui|tb_widgets|tb_project_editor|tb_run_history")
     set(widgets WIDGETS)
   endif()
-  if(NOT ARG_NO_PCH)
-    tb_use_torch_pch(${name} TESTS ${widgets})
+  set(kind "${ARG_NO_PCH}-${widgets}")
+  if(ARG_GROUP)
+    set(target ${ARG_GROUP})
   else()
-    tb_use_qt_test_pch(${name} ${widgets})
+    set(target ${name})
+  endif()
+  if(NOT TARGET ${target})
+    add_executable(${target} ${source})
+    target_link_libraries(${target} PRIVATE Qt6::Test)
+    target_compile_definitions(${target} PRIVATE
+      TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
+    if(NOT ARG_NO_PCH)
+      tb_use_torch_pch(${target} TESTS ${widgets})
+    else()
+      tb_use_qt_test_pch(${target} ${widgets})
+    endif()
+    set_target_properties(${target} PROPERTIES AUTOMOC OFF TB_TEST_KIND "${kind}")
+    if(ARG_GROUP)
+      target_sources(${target} PRIVATE ${CMAKE_SOURCE_DIR}/tests/support/TestMain.cpp)
+      target_compile_definitions(${target} PRIVATE TB_TEST_GROUP)
+      target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR})
+      if(TOWERBENCH_UNITY)
+        set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                              UNITY_BUILD_BATCH_SIZE ${TOWERBENCH_UNITY_BATCH})
+      endif()
+    endif()
+  else()
+    get_target_property(groupKind ${target} TB_TEST_KIND)
+    if(NOT groupKind STREQUAL kind)
+      message(FATAL_ERROR "tb_test(${name}): group ${target} takes tests of one precompiled "
+                          "header; ${name} needs another (NO_PCH or the window's libraries)")
+    endif()
+    target_sources(${target} PRIVATE ${source})
+  endif()
+  target_link_libraries(${target} PRIVATE ${ARG_LINK})
+  if(ARG_DEFINITIONS)
+    target_compile_definitions(${target} PRIVATE ${ARG_DEFINITIONS})
+  endif()
+  if(ARG_DEPENDS)
+    add_dependencies(${target} ${ARG_DEPENDS})
   endif()
   # The test's QObject class is in its .cpp, which includes "<stem>.moc". moc runs on that file
   # alone: AUTOMOC would hand it the target's include path, and moc would then read LibTorch's
@@ -185,10 +225,18 @@ function(tb_test name source)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${mocDir}
     COMMAND $<TARGET_FILE:Qt6::moc> ${sourcePath} -o ${mocDir}/${stem}.moc
     DEPENDS ${sourcePath} VERBATIM)
-  target_sources(${name} PRIVATE ${mocDir}/${stem}.moc)
-  target_include_directories(${name} PRIVATE ${mocDir})
-  set_target_properties(${name} PROPERTIES AUTOMOC OFF)
-  add_test(NAME ${name} COMMAND ${name})
+  target_sources(${target} PRIVATE ${mocDir}/${stem}.moc)
+  target_include_directories(${target} PRIVATE ${mocDir})
+  if(ARG_GROUP)
+    add_test(NAME ${name} COMMAND ${target} ${name})
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E rm -f ${CMAKE_CURRENT_BINARY_DIR}/${name}
+      COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_FILE_NAME:${target}>
+              ${CMAKE_CURRENT_BINARY_DIR}/${name}
+      VERBATIM)
+  else()
+    add_test(NAME ${name} COMMAND ${name})
+  endif()
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TB_QUIET=1"
     LABELS "${ARG_LABELS}" TIMEOUT ${TOWERBENCH_TEST_TIMEOUT})

@@ -12,6 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/Python.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Cli {
 
 namespace fs = std::filesystem;
 
@@ -535,5 +539,7 @@ print("backbone bitwise equal; head trained", tuple(after["fc.weight"].shape))
   }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+}  // namespace test_Cli
+
+TB_TEST_GUILESS_MAIN(test_Cli::TestCli)
 #include "test_Cli.moc"

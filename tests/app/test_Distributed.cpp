@@ -23,6 +23,10 @@
 #include "tests/support/ExpectError.h"
 #include "tests/support/Python.h"
 #include "tests/support/Ranks.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Distributed {
 
 namespace fs = std::filesystem;
 
@@ -617,5 +621,7 @@ class TestDistributed : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDistributed)
+}  // namespace test_Distributed
+
+TB_TEST_GUILESS_MAIN(test_Distributed::TestDistributed)
 #include "test_Distributed.moc"

@@ -12,6 +12,10 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Projects {
 
 using namespace tbench;
 namespace fs = std::filesystem;
@@ -256,5 +260,7 @@ class TestProjects : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestProjects)
+}  // namespace test_Projects
+
+TB_TEST_GUILESS_MAIN(test_Projects::TestProjects)
 #include "test_Projects.moc"

@@ -22,6 +22,10 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/sweep/SweepQueue.h"
 #include "tests/support/SweepFiles.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Sweeps {
 
 using namespace tbench;
 using nlohmann::json;
@@ -431,5 +435,7 @@ class TestSweeps : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSweeps)
+}  // namespace test_Sweeps
+
+TB_TEST_GUILESS_MAIN(test_Sweeps::TestSweeps)
 #include "test_Sweeps.moc"

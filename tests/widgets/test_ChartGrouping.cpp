@@ -2,7 +2,11 @@
 
 #include <QtTest>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ChartGrouping.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ChartGrouping {
 
 using namespace tbench::ui;
 
@@ -112,5 +116,7 @@ class TestChartGrouping : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestChartGrouping)
+}  // namespace test_ChartGrouping
+
+TB_TEST_GUILESS_MAIN(test_ChartGrouping::TestChartGrouping)
 #include "test_ChartGrouping.moc"

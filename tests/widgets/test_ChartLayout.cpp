@@ -8,10 +8,14 @@
 #include <QScrollArea>
 #include <QToolButton>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ChartGrouping.h"
 #include "widgets/ChartPanel.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ChartLayout {
 
 using namespace tbench::ui;
 
@@ -216,5 +220,7 @@ class TestChartLayout : public QObject {
   }
 };
 
-QTEST_MAIN(TestChartLayout)
+}  // namespace test_ChartLayout
+
+TB_TEST_MAIN(test_ChartLayout::TestChartLayout)
 #include "test_ChartLayout.moc"

@@ -4,7 +4,11 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ConfusionMatrixWidget.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ConfusionMatrixWidget {
 
 using tbench::ui::ConfusionMatrixWidget;
 
@@ -86,5 +90,7 @@ class TestConfusionMatrixWidget : public QObject {
   }
 };
 
-QTEST_MAIN(TestConfusionMatrixWidget)
+}  // namespace test_ConfusionMatrixWidget
+
+TB_TEST_MAIN(test_ConfusionMatrixWidget::TestConfusionMatrixWidget)
 #include "test_ConfusionMatrixWidget.moc"

@@ -6,7 +6,11 @@
 #include <QImage>
 #include <QRandomGenerator>
 
+#include "tests/support/TestMain.h"
 #include "widgets/DecimatedGraph.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_DecimatedGraph {
 
 using namespace tbench::ui;
 
@@ -185,5 +189,7 @@ class TestDecimatedGraph : public QObject {
   }
 };
 
-QTEST_MAIN(TestDecimatedGraph)
+}  // namespace test_DecimatedGraph
+
+TB_TEST_MAIN(test_DecimatedGraph::TestDecimatedGraph)
 #include "test_DecimatedGraph.moc"

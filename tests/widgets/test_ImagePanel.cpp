@@ -11,8 +11,12 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/ImageView.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ImagePanel {
 
 using namespace tbench::ui;
 
@@ -217,5 +221,7 @@ class TestImagePanel : public QObject {
   }
 };
 
-QTEST_MAIN(TestImagePanel)
+}  // namespace test_ImagePanel
+
+TB_TEST_MAIN(test_ImagePanel::TestImagePanel)
 #include "test_ImagePanel.moc"

@@ -14,11 +14,15 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ChartGrouping.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
 #include "widgets/PlotControls.h"
 #include "widgets/RunSelector.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_LivePlotWidget {
 
 using namespace tbench::ui;
 
@@ -286,5 +290,7 @@ class TestLivePlotWidget : public QObject {
   }
 };
 
-QTEST_MAIN(TestLivePlotWidget)
+}  // namespace test_LivePlotWidget
+
+TB_TEST_MAIN(test_LivePlotWidget::TestLivePlotWidget)
 #include "test_LivePlotWidget.moc"

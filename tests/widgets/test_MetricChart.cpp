@@ -9,10 +9,14 @@
 #include <QSet>
 #include <QTemporaryDir>
 
+#include "tests/support/TestMain.h"
 #include "widgets/ChartGrouping.h"
 #include "widgets/MetricChart.h"
 #include "widgets/NumberAxisTicker.h"
 #include "widgets/WallTimeAxisTicker.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_MetricChart {
 
 using namespace tbench::ui;
 
@@ -587,5 +591,7 @@ class TestMetricChart : public QObject {
   }
 };
 
-QTEST_MAIN(TestMetricChart)
+}  // namespace test_MetricChart
+
+TB_TEST_MAIN(test_MetricChart::TestMetricChart)
 #include "test_MetricChart.moc"

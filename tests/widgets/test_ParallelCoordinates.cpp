@@ -8,7 +8,11 @@
 #include <qcustomplot.h>
 
 #include "tests/support/PlotMouse.h"
+#include "tests/support/TestMain.h"
 #include "widgets/ParallelCoordinates.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ParallelCoordinates {
 
 using tbench::testing::dragAlong;
 using tbench::testing::plotPixel;
@@ -98,5 +102,7 @@ class TestParallelCoordinates : public QObject {
   }
 };
 
-QTEST_MAIN(TestParallelCoordinates)
+}  // namespace test_ParallelCoordinates
+
+TB_TEST_MAIN(test_ParallelCoordinates::TestParallelCoordinates)
 #include "test_ParallelCoordinates.moc"

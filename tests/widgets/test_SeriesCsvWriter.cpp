@@ -4,7 +4,11 @@
 
 #include <cmath>
 
+#include "tests/support/TestMain.h"
 #include "widgets/SeriesCsvWriter.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SeriesCsvWriter {
 
 using namespace tbench::ui;
 
@@ -48,5 +52,7 @@ class TestSeriesCsvWriter : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSeriesCsvWriter)
+}  // namespace test_SeriesCsvWriter
+
+TB_TEST_GUILESS_MAIN(test_SeriesCsvWriter::TestSeriesCsvWriter)
 #include "test_SeriesCsvWriter.moc"

@@ -4,8 +4,12 @@
 
 #include <cmath>
 
+#include "tests/support/TestMain.h"
 #include "widgets/EmaSmoother.h"
 #include "widgets/SeriesStore.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SeriesStore {
 
 using namespace tbench::ui;
 
@@ -234,5 +238,7 @@ class TestSeriesStore : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSeriesStore)
+}  // namespace test_SeriesStore
+
+TB_TEST_GUILESS_MAIN(test_SeriesStore::TestSeriesStore)
 #include "test_SeriesStore.moc"

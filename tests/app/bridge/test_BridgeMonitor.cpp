@@ -12,6 +12,10 @@
 #include "engine/input/DummyConstantInput.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_BridgeMonitor {
 
 using namespace tbench;
 using namespace tbench::bridge;
@@ -83,7 +87,7 @@ class TestBridgeMonitor : public QObject {
     auto trainer = std::make_unique<PausedTrainer>(
         std::make_shared<DummyConstantInput>(4), tbench::testing::loopSpecs(), [&](NoOpTrainer& t) {
           clock += std::chrono::milliseconds(10);
-          if (t.globalStep() == 20) {  // paused between steps 20 and 21
+          if (t.globalStep() == 20) {          // paused between steps 20 and 21
             clock += std::chrono::seconds(1);  // shorter than the 3 s rate window
             self->paused += 1.0;
           }
@@ -106,5 +110,7 @@ class TestBridgeMonitor : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestBridgeMonitor)
+}  // namespace test_BridgeMonitor
+
+TB_TEST_GUILESS_MAIN(test_BridgeMonitor::TestBridgeMonitor)
 #include "test_BridgeMonitor.moc"

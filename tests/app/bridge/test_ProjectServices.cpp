@@ -7,6 +7,10 @@
 #include "app/bridge/ProjectServices.h"
 #include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunDirectoryServices.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ProjectServices {
 
 using namespace tbench::bridge;
 
@@ -112,5 +116,7 @@ class TestProjectServices : public QObject {
   }
 };
 
-QTEST_MAIN(TestProjectServices)
+}  // namespace test_ProjectServices
+
+TB_TEST_MAIN(test_ProjectServices::TestProjectServices)
 #include "test_ProjectServices.moc"

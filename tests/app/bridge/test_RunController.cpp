@@ -13,6 +13,10 @@
 
 #include "app/bridge/RunController.h"
 #include "engine/checkpoint/Checkpoint.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_RunController {
 
 using namespace tbench;
 using namespace tbench::bridge;
@@ -356,5 +360,7 @@ class TestRunController : public QObject {
   }
 };
 
-QTEST_MAIN(TestRunController)
+}  // namespace test_RunController
+
+TB_TEST_MAIN(test_RunController::TestRunController)
 #include "test_RunController.moc"

@@ -19,11 +19,15 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/editor/ProjectEditor.h"
 #include "app/gui/history/RunHistoryPanel.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ChartGrouping.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/MetricChart.h"
 #include "widgets/RunSelector.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_CompareRuns {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -167,5 +171,7 @@ class TestCompareRuns : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestCompareRuns)
+}  // namespace test_CompareRuns
+
+TB_TEST_MAIN(test_CompareRuns::TestCompareRuns)
 #include "test_CompareRuns.moc"

@@ -18,7 +18,11 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/project/DataPreviewDialog.h"
 #include "tests/support/Python.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_DataPreview {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -171,5 +175,7 @@ class TestDataPreview : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestDataPreview)
+}  // namespace test_DataPreview
+
+TB_TEST_MAIN(test_DataPreview::TestDataPreview)
 #include "test_DataPreview.moc"

@@ -26,8 +26,12 @@
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunStatusBar.h"
 #include "tests/support/RunFiles.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_FollowRun {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -302,5 +306,7 @@ class TestFollowRun : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestFollowRun)
+}  // namespace test_FollowRun
+
+TB_TEST_MAIN(test_FollowRun::TestFollowRun)
 #include "test_FollowRun.moc"

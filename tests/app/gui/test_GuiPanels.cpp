@@ -18,6 +18,10 @@
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunControls.h"
 #include "app/gui/runview/RunStatusBar.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_GuiPanels {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -150,5 +154,7 @@ class TestGuiPanels : public QObject {
   }
 };
 
-QTEST_MAIN(TestGuiPanels)
+}  // namespace test_GuiPanels
+
+TB_TEST_MAIN(test_GuiPanels::TestGuiPanels)
 #include "test_GuiPanels.moc"

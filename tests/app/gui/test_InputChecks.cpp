@@ -26,7 +26,11 @@
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/JsonTextPage.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_InputChecks {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -289,5 +293,7 @@ class TestInputChecks : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestInputChecks)
+}  // namespace test_InputChecks
+
+TB_TEST_MAIN(test_InputChecks::TestInputChecks)
 #include "test_InputChecks.moc"

@@ -18,8 +18,12 @@
 #include "app/gui/learned/ConfusionPanel.h"
 #include "app/gui/learned/MisclassifiedView.h"
 #include "app/gui/learned/TryItDialog.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ConfusionMatrixWidget.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Learned {
 
 using namespace tbench;
 
@@ -201,5 +205,7 @@ class TestLearned : public QObject {
   void initTestCase() { testing::isolateSettings(settingsDir_); }
 };
 
-QTEST_MAIN(TestLearned)
+}  // namespace test_Learned
+
+TB_TEST_MAIN(test_Learned::TestLearned)
 #include "test_Learned.moc"

@@ -15,7 +15,11 @@
 #include "app/gui/run/RunSession.h"
 #include "app/gui/rundir/RunDirectoryInfo.h"
 #include "tests/support/RunFiles.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_RunSession {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -132,5 +136,7 @@ class TestRunSession : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestRunSession)
+}  // namespace test_RunSession
+
+TB_TEST_MAIN(test_RunSession::TestRunSession)
 #include "test_RunSession.moc"

@@ -26,9 +26,13 @@
 #include "app/gui/history/RunHistoryPanel.h"
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunStatusBar.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_RunStatus {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -339,5 +343,7 @@ class TestRunStatus : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestRunStatus)
+}  // namespace test_RunStatus
+
+TB_TEST_MAIN(test_RunStatus::TestRunStatus)
 #include "test_RunStatus.moc"

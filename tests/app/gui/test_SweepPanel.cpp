@@ -33,10 +33,14 @@
 #include "app/gui/sweep/NewSweepDialog.h"
 #include "app/gui/sweep/SweepPanel.h"
 #include "tests/support/PlotMouse.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/LivePlotWidget.h"
 #include "widgets/Palette.h"
 #include "widgets/RunSelector.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SweepPanel {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -379,5 +383,7 @@ class TestSweepPanel : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestSweepPanel)
+}  // namespace test_SweepPanel
+
+TB_TEST_MAIN(test_SweepPanel::TestSweepPanel)
 #include "test_SweepPanel.moc"

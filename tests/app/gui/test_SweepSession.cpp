@@ -15,6 +15,10 @@
 
 #include "app/gui/run/CliProcess.h"
 #include "app/gui/sweep/SweepSession.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SweepSession {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -182,5 +186,7 @@ class TestSweepSession : public QObject {
   }
 };
 
-QTEST_MAIN(TestSweepSession)
+}  // namespace test_SweepSession
+
+TB_TEST_MAIN(test_SweepSession::TestSweepSession)
 #include "test_SweepSession.moc"

@@ -25,6 +25,10 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Python.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Callbacks {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -690,5 +694,7 @@ print(json.dumps({
   }
 };
 
-QTEST_GUILESS_MAIN(TestCallbacks)
+}  // namespace test_Callbacks
+
+TB_TEST_GUILESS_MAIN(test_Callbacks::TestCallbacks)
 #include "test_Callbacks.moc"

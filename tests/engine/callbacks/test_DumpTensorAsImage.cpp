@@ -11,6 +11,10 @@
 #include "engine/data/DataFromList.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_DumpTensorAsImage {
 
 using namespace tbench;
 using tbench::testing::loopSpecs;
@@ -137,5 +141,7 @@ class TestDumpTensorAsImage : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDumpTensorAsImage)
+}  // namespace test_DumpTensorAsImage
+
+TB_TEST_GUILESS_MAIN(test_DumpTensorAsImage::TestDumpTensorAsImage)
 #include "test_DumpTensorAsImage.moc"

@@ -21,6 +21,10 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Recorder.h"
 #include "tests/support/ScopedEnvironment.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_GpuUtilizationTracker {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -279,5 +283,7 @@ class TestGpuUtilizationTracker : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGpuUtilizationTracker)
+}  // namespace test_GpuUtilizationTracker
+
+TB_TEST_GUILESS_MAIN(test_GpuUtilizationTracker::TestGpuUtilizationTracker)
 #include "test_GpuUtilizationTracker.moc"

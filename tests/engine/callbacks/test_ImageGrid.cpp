@@ -10,6 +10,10 @@
 
 #include "engine/callbacks/ImageGrid.h"
 #include "engine/core/Check.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ImageGrid {
 
 using namespace tbench;
 
@@ -88,5 +92,7 @@ class TestImageGrid : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestImageGrid)
+}  // namespace test_ImageGrid
+
+TB_TEST_GUILESS_MAIN(test_ImageGrid::TestImageGrid)
 #include "test_ImageGrid.moc"

@@ -14,6 +14,10 @@
 #include "engine/core/ChildProcess.h"
 #include "engine/core/Device.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Core {
 
 using namespace tbench;
 
@@ -160,5 +164,7 @@ class TestCore : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCore)
+}  // namespace test_Core
+
+TB_TEST_GUILESS_MAIN(test_Core::TestCore)
 #include "test_Core.moc"

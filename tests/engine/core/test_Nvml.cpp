@@ -9,6 +9,10 @@
 #include "engine/core/DeviceDiscovery.h"
 #include "engine/core/Nvml.h"
 #include "tests/support/ScopedEnvironment.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Nvml {
 
 using namespace tbench;
 
@@ -97,5 +101,7 @@ class TestNvml : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestNvml)
+}  // namespace test_Nvml
+
+TB_TEST_GUILESS_MAIN(test_Nvml::TestNvml)
 #include "test_Nvml.moc"

@@ -16,6 +16,10 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Csv {
 
 using namespace tbench;
 using nlohmann::json;
@@ -445,5 +449,7 @@ class TestCsv : public QObject {
   json golden_;
 };
 
-QTEST_MAIN(TestCsv)
+}  // namespace test_Csv
+
+TB_TEST_MAIN(test_Csv::TestCsv)
 #include "test_Csv.moc"

@@ -19,6 +19,10 @@
 #include "engine/data/RepeatedData.h"
 #include "engine/data/ShardedData.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_DataFlow {
 
 using namespace tbench;
 
@@ -337,5 +341,7 @@ class TestDataFlow : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestDataFlow)
+}  // namespace test_DataFlow
+
+TB_TEST_APPLESS_MAIN(test_DataFlow::TestDataFlow)
 #include "test_DataFlow.moc"

@@ -19,6 +19,10 @@
 #include "engine/data/datasets/FashionMnist.h"
 #include "engine/data/datasets/SyntheticData.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_FashionMnist {
 
 using namespace tbench;
 
@@ -340,5 +344,7 @@ class TestFashionMnist : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestFashionMnist)
+}  // namespace test_FashionMnist
+
+TB_TEST_APPLESS_MAIN(test_FashionMnist::TestFashionMnist)
 #include "test_FashionMnist.moc"

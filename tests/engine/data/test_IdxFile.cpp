@@ -20,6 +20,10 @@
 #include "engine/data/datasets/FashionMnist.h"
 #include "engine/data/formats/IdxFile.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_IdxFile {
 
 using namespace tbench;
 
@@ -392,5 +396,7 @@ class TestIdxFile : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestIdxFile)
+}  // namespace test_IdxFile
+
+TB_TEST_APPLESS_MAIN(test_IdxFile::TestIdxFile)
 #include "test_IdxFile.moc"

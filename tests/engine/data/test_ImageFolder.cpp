@@ -25,6 +25,10 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/project/registry/ComponentFactories.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ImageFolder {
 
 using namespace tbench;
 using Options = ImageFolderData::Options;
@@ -406,5 +410,7 @@ class TestImageFolder : public QObject {
   QTemporaryDir dir_;
 };
 
-QTEST_MAIN(TestImageFolder)
+}  // namespace test_ImageFolder
+
+TB_TEST_MAIN(test_ImageFolder::TestImageFolder)
 #include "test_ImageFolder.moc"

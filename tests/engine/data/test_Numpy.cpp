@@ -14,6 +14,10 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Numpy {
 
 using namespace tbench;
 using tbench::testing::expectError;
@@ -275,5 +279,7 @@ class TestNumpy : public QObject {
   double largeSum_ = 0;
 };
 
-QTEST_MAIN(TestNumpy)
+}  // namespace test_Numpy
+
+TB_TEST_MAIN(test_Numpy::TestNumpy)
 #include "test_Numpy.moc"

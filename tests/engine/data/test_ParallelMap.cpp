@@ -20,6 +20,10 @@
 #include "engine/data/DataFromList.h"
 #include "engine/data/MultiThreadMapData.h"
 #include "engine/data/PrefetchData.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ParallelMap {
 
 using namespace tbench;
 
@@ -274,5 +278,7 @@ class TestParallelMap : public QObject {
   }
 };
 
-QTEST_MAIN(TestParallelMap)
+}  // namespace test_ParallelMap
+
+TB_TEST_MAIN(test_ParallelMap::TestParallelMap)
 #include "test_ParallelMap.moc"

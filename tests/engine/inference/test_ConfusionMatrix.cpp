@@ -19,7 +19,11 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ConfusionMatrix {
 
 using namespace tbench;
 
@@ -174,5 +178,7 @@ class TestConfusionMatrix : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestConfusionMatrix)
+}  // namespace test_ConfusionMatrix
+
+TB_TEST_GUILESS_MAIN(test_ConfusionMatrix::TestConfusionMatrix)
 #include "test_ConfusionMatrix.moc"

@@ -16,7 +16,11 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_InferenceRunner {
 
 using namespace tbench;
 
@@ -148,5 +152,7 @@ class TestInferenceRunner : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestInferenceRunner)
+}  // namespace test_InferenceRunner
+
+TB_TEST_GUILESS_MAIN(test_InferenceRunner::TestInferenceRunner)
 #include "test_InferenceRunner.moc"

@@ -16,6 +16,10 @@
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/train/NoOpTrainer.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_QueueInput {
 
 using namespace tbench;
 
@@ -251,5 +255,7 @@ class TestQueueInput : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestQueueInput)
+}  // namespace test_QueueInput
+
+TB_TEST_GUILESS_MAIN(test_QueueInput::TestQueueInput)
 #include "test_QueueInput.moc"

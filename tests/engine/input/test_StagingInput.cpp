@@ -18,7 +18,11 @@
 #include "engine/models/SupervisedModel.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_StagingInput {
 
 using namespace tbench;
 
@@ -145,5 +149,7 @@ class TestStagingInput : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestStagingInput)
+}  // namespace test_StagingInput
+
+TB_TEST_GUILESS_MAIN(test_StagingInput::TestStagingInput)
 #include "test_StagingInput.moc"

@@ -22,6 +22,10 @@
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
 #include "tests/support/Python.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ScriptModel {
 
 using namespace tbench;
 using nlohmann::json;
@@ -447,5 +451,7 @@ class TestScriptModel : public QObject {
   QTemporaryDir dir_;
 };
 
-QTEST_MAIN(TestScriptModel)
+}  // namespace test_ScriptModel
+
+TB_TEST_MAIN(test_ScriptModel::TestScriptModel)
 #include "test_ScriptModel.moc"

@@ -8,6 +8,10 @@
 #include <limits>
 
 #include "engine/models/SupervisedModel.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SupervisedModel {
 
 using namespace tbench;
 
@@ -19,8 +23,7 @@ double reference(const torch::Tensor& logits, const torch::Tensor& labels) {
 
 /// topOneError returns float32: equal to the reference within float rounding.
 bool agrees(const torch::Tensor& logits, const torch::Tensor& labels) {
-  return std::abs(topOneError(logits, labels).item<double>() -
-                  reference(logits, labels)) < 1e-6;
+  return std::abs(topOneError(logits, labels).item<double>() - reference(logits, labels)) < 1e-6;
 }
 
 }  // namespace
@@ -70,5 +73,7 @@ class TestSupervisedModel : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSupervisedModel)
+}  // namespace test_SupervisedModel
+
+TB_TEST_GUILESS_MAIN(test_SupervisedModel::TestSupervisedModel)
 #include "test_SupervisedModel.moc"

@@ -13,6 +13,10 @@
 #include "engine/monitors/ImageFileWriter.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ImageFileWriter {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -136,5 +140,7 @@ class TestImageFileWriter : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestImageFileWriter)
+}  // namespace test_ImageFileWriter
+
+TB_TEST_GUILESS_MAIN(test_ImageFileWriter::TestImageFileWriter)
 #include "test_ImageFileWriter.moc"

@@ -12,6 +12,10 @@
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Monitors {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -228,5 +232,7 @@ class TestMonitors : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestMonitors)
+}  // namespace test_Monitors
+
+TB_TEST_GUILESS_MAIN(test_Monitors::TestMonitors)
 #include "test_Monitors.moc"

@@ -14,6 +14,10 @@
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarStream.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ScalarStream {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -145,5 +149,7 @@ class TestScalarStream : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestScalarStream)
+}  // namespace test_ScalarStream
+
+TB_TEST_GUILESS_MAIN(test_ScalarStream::TestScalarStream)
 #include "test_ScalarStream.moc"

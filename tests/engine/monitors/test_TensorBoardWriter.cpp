@@ -22,6 +22,10 @@
 #include "engine/monitors/TensorBoardWriter.h"
 #include "tensorboard/event.pb.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_TensorBoardWriter {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -426,5 +430,7 @@ class TestTensorBoardWriter : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTensorBoardWriter)
+}  // namespace test_TensorBoardWriter
+
+TB_TEST_GUILESS_MAIN(test_TensorBoardWriter::TestTensorBoardWriter)
 #include "test_TensorBoardWriter.moc"

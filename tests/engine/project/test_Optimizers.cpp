@@ -20,6 +20,10 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/train/GradientProcessing.h"
 #include "tests/support/Python.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Optimizers {
 
 using nlohmann::json;
 using namespace tbench;
@@ -317,5 +321,7 @@ class TestOptimizers : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOptimizers)
+}  // namespace test_Optimizers
+
+TB_TEST_GUILESS_MAIN(test_Optimizers::TestOptimizers)
 #include "test_Optimizers.moc"

@@ -11,6 +11,10 @@
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
 #include "engine/project/builtin/Builtin.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ProjectJson {
 
 using nlohmann::json;
 using namespace tbench;
@@ -614,5 +618,7 @@ class TestProjectJson : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestProjectJson)
+}  // namespace test_ProjectJson
+
+TB_TEST_APPLESS_MAIN(test_ProjectJson::TestProjectJson)
 #include "test_ProjectJson.moc"

@@ -5,6 +5,10 @@
 
 #include "engine/project/ProjectFiles.h"
 #include "engine/project/ProjectJson.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ProjectOverrides {
 
 using nlohmann::json;
 using namespace tbench;
@@ -99,5 +103,7 @@ class TestProjectOverrides : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestProjectOverrides)
+}  // namespace test_ProjectOverrides
+
+TB_TEST_APPLESS_MAIN(test_ProjectOverrides::TestProjectOverrides)
 #include "test_ProjectOverrides.moc"

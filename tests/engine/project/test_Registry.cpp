@@ -6,11 +6,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/project/JsonReader.h"
+#include "engine/project/ProjectJson.h"
 #include "engine/project/ProjectStructure.h"
 #include "engine/project/registry/ComponentListings.h"
 #include "engine/project/registry/ComponentRegistry.h"
-#include "engine/project/JsonReader.h"
-#include "engine/project/ProjectJson.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Registry {
 
 using namespace tbench;
 using nlohmann::json;
@@ -141,5 +145,7 @@ class TestRegistry : public QObject {
   }
 };
 
-QTEST_MAIN(TestRegistry)
+}  // namespace test_Registry
+
+TB_TEST_MAIN(test_Registry::TestRegistry)
 #include "test_Registry.moc"

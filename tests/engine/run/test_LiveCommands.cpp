@@ -24,7 +24,11 @@
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_LiveCommands {
 
 using namespace tbench;
 namespace fs = std::filesystem;
@@ -172,5 +176,7 @@ class TestLiveCommands : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestLiveCommands)
+}  // namespace test_LiveCommands
+
+TB_TEST_GUILESS_MAIN(test_LiveCommands::TestLiveCommands)
 #include "test_LiveCommands.moc"

@@ -18,7 +18,11 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunPreparation.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyProject.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_RunPreparation {
 
 using namespace tbench;
 namespace fs = std::filesystem;
@@ -313,5 +317,7 @@ class TestRunPreparation : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRunPreparation)
+}  // namespace test_RunPreparation
+
+TB_TEST_GUILESS_MAIN(test_RunPreparation::TestRunPreparation)
 #include "test_RunPreparation.moc"

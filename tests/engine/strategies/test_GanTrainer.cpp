@@ -20,6 +20,10 @@
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_GanTrainer {
 
 using namespace tbench;
 
@@ -317,5 +321,7 @@ class TestGanTrainer : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGanTrainer)
+}  // namespace test_GanTrainer
+
+TB_TEST_GUILESS_MAIN(test_GanTrainer::TestGanTrainer)
 #include "test_GanTrainer.moc"

@@ -15,7 +15,11 @@
 #include "engine/monitors/ScalarHistory.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_SimpleTrainer {
 
 using namespace tbench;
 
@@ -133,5 +137,7 @@ class TestSimpleTrainer : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSimpleTrainer)
+}  // namespace test_SimpleTrainer
+
+TB_TEST_GUILESS_MAIN(test_SimpleTrainer::TestSimpleTrainer)
 #include "test_SimpleTrainer.moc"

@@ -28,7 +28,11 @@
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Strategies {
 
 using namespace tbench;
 
@@ -483,5 +487,7 @@ class TestStrategies : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestStrategies)
+}  // namespace test_Strategies
+
+TB_TEST_GUILESS_MAIN(test_Strategies::TestStrategies)
 #include "test_Strategies.moc"

@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "engine/strategies/TowerWorkers.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_TowerWorkers {
 
 using namespace tbench;
 
@@ -102,5 +106,7 @@ class TestTowerWorkers : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTowerWorkers)
+}  // namespace test_TowerWorkers
+
+TB_TEST_GUILESS_MAIN(test_TowerWorkers::TestTowerWorkers)
 #include "test_TowerWorkers.moc"

@@ -25,6 +25,10 @@
 #include "engine/train/ParamGroupRules.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/Python.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_FineTuning {
 
 using namespace tbench;
 
@@ -434,5 +438,7 @@ print(torch.gradient(losses)[0].argmin().item() + skip_begin)
   }
 };
 
-QTEST_GUILESS_MAIN(TestFineTuning)
+}  // namespace test_FineTuning
+
+TB_TEST_GUILESS_MAIN(test_FineTuning::TestFineTuning)
 #include "test_FineTuning.moc"

@@ -20,6 +20,10 @@
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/registry/ComponentRegistry.h"
 #include "engine/train/ForeachOptimizers.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ForeachOptimizers {
 
 using namespace tbench;
 using torch::Tensor;
@@ -179,5 +183,7 @@ class TestForeachOptimizers : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestForeachOptimizers)
+}  // namespace test_ForeachOptimizers
+
+TB_TEST_GUILESS_MAIN(test_ForeachOptimizers::TestForeachOptimizers)
 #include "test_ForeachOptimizers.moc"

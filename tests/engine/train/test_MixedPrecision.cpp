@@ -25,7 +25,11 @@
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/MixedPrecision.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_MixedPrecision {
 
 using namespace tbench;
 
@@ -388,5 +392,7 @@ class TestMixedPrecision : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestMixedPrecision)
+}  // namespace test_MixedPrecision
+
+TB_TEST_GUILESS_MAIN(test_MixedPrecision::TestMixedPrecision)
 #include "test_MixedPrecision.moc"

@@ -21,6 +21,10 @@
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_Resume {
 
 using namespace tbench;
 
@@ -367,5 +371,7 @@ class TestResume : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestResume)
+}  // namespace test_Resume
+
+TB_TEST_GUILESS_MAIN(test_Resume::TestResume)
 #include "test_Resume.moc"

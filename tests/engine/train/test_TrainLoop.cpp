@@ -12,6 +12,10 @@
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Recorder.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_TrainLoop {
 
 using namespace tbench;
 using tbench::testing::makeNoOpTrainer;
@@ -193,5 +197,7 @@ class TestTrainLoop : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTrainLoop)
+}  // namespace test_TrainLoop
+
+TB_TEST_GUILESS_MAIN(test_TrainLoop::TestTrainLoop)
 #include "test_TrainLoop.moc"

@@ -11,6 +11,10 @@
 #include "app/bridge/ProjectViews.h"
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_NumberListField {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -53,5 +57,7 @@ class NumberListFieldTest : public QObject {
   }
 };
 
-QTEST_MAIN(NumberListFieldTest)
+}  // namespace test_NumberListField
+
+TB_TEST_MAIN(test_NumberListField::NumberListFieldTest)
 #include "test_NumberListField.moc"

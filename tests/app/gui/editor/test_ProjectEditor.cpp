@@ -32,6 +32,10 @@
 #include "app/gui/editor/JsonPath.h"
 #include "app/gui/editor/JsonText.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ProjectEditor {
 
 using namespace tbench;
 using namespace tbench::gui;
@@ -607,5 +611,7 @@ class ProjectEditorTest : public QObject {
   }
 };
 
-QTEST_MAIN(ProjectEditorTest)
+}  // namespace test_ProjectEditor
+
+TB_TEST_MAIN(test_ProjectEditor::ProjectEditorTest)
 #include "test_ProjectEditor.moc"

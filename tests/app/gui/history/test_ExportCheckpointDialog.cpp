@@ -18,6 +18,10 @@
 
 #include "app/gui/history/ExportCheckpointDialog.h"
 #include "tests/app/gui/history/RunDirFixture.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_ExportCheckpointDialog {
 
 using namespace tbench::gui;
 using tbench::gui::testing::FakeRun;
@@ -299,5 +303,7 @@ class ExportCheckpointDialogTest : public QObject {
   QTemporaryDir out_;
 };
 
-QTEST_MAIN(ExportCheckpointDialogTest)
+}  // namespace test_ExportCheckpointDialog
+
+TB_TEST_MAIN(test_ExportCheckpointDialog::ExportCheckpointDialogTest)
 #include "test_ExportCheckpointDialog.moc"

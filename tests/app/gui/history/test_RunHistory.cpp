@@ -30,6 +30,10 @@
 #include "app/gui/rundir/RunDirectoryInfo.h"
 #include "app/gui/rundir/RunStats.h"
 #include "tests/app/gui/history/RunDirFixture.h"
+#include "tests/support/TestMain.h"
+
+// The file's names, apart from the other tests of its group executable (tb_test's GROUP).
+namespace test_RunHistory {
 
 using namespace tbench::gui;
 using tbench::gui::testing::FakeRun;
@@ -687,5 +691,7 @@ class RunHistoryTest : public QObject {
   }
 };
 
-QTEST_MAIN(RunHistoryTest)
+}  // namespace test_RunHistory
+
+TB_TEST_MAIN(test_RunHistory::RunHistoryTest)
 #include "test_RunHistory.moc"
