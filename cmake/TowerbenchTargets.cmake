@@ -12,10 +12,19 @@ set(TB_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializ
 set(TB_PCH_HEADERS
   <torch/torch.h> <nlohmann/json.hpp> <string> <vector> <memory> <functional> <optional>
   <mutex> <atomic> <thread> <chrono> <map> <unordered_map> <sstream>)
+# tb_pch_library(NAME): the library a precompiled header is built in. Its one source is empty
+# and compiled without the header: nothing links the library, and loading the header only to
+# compile nothing cost 1-8 s a header.
+function(tb_pch_library name)
+  add_library(${name} STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/cmake/pch.cpp TARGET_DIRECTORY ${name}
+                              PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+endfunction()
+
 # tb_pch_target(NAME options...): a target whose only job is to build the precompiled header
 # with these compile options; others take it with REUSE_FROM.
 function(tb_pch_target name)
-  add_library(${name} STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+  tb_pch_library(${name})
   target_link_libraries(${name} PUBLIC ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json)
   target_compile_options(${name} PUBLIC ${TB_WARNINGS} ${ARGN})
   target_precompile_headers(${name} PUBLIC ${TB_PCH_HEADERS})
@@ -49,39 +58,35 @@ function(tb_pch_takes_qt_test pch)
   endif()
 endfunction()
 
-# tb_pch_takes_widgets(PCH_TARGET): Qt Widgets and QCustomPlot in a tests' precompiled header,
-# with their QT_WIDGETS_LIB, which Qt Test's QTEST_MAIN reads to make a QApplication.
+# tb_pch_takes_widgets(PCH_TARGET): Qt Widgets and QCustomPlot in a precompiled header, with
+# their QT_WIDGETS_LIB, which Qt Test's QTEST_MAIN reads to make a QApplication.
 function(tb_pch_takes_widgets pch)
   target_link_libraries(${pch} PUBLIC Qt6::Widgets Qt6::PrintSupport
                                       QCustomPlotQt6::QCustomPlotQt6)
   target_precompile_headers(${pch} PUBLIC <QtWidgets/QtWidgets> <qcustomplot.h>)
 endfunction()
 
-# tb_use_torch_pch(TARGET [TESTS [WIDGETS]]): reuse the shared precompiled header in an
-# executable (TESTS: the tests' header, built at TOWERBENCH_TEST_OPTIMIZATION, with Qt Test;
-# WIDGETS: and with Qt Widgets, for a test of the window). Executables
-# get -fPIE, which would invalidate the -fPIC header (gcc then silently compiles without it,
-# 25 s a file); -fPIC after it makes the flags match, as Qt's targets already do.
+# tb_use_torch_pch(TARGET [TESTS]): reuse the shared precompiled header in an executable (TESTS:
+# the tests' header, built at TOWERBENCH_TEST_OPTIMIZATION, with Qt Test). A window's test that
+# includes LibTorch takes the same header and parses Qt Widgets itself (~4 s): a third header with
+# Qt Widgets cost 31 s to build for three tests. Its Qt Test is then without Qt Widgets' overloads
+# (QTest::mouseClick on a QWidget does not compile there) and without QT_WIDGETS_LIB, so such a
+# test's main is TB_TEST_MAIN (tests/support/TestMain.h), never QTEST_MAIN.
+# Executables get -fPIE, which would invalidate the -fPIC header (gcc then silently compiles
+# without it, 25 s a file); -fPIC after it makes the flags match, as Qt's targets already do.
 # AUTOMOC's mocs_compilation.cpp is empty when the sources include their .moc; loading the
 # 600 MB header for it cost ~4.7 s a target, so it is compiled without.
 function(tb_use_torch_pch target)
-  cmake_parse_arguments(ARG "TESTS;WIDGETS" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "TESTS" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE -fPIC ${TB_WARNINGS})
   if(ARG_TESTS)
-    set(pch tb_torch_pch_tests)
-    if(ARG_WIDGETS)
-      set(pch tb_torch_gui_pch_tests)
-    endif()
-    if(NOT TARGET ${pch})
-      tb_pch_target(${pch} ${TB_TEST_OPT})
+    if(NOT TARGET tb_torch_pch_tests)
+      tb_pch_target(tb_torch_pch_tests ${TB_TEST_OPT})
       # Every test includes Qt Test: 2.5 s a file when parsed (test_Csv.cpp 10.3 to 7.9 s).
-      tb_pch_takes_qt_test(${pch})
-      if(ARG_WIDGETS)
-        tb_pch_takes_widgets(${pch})
-      endif()
+      tb_pch_takes_qt_test(tb_torch_pch_tests)
     endif()
     target_compile_options(${target} PRIVATE ${TB_TEST_OPT})
-    target_precompile_headers(${target} REUSE_FROM ${pch})
+    target_precompile_headers(${target} REUSE_FROM tb_torch_pch_tests)
   else()
     target_precompile_headers(${target} REUSE_FROM tb_torch_pch)
   endif()
@@ -95,7 +100,7 @@ endfunction()
 # QCustomPlot are found.
 function(tb_use_gui_pch target)
   if(NOT TARGET tb_gui_pch)
-    add_library(tb_gui_pch STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+    tb_pch_library(tb_gui_pch)
     target_compile_options(tb_gui_pch PUBLIC ${TB_WARNINGS})
     tb_pch_takes_widgets(tb_gui_pch)
     set_target_properties(tb_gui_pch PROPERTIES AUTOMOC OFF)
@@ -129,7 +134,7 @@ function(tb_use_qt_test_pch target)
     set(pch tb_qt_pch_tests)
   endif()
   if(NOT TARGET ${pch})
-    add_library(${pch} STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
+    tb_pch_library(${pch})
     target_compile_options(${pch} PUBLIC ${TB_WARNINGS} ${TB_TEST_OPT})
     tb_pch_takes_qt_test(${pch})
     target_precompile_headers(${pch} PUBLIC <string> <vector> <memory> <functional> <map>)
@@ -173,7 +178,11 @@ function(tb_test name source)
   if(ARG_LINK MATCHES "tb_gui|tb_widgets|tb_project_editor|tb_run_history")
     set(widgets WIDGETS)
   endif()
-  set(kind "${ARG_NO_PCH}-${widgets}")
+  if(ARG_NO_PCH)
+    set(kind "qt-${widgets}")
+  else()
+    set(kind "torch")
+  endif()
   if(ARG_GROUP)
     set(target ${ARG_GROUP})
   else()
@@ -185,7 +194,7 @@ function(tb_test name source)
     target_compile_definitions(${target} PRIVATE
       TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
     if(NOT ARG_NO_PCH)
-      tb_use_torch_pch(${target} TESTS ${widgets})
+      tb_use_torch_pch(${target} TESTS)
     else()
       tb_use_qt_test_pch(${target} ${widgets})
     endif()

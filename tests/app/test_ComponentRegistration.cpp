@@ -12,10 +12,11 @@
 #include "app/bridge/ProjectViews.h"
 #include "app/cli/TypesCommand.h"
 #include "app/gui/editor/ProjectEditor.h"
-#include "engine/project/registry/ComponentFactories.h"
 #include "engine/project/ProjectBuilder.h"
 #include "engine/project/ProjectJson.h"
+#include "engine/project/registry/ComponentFactories.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/TestMain.h"
 
 using namespace tbench;
 
@@ -212,5 +213,5 @@ class TestComponentRegistration : public QObject {
   }
 };
 
-QTEST_MAIN(TestComponentRegistration)
+TB_TEST_MAIN(TestComponentRegistration)
 #include "test_ComponentRegistration.moc"

@@ -3,6 +3,9 @@
 // PIL and scikit-learn are installed for; the first python3 on PATH may be another one).
 
 #include <QByteArray>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QList>
 #include <QProcess>
 #include <QStringList>
 #include <QtGlobal>
@@ -25,6 +28,29 @@ inline PythonRun runPython(const QStringList& args, int timeoutMs = 120000) {
   run.out = python.readAllStandardOutput();
   run.err = python.readAllStandardError();
   return run;
+}
+
+/// `script` run once for each list of arguments, in one interpreter (`runpy`, sys.argv as the
+/// script sees it on a command line): importing torch costs ~1.5 s an interpreter on the 2-core
+/// machines. Stops at the first run that fails; `out` and `err` hold every run's.
+inline PythonRun runPythonScriptEach(const QString& script, const QList<QStringList>& argLists,
+                                     int timeoutMs = 300000) {
+  QStringList args{"-c", R"(
+import json, runpy, sys
+script = sys.argv[1]
+for arguments in json.loads(sys.argv[2]):
+    sys.argv = [script] + arguments
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise
+)",
+                   script};
+  QJsonArray lists;
+  for (const QStringList& list : argLists) lists.append(QJsonArray::fromStringList(list));
+  args << QString::fromUtf8(QJsonDocument(lists).toJson(QJsonDocument::Compact));
+  return runPython(args, timeoutMs);
 }
 
 /// Whether a missing interop dependency (python3-torch, torchrun) fails the test instead of

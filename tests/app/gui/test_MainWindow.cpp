@@ -29,6 +29,7 @@
 #include "app/gui/runview/LogView.h"
 #include "app/gui/runview/RunStatusBar.h"
 #include "engine/checkpoint/Checkpoint.h"
+#include "tests/support/TestMain.h"
 #include "tests/support/WindowTest.h"
 #include "widgets/ImagePanel.h"
 #include "widgets/LivePlotWidget.h"
@@ -312,5 +313,5 @@ class TestMainWindow : public QObject {
   QTemporaryDir settingsDir_;
 };
 
-QTEST_MAIN(TestMainWindow)
+TB_TEST_MAIN(TestMainWindow)
 #include "test_MainWindow.moc"

@@ -82,6 +82,7 @@ class TestScriptModel : public QObject {
                                  "--weights", "ddp:" + dir_.filePath("ddp.pth"),
                                  "--weights", "lightning:" + dir_.filePath("lightning.ckpt"),
                                  "--weights", "safetensors:" + dir_.filePath("w.safetensors")};
+    QList<QStringList> runs;
     for (const auto& [name, extra] :
          std::vector<std::pair<QString, QStringList>>{{"cnn.pt", {}},
                                                       {"plain.pt", {"--plain"}},
@@ -89,12 +90,15 @@ class TestScriptModel : public QObject {
                                                       {"scalar.pt", {"--scalar-cost"}},
                                                       {"pretrained.pt", weights},
                                                       {"frozen.pt", {"--frozen"}}}) {
-      QVERIFY2(!runPython(QStringList{script, dir_.filePath(name)} + common + extra).isEmpty(),
-               qPrintable(name));
+      runs.append(QStringList{dir_.filePath(name)} + common + extra);
     }
-    QVERIFY(!runPython({script, dir_.filePath("five.pt"), "--size", "8", "--classes", "5", "--seed",
-                        "1", "--weights", "state_dict:" + dir_.filePath("five-sd.pt")})
-                 .isEmpty());
+    runs.append({dir_.filePath("five.pt"), "--size", "8", "--classes", "5", "--seed", "1",
+                 "--weights", "state_dict:" + dir_.filePath("five-sd.pt")});
+    // One interpreter for the seven modules (torch imported once).
+    const testing::PythonRun made = testing::runPythonScriptEach(script, runs);
+    QVERIFY2(made.ok, made.err.constData());
+    for (const QStringList& run : runs)
+      QVERIFY2(QFile::exists(run.first()), qPrintable(run.first()));
   }
 
   // Issue 37: the project's init took only Towerbench checkpoints ("not a Towerbench checkpoint
