@@ -12,13 +12,11 @@ set(TB_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializ
 set(TB_PCH_HEADERS
   <torch/torch.h> <nlohmann/json.hpp> <string> <vector> <memory> <functional> <optional>
   <mutex> <atomic> <thread> <chrono> <map> <unordered_map> <sstream>)
-# tb_pch_library(NAME): the library a precompiled header is built in. Its one source is empty
-# and compiled without the header: nothing links the library, and loading the header only to
-# compile nothing cost 1-8 s a header.
+# tb_pch_library(NAME): the library a precompiled header is built in, with an empty source. (That
+# source compiles with the header, 1-8 s a header; with SKIP_PRECOMPILE_HEADERS a fresh configure
+# cannot resolve the header's path for REUSE_FROM.)
 function(tb_pch_library name)
   add_library(${name} STATIC ${CMAKE_SOURCE_DIR}/cmake/pch.cpp)
-  set_source_files_properties(${CMAKE_SOURCE_DIR}/cmake/pch.cpp TARGET_DIRECTORY ${name}
-                              PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
 endfunction()
 
 # tb_pch_target(NAME options...): a target whose only job is to build the precompiled header
