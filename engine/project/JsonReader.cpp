@@ -46,22 +46,6 @@ bool isIdentifier(const std::string& key) {
   });
 }
 
-// Bounds are written as people write them ("0", "1e-08"), not as json::dump would ("0.0").
-std::string formatBound(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-std::string rangeText(const std::string& min, bool minInclusive, bool hasMin,
-                      const std::string& max, bool maxInclusive, bool hasMax) {
-  if (hasMin && hasMax) {
-    return str("in ", minInclusive ? "[" : "(", min, ", ", max, maxInclusive ? "]" : ")");
-  }
-  if (hasMin) return str(minInclusive ? ">= " : "> ", min);
-  return str(maxInclusive ? "<= " : "< ", max);
-}
-
 // Optimal string alignment distance: Levenshtein plus adjacent transpositions.
 size_t editDistance(const std::string& a, const std::string& b) {
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
@@ -142,6 +126,22 @@ class DuplicateKeyFinder {
 };
 
 }  // namespace
+
+std::string formatBound(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string rangeText(const std::string& min, bool minInclusive, bool hasMin,
+                      const std::string& max, bool maxInclusive, bool hasMax) {
+  if (hasMin && hasMax) {
+    return str("in ", minInclusive ? "[" : "(", min, ", ", max, maxInclusive ? "]" : ")");
+  }
+  if (hasMin) return str(minInclusive ? ">= " : "> ", min);
+  if (hasMax) return str(maxInclusive ? "<= " : "< ", max);
+  return "";
+}
 
 std::string childPath(const std::string& path, const std::string& key) {
   if (isIdentifier(key)) return path + "." + key;

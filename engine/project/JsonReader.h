@@ -42,6 +42,11 @@ struct NumberRange {
   static NumberRange halfOpen(double min, double max) { return {min, true, max, false}; }
 };
 
+/// A bound as people write it ("0", "1e-08"), not as json::dump would ("0.0").
+std::string formatBound(double value);
+/// A range for messages: "in [min, max)", ">= min", "< max"; empty without either bound.
+std::string rangeText(const std::string& min, bool minInclusive, bool hasMin,
+                      const std::string& max, bool maxInclusive, bool hasMax);
 /// "$.data" + "batch_size" -> "$.data.batch_size"; keys that are not identifiers are quoted:
 /// "$.data" + "a b" -> "$.data[\"a b\"]".
 std::string childPath(const std::string& path, const std::string& key);

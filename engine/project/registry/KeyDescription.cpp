@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/core/Check.h"
+#include "engine/project/JsonReader.h"
 
 namespace tbench {
 
@@ -105,22 +106,9 @@ KeyDescription& KeyDescription::suggestions(std::vector<std::string> values) {
 
 namespace {
 
-std::string formatBound(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
 std::string boundsText(const KeyDescription& k) {
-  const bool hasMin = std::isfinite(k.minimum);
-  const bool hasMax = std::isfinite(k.maximum);
-  if (hasMin && hasMax) {
-    return str("in ", k.minimumInclusive ? "[" : "(", formatBound(k.minimum), ", ",
-               formatBound(k.maximum), k.maximumInclusive ? "]" : ")");
-  }
-  if (hasMin) return str(k.minimumInclusive ? ">= " : "> ", formatBound(k.minimum));
-  if (hasMax) return str(k.maximumInclusive ? "<= " : "< ", formatBound(k.maximum));
-  return "";
+  return rangeText(formatBound(k.minimum), k.minimumInclusive, std::isfinite(k.minimum),
+                   formatBound(k.maximum), k.maximumInclusive, std::isfinite(k.maximum));
 }
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {
