@@ -17,6 +17,12 @@
 
 namespace tbench::bench {
 
+/// The training benchmarks' shape: steps timed after a warm-up, in epochs of kStepsPerEpoch, over
+/// kPreloadedBatches batches that repeat.
+constexpr int64_t kWarmup = 10;
+constexpr int64_t kStepsPerEpoch = 50;
+constexpr int64_t kPreloadedBatches = 50;
+
 /// `count` shuffled Fashion-MNIST training batches of `batchSize`, contiguous in memory, so
 /// that data loading is not part of what is timed.
 inline std::vector<Datapoint> preloadBatches(int64_t count, int64_t batchSize) {

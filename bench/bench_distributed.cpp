@@ -53,15 +53,9 @@
 #include "engine/strategies/SimpleTrainer.h"
 
 using namespace tbench;
-using tbench::bench::makeModel;
-using tbench::bench::median;
-using tbench::bench::preloadBatches;
+using namespace tbench::bench;
 
 namespace {
-
-constexpr int64_t kWarmup = 10;
-constexpr int64_t kStepsPerEpoch = 50;
-constexpr int64_t kPreloadedBatches = 50;  // of 2b samples
 
 /// What one measurement gives: steps/s over the timed steps and, for ranks, rank 0's reducer
 /// timing over the same steps.

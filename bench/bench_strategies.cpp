@@ -43,15 +43,9 @@
 #include "engine/strategies/SyncReplicatedTrainer.h"
 
 using namespace tbench;
-using tbench::bench::makeModel;
-using tbench::bench::median;
-using tbench::bench::preloadBatches;
+using namespace tbench::bench;
 
 namespace {
-
-constexpr int64_t kWarmup = 10;
-constexpr int64_t kStepsPerEpoch = 50;
-constexpr int64_t kPreloadedBatches = 50;  // of 2b samples
 
 /// Each batch of 2b split into its two halves, in order: what two towers take in one step.
 std::vector<Datapoint> halves(const std::vector<Datapoint>& batches) {

@@ -27,14 +27,9 @@
 #include "engine/strategies/SimpleTrainer.h"
 
 using namespace tbench;
-using tbench::bench::makeModel;
-using tbench::bench::median;
-using tbench::bench::preloadBatches;
+using namespace tbench::bench;
 
 namespace {
-
-constexpr int64_t kWarmup = 10;
-constexpr int64_t kStepsPerEpoch = 50;
 
 /// Steps per second of Towerbench over `steps` timed steps (after kWarmup).
 double towerbench(const std::string& type, const std::vector<Datapoint>& batches, int64_t steps,

@@ -2,13 +2,15 @@
 """Pretrains a small CNN on Fashion-MNIST in PyTorch and writes what a fine-tuning user has.
 
     /usr/bin/python3 scripts/make-pretrained-model.py OUTDIR [--steps 300] [--seed 0]
+                                                      [--test-limit N]
 
 The fine-tuning example (examples/fine-tuning/README.md) starts from these files, as a user
 starts from weights pretrained elsewhere:
 
   pretrained.pt           torch.save(model.state_dict()) of the pretrained 10-class network
   pretrained.safetensors  the same weights in the Hugging Face format (written by hand)
-  pretrained.json         PyTorch's own test error of it (eval mode), to compare with
+  pretrained.json         PyTorch's own test error of it (eval mode), to compare with; on the
+                          first --test-limit test images when given (data.validation.limit)
   smallcnn-10.pt          the network as TorchScript (random weights: the architecture)
   smallcnn-3.pt           the same network with a new 3-class head
   coarse-{train,test}-{images,labels}.npy
@@ -55,6 +57,8 @@ def main() -> None:
     parser.add_argument("outdir")
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--test-limit", type=int, default=0,
+                        help="the test error on the first N test images (0: all)")
     args = parser.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     SmallCnn, save_safetensors = small_cnn()
@@ -82,18 +86,20 @@ def main() -> None:
         loss.backward()
         optimizer.step()
     net.eval()
+    tested = len(test_y) if args.test_limit <= 0 else min(args.test_limit, len(test_y))
     with torch.no_grad():
         wrong = 0
-        test_images = as_float(test_x)
-        for at in range(0, len(test_y), 1000):
+        test_images = as_float(test_x[:tested])
+        for at in range(0, tested, 1000):
             predicted = net(test_images[at:at + 1000]).argmax(1).numpy()
-            wrong += int((predicted != test_y[at:at + 1000]).sum())
-    error = wrong / len(test_y)
+            wrong += int((predicted != test_y[at:min(at + 1000, tested)]).sum())
+    error = wrong / tested
 
     torch.save(net.state_dict(), os.path.join(args.outdir, "pretrained.pt"))
     save_safetensors(net.state_dict(), os.path.join(args.outdir, "pretrained.safetensors"))
     with open(os.path.join(args.outdir, "pretrained.json"), "w") as f:
-        json.dump({"test_error": error, "steps": args.steps, "seed": args.seed,
+        json.dump({"test_error": error, "test_samples": tested, "steps": args.steps,
+                   "seed": args.seed,
                    "torch": torch.__version__}, f, indent=1)
     torch.manual_seed(args.seed + 1)
     for classes in (10, 3):

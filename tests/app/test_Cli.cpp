@@ -11,6 +11,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/CliRun.h"
 #include "tests/support/Python.h"
 #include "tests/support/TestMain.h"
 
@@ -21,29 +22,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
+using Result = tbench::testing::CliResult;
 
 Result runCli(const QStringList& args, int timeoutMs = 120000,
               const std::function<void(QProcessEnvironment&)>& editEnvironment = {}) {
-  QProcess process;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove("TB_QUIET");  // the CLI's own output is under test
   if (editEnvironment) editEnvironment(env);
-  process.setProcessEnvironment(env);
-  process.start(TB_CLI_PATH, args);
-  process.closeWriteChannel();  // never prompts: stdin is closed
-  if (!process.waitForFinished(timeoutMs)) {
-    process.kill();
-    process.waitForFinished();
-    return {};
-  }
-  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-          QString::fromUtf8(process.readAllStandardOutput()),
-          QString::fromUtf8(process.readAllStandardError())};
+  return tbench::testing::runProgram(TB_CLI_PATH, args, env, timeoutMs);
 }
 
 QString project(const char* name) { return QString(TB_SOURCE_DIR) + "/projects/" + name; }
@@ -258,8 +244,9 @@ class TestCli : public QObject {
       QVERIFY(QFile::copy(example + name, dir.filePath(name)));
     }
     QProcess python;
-    python.start("/usr/bin/python3", {QString(TB_SOURCE_DIR) + "/scripts/make-pretrained-model.py",
-                                      dir.filePath("assets"), "--steps", "40"});
+    python.start("/usr/bin/python3",
+                 {QString(TB_SOURCE_DIR) + "/scripts/make-pretrained-model.py",
+                  dir.filePath("assets"), "--steps", "40", "--test-limit", "2000"});
     QVERIFY(python.waitForFinished(300000));
     if (python.exitCode() != 0) {
       const QByteArray err = python.readAllStandardError();
@@ -278,8 +265,10 @@ class TestCli : public QObject {
       return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
     };
     for (const char* weights : {"assets/pretrained.pt", "assets/pretrained.safetensors"}) {
+      // Both sides on the first 2000 test images (the script's --test-limit).
       const Result r = runCli({"eval", dir.filePath("pretrained-check.json"), "--set",
-                               QString("init.checkpoint=%1").arg(weights)});
+                               QString("init.checkpoint=%1").arg(weights), "--set",
+                               "data.validation.limit=2000"});
       QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
       QVERIFY2(r.out.contains("(step 0 of a run)"), qPrintable(r.out));
       const double error = validationError(r.out);

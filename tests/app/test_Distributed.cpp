@@ -20,6 +20,7 @@
 
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/comm/WorkerEnvironment.h"
+#include "tests/support/CliRun.h"
 #include "tests/support/ExpectError.h"
 #include "tests/support/Python.h"
 #include "tests/support/Ranks.h"
@@ -33,38 +34,15 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kProject = QString(TB_SOURCE_DIR) + "/projects/synthetic-mlp.json";
+using tbench::testing::checkpointedRun;
 using tbench::testing::freePort;
 
-/// The options every run here shares: no validation (fast), one checkpoint per epoch.
-QStringList fastRun(const QString& runDir, int stepsPerEpoch, int maxEpoch) {
-  return {"--run-dir",
-          runDir,
-          "--steps-per-epoch",
-          QString::number(stepsPerEpoch),
-          "--max-epoch",
-          QString::number(maxEpoch),
-          "--set",
-          R"(callbacks=[{"type": "model_saver", "max_to_keep": 100}])"};
-}
-
-struct Result {
-  int exitCode = -1;
-  QString out;
-};
+using Result = tbench::testing::CliResult;  // out: standard output and error, merged
 
 Result run(const QStringList& args, const QProcessEnvironment& env = {}, int timeoutMs = 60000) {
-  QProcess process;
   QProcessEnvironment e = env.isEmpty() ? QProcessEnvironment::systemEnvironment() : env;
   e.remove("TB_QUIET");
-  process.setProcessEnvironment(e);
-  process.setProcessChannelMode(QProcess::MergedChannels);
-  process.start(TB_CLI_PATH, args);
-  if (!process.waitForFinished(timeoutMs)) {
-    process.kill();
-    process.waitForFinished();
-  }
-  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-          QString::fromUtf8(process.readAll())};
+  return tbench::testing::runProgram(TB_CLI_PATH, args, e, timeoutMs, /*mergeOutput=*/true);
 }
 
 /// The environment of rank `rank` of `world` under the torchrun contract.
@@ -169,12 +147,13 @@ class TestDistributed : public QObject {
     const QString two = dir.filePath("two"), one = dir.filePath("one");
     QStringList common{"--set", "optimizer=" + optimizer};
     // The project's strategy is "simple": launch makes its workers distributed ranks.
-    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(two, 8, 1) +
-                   common + QStringList{"--set", "data.batch_size=32"});
+    Result r =
+        run(QStringList{"launch", "--nproc-per-node", "2", kProject} + checkpointedRun(two, 8, 1) +
+            common + QStringList{"--set", "data.batch_size=32"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("[rank 1]") && r.out.contains("total batch 32 x 2 ranks = 64"),
              qPrintable(r.out));
-    r = run(QStringList{"train", kProject} + fastRun(one, 8, 1) + common +
+    r = run(QStringList{"train", kProject} + checkpointedRun(one, 8, 1) + common +
             QStringList{"--set", "data.batch_size=64"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     const double diff =
@@ -246,13 +225,13 @@ class TestDistributed : public QObject {
     QTemporaryDir dir;
     const QString buckets = dir.filePath("buckets"), single = dir.filePath("single");
     // Each of the MLP's four parameters in a bucket of its own, overlapping backward.
-    Result r =
-        run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(buckets, 8, 1) +
-            QStringList{"--set", R"(trainer={"strategy": "distributed", "bucket_mb": 1e-6})"});
+    Result r = run(
+        QStringList{"launch", "--nproc-per-node", "2", kProject} + checkpointedRun(buckets, 8, 1) +
+        QStringList{"--set", R"(trainer={"strategy": "distributed", "bucket_mb": 1e-6})"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("in 4 bucket(s)"), qPrintable(r.out));
     r = run(
-        QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(single, 8, 1) +
+        QStringList{"launch", "--nproc-per-node", "2", kProject} + checkpointedRun(single, 8, 1) +
         QStringList{"--set", R"(trainer={"strategy": "distributed", "reduce": "per_parameter"})"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     const double diff = maxDifference((buckets + "/model-8.pt").toStdString(),
@@ -330,7 +309,7 @@ class TestDistributed : public QObject {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("TB_FAULT_DIVERGE_RANK", "1");
     const Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
-                             fastRun(dir.filePath("run"), 4, 2),
+                             checkpointedRun(dir.filePath("run"), 4, 2),
                          env);
     QVERIFY2(r.exitCode != 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("epoch 1: the parameters of rank 1 (") &&
@@ -371,7 +350,7 @@ class TestDistributed : public QObject {
   void aDivergedRunIsNotRanksTrainingApart() {
     QTemporaryDir dir;
     const Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
-                         fastRun(dir.filePath("run"), 4, 2) +
+                         checkpointedRun(dir.filePath("run"), 4, 2) +
                          QStringList{"--set", "optimizer.learning_rate=1e30"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
     QVERIFY2(!r.out.contains("trained apart"), qPrintable(r.out.right(3000)));
@@ -386,16 +365,16 @@ class TestDistributed : public QObject {
     QTemporaryDir dir;
     const QString whole = dir.filePath("whole"), split = dir.filePath("split");
     const QStringList dropout{"--set", "model.dropout=0.5"};
-    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(whole, 4, 2) +
-                   dropout);
+    Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+                   checkpointedRun(whole, 4, 2) + dropout);
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QVERIFY2(r.out.contains("rank 1 draws its random numbers from (seed 7, rank 1, step)"),
              qPrintable(r.out));
-    r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} + fastRun(split, 4, 1) +
-            dropout);
+    r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
+            checkpointedRun(split, 4, 1) + dropout);
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     r = run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--resume"} +
-            fastRun(split, 4, 2) + dropout);
+            checkpointedRun(split, 4, 2) + dropout);
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     const double diff =
         maxDifference((whole + "/model-8.pt").toStdString(), (split + "/model-8.pt").toStdString());
@@ -410,12 +389,12 @@ class TestDistributed : public QObject {
     QTemporaryDir dir;
     const QStringList dropout{"--set", "model.dropout=0.5"};
     Result r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
-                   fastRun(dir.filePath("own"), 4, 2) + dropout);
+                   checkpointedRun(dir.filePath("own"), 4, 2) + dropout);
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     QProcessEnvironment shared = QProcessEnvironment::systemEnvironment();
     shared.insert("TB_FAULT_SHARED_RNG", "1");
     r = run(QStringList{"launch", "--nproc-per-node", "2", kProject} +
-                fastRun(dir.filePath("shared"), 4, 2) + dropout,
+                checkpointedRun(dir.filePath("shared"), 4, 2) + dropout,
             shared);
     QVERIFY2(r.exitCode == 0, qPrintable(r.out));
     const double diff = maxDifference(dir.filePath("own/model-8.pt").toStdString(),
@@ -440,7 +419,8 @@ class TestDistributed : public QObject {
           env.insert("SLURM_NTASKS", "2");
           env.insert("SLURM_LOCALID", QString::number(r));
         }
-        ranks.push_back(startRank(env, QStringList{"train", kProject} + fastRun(runDir, 4, 2) +
+        ranks.push_back(startRank(env, QStringList{"train", kProject} +
+                                           checkpointedRun(runDir, 4, 2) +
                                            QStringList{"--set", "trainer.strategy=distributed"}));
       }
       for (auto& p : ranks) {
@@ -461,7 +441,8 @@ class TestDistributed : public QObject {
     for (const bool worldSize : {false, true}) {
       QTemporaryDir dir;
       const int port = freePort();
-      const QStringList args = QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1) +
+      const QStringList args = QStringList{"train", kProject} +
+                               checkpointedRun(dir.filePath("r"), 4, 1) +
                                QStringList{"--set", "trainer.strategy=distributed"};
       auto zero = startRank(rankEnvironment(0, 2, port), args);
       auto one = worldSize ? startRank(rankEnvironment(1, 3, port), args)
@@ -481,8 +462,9 @@ class TestDistributed : public QObject {
     // torchrun's variables and the project's own "simple" strategy: every rank would train the
     // whole run alone in the same directory.
     QTemporaryDir dir;
-    auto rank = startRank(rankEnvironment(1, 2, freePort()),
-                          QStringList{"train", kProject} + fastRun(dir.filePath("r"), 4, 1));
+    auto rank =
+        startRank(rankEnvironment(1, 2, freePort()),
+                  QStringList{"train", kProject} + checkpointedRun(dir.filePath("r"), 4, 1));
     QVERIFY(rank->waitForFinished(30000));
     const QString out = rank->readAll();
     QCOMPARE(rank->exitCode(), 2);
@@ -497,7 +479,7 @@ class TestDistributed : public QObject {
     const QString runDir = dir.filePath("run");
     const int port = freePort();
     const int timeoutS = 10;
-    const QStringList args = QStringList{"train", kProject} + fastRun(runDir, 16, 32) +
+    const QStringList args = QStringList{"train", kProject} + checkpointedRun(runDir, 16, 32) +
                              QStringList{"--set", "trainer.strategy=distributed"};
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 2; ++r) {
@@ -529,7 +511,7 @@ class TestDistributed : public QObject {
     // The latest checkpoint loads, and --resume continues the same run to its last step.
     const Result r =
         run(QStringList{"launch", "--nproc-per-node", "2", kProject, "--resume"} +
-            fastRun(runDir, 16, 32) + QStringList{"--set", "trainer.strategy=distributed"});
+            checkpointedRun(runDir, 16, 32) + QStringList{"--set", "trainer.strategy=distributed"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
     QVERIFY2(r.out.contains("resuming from"), qPrintable(r.out.right(3000)));
     QVERIFY(fs::exists((runDir + "/model-512.pt").toStdString()));
@@ -561,7 +543,7 @@ class TestDistributed : public QObject {
                                   QStringList{"launch", "--nproc-per-node", "1", "--nnodes", "2",
                                               "--node-rank", QString::number(node), "--master-addr",
                                               "10.99.0.1", "--master-port", port, kProject} +
-                                      fastRun(runDir, 4, 1)));
+                                      checkpointedRun(runDir, 4, 1)));
     }
     QStringList outs;
     for (auto& p : nodes) {
@@ -610,7 +592,7 @@ class TestDistributed : public QObject {
         "/usr/bin/torchrun",
         QStringList{"--no_python", "--nproc_per_node", "2", "--redirects", "1", "--tee", "1",
                     "--master_port", QString::number(freePort()), TB_CLI_PATH, "train", kProject} +
-            fastRun(runDir, 4, 1) + QStringList{"--set", "trainer.strategy=distributed"});
+            checkpointedRun(runDir, 4, 1) + QStringList{"--set", "trainer.strategy=distributed"});
     QVERIFY(torchrun.waitForFinished(120000));
     const QString out = torchrun.readAll();
     QVERIFY2(torchrun.exitCode() == 0, qPrintable(out.right(3000)));

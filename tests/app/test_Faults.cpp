@@ -60,14 +60,7 @@ const char* const kWindowChild = "TB_FAULT_WINDOW_PROJECT";
 QString cli() { return qEnvironmentVariable("TB_FAULT_CLI", QStringLiteral(TB_CLI_PATH)); }
 
 QStringList plan(const QString& runDir) {
-  return {"--run-dir",
-          runDir,
-          "--steps-per-epoch",
-          QString::number(kStepsPerEpoch),
-          "--max-epoch",
-          QString::number(kEpochs),
-          "--set",
-          R"(callbacks=[{"type": "model_saver", "max_to_keep": 100}])"};
+  return tbench::testing::checkpointedRun(runDir, kStepsPerEpoch, kEpochs);
 }
 
 QProcessEnvironment cliEnvironment() {
@@ -313,6 +306,18 @@ class TestFaults : public QObject {
   /// What every round ends with: nothing of the round left, the latest checkpoint loads,
   /// run.json not claiming a live run, `launch --resume` ends at the final step, nothing left.
   /// Prints the round's FAULT line. "" when all holds, else what did not.
+  /// A round's line in the campaign's log: what was done, to whom, when, and how long the
+  /// others took to end.
+  static QString roundLine(const char* scenario, int round, const QString& victim,
+                           const Moment& moment, double seconds) {
+    return QString("scenario=%1 round=%2 victim=%3 at=%4 others_ended_after=%5s")
+        .arg(scenario)
+        .arg(round)
+        .arg(victim)
+        .arg(moment.text())
+        .arg(seconds, 0, 'f', 1);
+  }
+
   QString finishRound(const QString& line, const QString& tmp, const QString& runDir,
                       const QString& project = kProject) {
     if (const QStringList left = leftBehind(tmp, std::chrono::seconds(kTimeoutS + kDiagnosisS));
@@ -401,13 +406,9 @@ class TestFaults : public QObject {
                          .arg(launch->exitStatus() == QProcess::NormalExit ? "exited" : "crashed")
                          .arg(launch->exitCode())
                          .arg(out.right(3000))));
-      const QString problem = finishRound(QString("scenario=sigkill-rank round=%1 victim=rank%2 "
-                                                  "at=%3 others_ended_after=%4s")
-                                              .arg(round)
-                                              .arg(victim)
-                                              .arg(moment.text())
-                                              .arg(seconds, 0, 'f', 1),
-                                          tmp.path(), runDir);
+      const QString problem = finishRound(
+          roundLine("sigkill-rank", round, QString("rank%1").arg(victim), moment, seconds),
+          tmp.path(), runDir);
       QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
   }
@@ -428,13 +429,8 @@ class TestFaults : public QObject {
       const QStringList left = leftBehind(tmp.path(), std::chrono::seconds(5));
       QVERIFY2(left.isEmpty(), qPrintable("ranks outlived launch: " + left.join("; ")));
       const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
-      const QString problem =
-          finishRound(QString("scenario=sigkill-launch round=%1 victim=launch at=%2 "
-                              "others_ended_after=%3s")
-                          .arg(round)
-                          .arg(moment.text())
-                          .arg(seconds, 0, 'f', 1),
-                      tmp.path(), runDir);
+      const QString problem = finishRound(
+          roundLine("sigkill-launch", round, "launch", moment, seconds), tmp.path(), runDir);
       QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
   }
@@ -484,11 +480,7 @@ class TestFaults : public QObject {
                               .arg(record->globalStep)
                               .arg(latest)
                               .arg(problem)));
-      problem = finishRound(QString("scenario=sigkill-window round=%1 victim=window at=%2 "
-                                    "others_ended_after=%3s")
-                                .arg(round)
-                                .arg(moment.text())
-                                .arg(seconds, 0, 'f', 1),
+      problem = finishRound(roundLine("sigkill-window", round, "window", moment, seconds),
                             tmp.path(), runDir(), project);
       QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
@@ -530,15 +522,10 @@ class TestFaults : public QObject {
                qPrintable(out.right(3000)));
       QVERIFY2(seconds < kTimeoutS + kDiagnosisS, qPrintable(QString::number(seconds)));
       QVERIFY2(stoppedCode == 1, qPrintable(stoppedOut.right(3000)));
-      const QString problem = finishRound(QString("scenario=sigstop-rank round=%1 victim=rank%2 "
-                                                  "at=%3 others_ended_after=%4s "
-                                                  "stopped_ended_after_sigcont=%5s")
-                                              .arg(round)
-                                              .arg(victim)
-                                              .arg(moment.text())
-                                              .arg(seconds, 0, 'f', 1)
-                                              .arg(after, 0, 'f', 1),
-                                          tmp.path(), runDir);
+      const QString problem = finishRound(
+          roundLine("sigstop-rank", round, QString("rank%1").arg(victim), moment, seconds) +
+              QString(" stopped_ended_after_sigcont=%1s").arg(after, 0, 'f', 1),
+          tmp.path(), runDir);
       QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
   }

@@ -1,6 +1,6 @@
-// Plugins (Note [Plugins], engine/project/registry/PluginLoader.h): the example plugin loaded into this
-// process (a plugin host like the programs) and through the real towerbench-cli; broken plugins
-// refused with their path, leaving the registry as it was; the plugin folders.
+// Plugins (Note [Plugins], engine/project/registry/PluginLoader.h): the example plugin loaded into
+// this process (a plugin host like the programs) and through the real towerbench-cli; broken
+// plugins refused with their path, leaving the registry as it was; the plugin folders.
 
 #include <dlfcn.h>
 
@@ -15,10 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/Check.h"
+#include "engine/project/Plugin.h"
 #include "engine/project/registry/ComponentListings.h"
 #include "engine/project/registry/ComponentRegistry.h"
-#include "engine/project/Plugin.h"
 #include "engine/project/registry/PluginLoader.h"
+#include "tests/support/CliRun.h"
 #include "tests/support/ExpectError.h"
 
 using namespace tbench;
@@ -26,32 +27,17 @@ using tbench::testing::expectError;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
+using Result = tbench::testing::CliResult;
 
 /// Runs the CLI with no plugin folder of the user's and no $TOWERBENCH_PLUGIN_PATH, unless
 /// `edit` sets them.
 Result runCli(const QStringList& args, const std::function<void(QProcessEnvironment&)>& edit = {}) {
   static QTemporaryDir emptyData;  // an XDG_DATA_HOME without plugins
-  QProcess process;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove("TOWERBENCH_PLUGIN_PATH");
   env.insert("XDG_DATA_HOME", emptyData.path());
   if (edit) edit(env);
-  process.setProcessEnvironment(env);
-  process.start(TB_CLI_PATH, args);
-  process.closeWriteChannel();
-  if (!process.waitForFinished(120000)) {
-    process.kill();
-    process.waitForFinished();
-    return {};
-  }
-  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-          QString::fromUtf8(process.readAllStandardOutput()),
-          QString::fromUtf8(process.readAllStandardError())};
+  return tbench::testing::runProgram(TB_CLI_PATH, args, env);
 }
 
 QString examplePlugin() { return QFileInfo(TB_EXAMPLE_PLUGIN).canonicalFilePath(); }

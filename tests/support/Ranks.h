@@ -1,9 +1,10 @@
 #pragma once
-// The distributed tests' ranks: a free MASTER_PORT and the torchrun contract's variables
-// (Note [Worker environment], engine/comm/WorkerEnvironment.h) for one rank.
+// The distributed tests' ranks: a free MASTER_PORT, the torchrun contract's variables
+// (Note [Worker environment], engine/comm/WorkerEnvironment.h) for one rank, a run's options.
 
 #include <QProcessEnvironment>
 #include <QString>
+#include <QStringList>
 
 #include <unistd.h>
 
@@ -28,6 +29,19 @@ inline QProcessEnvironment rankEnvironment(QProcessEnvironment base, int rank, i
   base.insert("MASTER_ADDR", "127.0.0.1");
   base.insert("MASTER_PORT", QString::number(port));
   return base;
+}
+
+/// The options of the distributed tests' runs: `runDir`, epochs of `stepsPerEpoch` for
+/// `maxEpoch`, no validation (fast), a checkpoint per epoch and every one kept.
+inline QStringList checkpointedRun(const QString& runDir, int stepsPerEpoch, int maxEpoch) {
+  return {"--run-dir",
+          runDir,
+          "--steps-per-epoch",
+          QString::number(stepsPerEpoch),
+          "--max-epoch",
+          QString::number(maxEpoch),
+          "--set",
+          R"(callbacks=[{"type": "model_saver", "max_to_keep": 100}])"};
 }
 
 }  // namespace tbench::testing

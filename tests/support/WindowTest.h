@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDir>
+#include <QMessageBox>
 #include <QTemporaryDir>
 #include <QWidget>
 #include <fstream>
@@ -34,6 +35,14 @@ inline QString writeProjectFrom(const QTemporaryDir& dir, const QString& file,
   const QString path = dir.filePath(file);
   std::ofstream(path.toStdString()) << doc.dump(2);
   return path;
+}
+
+/// Shows `window` (the main window, a dialog) answering Discard to whatever it asks, so that no
+/// question waits for a click.
+template <class Window>
+void showDiscarding(Window& window) {
+  window.setAsker([](auto&&...) { return QMessageBox::Discard; });
+  window.show();
 }
 
 /// The window's action named `name` ("actionStart"); aborts the test binary when missing.

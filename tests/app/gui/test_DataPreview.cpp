@@ -39,8 +39,7 @@ QString writeProject(const QTemporaryDir& dir, const nlohmann::json& train) {
 
 /// Opens `project` in a window, triggers Run > Preview Data and waits for the preview.
 DataPreviewDialog* preview(MainWindow& window, const QString& project) {
-  window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-  window.show();
+  tbench::testing::showDiscarding(window);
   if (!window.openProject(project)) return nullptr;
   auto* action = window.findChild<QAction*>("actionPreviewData");
   if (action == nullptr) return nullptr;

@@ -182,8 +182,7 @@ class TestFineTuningWindow : public QObject {
     QTemporaryDir dir;
     const QString path = writeProjectFrom(dir, "fit.json", {});
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(path));
     window.resize(1280, 800);
     QCoreApplication::processEvents();

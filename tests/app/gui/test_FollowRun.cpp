@@ -197,8 +197,7 @@ class TestFollowRun : public QObject {
   void theWindowFollowsARunStartedElsewhere() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     // Not a run directory: told, nothing followed.
     window.followRunDirectory(dir.path());
     auto* box = window.findChild<QMessageBox*>("messageBox");

@@ -80,8 +80,7 @@ class TestInputChecks : public QObject {
   void numbersOutOfBoundsAreFlaggedNotCoerced() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, {})));
     auto* rate = child<QLineEdit>(window, "optimizer.learning_rate");
     QCOMPARE(rate->text(), QStringLiteral("0.05"));
@@ -116,8 +115,7 @@ class TestInputChecks : public QObject {
   void integersBelowTheirMinimumAreFlaggedNotPutBack() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, {})));
     auto* batch = child<QSpinBox>(window, "data.batch_size");
     QCOMPARE(batch->value(), 64);
@@ -159,8 +157,7 @@ class TestInputChecks : public QObject {
   void integerListsWithABadElementAreFlaggedNotTruncated() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, {})));
     auto* hidden = child<QLineEdit>(window, "model.hidden");
     QCOMPARE(hidden->text(), QStringLiteral("64"));
@@ -246,8 +243,7 @@ class TestInputChecks : public QObject {
       QVERIFY(file.open(QIODevice::WriteOnly));
     }
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
       doc["data"]["train"] = {{"type", "fashion-mnist"}, {"dir", "/nonexistent/fashion"}};
       doc["data"].erase("validation");

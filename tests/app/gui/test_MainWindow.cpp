@@ -78,8 +78,7 @@ class TestMainWindow : public QObject {
   void trainsFromTheRunMenuAndExportsFromTheFileMenu() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, {})));
     QVERIFY(window.windowTitle().contains("synthetic-mlp"));
     QVERIFY(action(window, "actionStart")->isEnabled());
@@ -135,8 +134,7 @@ class TestMainWindow : public QObject {
   void showsTheRunsImagesAndThoseOfAPastRun() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QCOMPARE(frontTabBeside(window, "Images"), QString("Project"));
     QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
       doc["callbacks"] = nlohmann::json::array({{{"type", "dump_images"}, {"samples", 4}}});
@@ -181,8 +179,7 @@ class TestMainWindow : public QObject {
   void stopFromTheMenuAndAFailureKeepTheWindow() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, [](nlohmann::json& doc) {
       doc["max_epoch"] = 1000;
       doc["callbacks"] = nlohmann::json::array();

@@ -80,8 +80,7 @@ class TestRunStatus : public QObject {
   void stopSaysWhereTheRunStoppedAndFinishedOnlyAtTheEnd() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, "long.json", {})));
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 40, 60000);
@@ -118,8 +117,7 @@ class TestRunStatus : public QObject {
   void f8OffersTheRunsRateAndSetsIt() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, "f8.json", {})));
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 5, 60000);
@@ -166,8 +164,7 @@ class TestRunStatus : public QObject {
   void theLearningRateFieldShowsTheCurrentRunsRate() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     auto* field = window.findChild<QLineEdit*>("learningRateEdit");
     auto* set = window.findChild<QPushButton*>("setLearningRateButton");
     QVERIFY(field && set);
@@ -214,8 +211,7 @@ class TestRunStatus : public QObject {
   void openingAnotherProjectClearsTheLastRunsView() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, "a.json", [](nlohmann::json& doc) {
       doc["max_epoch"] = 1;
       doc["callbacks"] = nlohmann::json::array({{{"type", "dump_images"}, {"samples", 4}}});
@@ -241,8 +237,7 @@ class TestRunStatus : public QObject {
   void aPauseCountsInNeitherRateNorEtaAndIsLogged() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, "long.json", {})));
     action(window, "actionStart")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->globalStep() >= 10, 60000);
@@ -281,8 +276,7 @@ class TestRunStatus : public QObject {
   void aManualCheckpointOutlivesTheKeepLastRule() {
     QTemporaryDir dir;
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(writeProject(dir, "saver.json", [](nlohmann::json& doc) {
       doc["max_epoch"] = 6;
       // Saves at 600, 1200, ..., 3600; F7 well before the first (the pause lands some steps

@@ -71,8 +71,7 @@ class TestSweepPanel : public QObject {
     std::ofstream(dir.filePath("sweep.json").toStdString()) << sweep.dump();
 
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     // Paused before it starts: the panel shows it, no trial starts; Pause Sweep up resumes.
     QString error;
     QVERIFY2(bridge::setSweepPaused(dir.filePath("sd"), true, &error), qPrintable(error));
@@ -219,8 +218,7 @@ class TestSweepPanel : public QObject {
     }
     QVERIFY2(asked.contains("A Sweep Is Running"), qPrintable(asked.join(", ")));
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     SweepPanel* panel = window.sweepPanel();
     panel->showSweep(sweepDir);
     QTRY_VERIFY_WITH_TIMEOUT(panel->state().queuePid > 0, 10000);  // alive without its window
@@ -290,8 +288,7 @@ class TestSweepPanel : public QObject {
     QCOMPARE(train.exitCode(), 0);
 
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.openProject(project));
     tbench::testing::windowAction(window, "actionNewSweep")->trigger();
     auto* dialog = window.findChild<NewSweepDialog*>("newSweepDialog");
@@ -370,8 +367,7 @@ class TestSweepPanel : public QObject {
   // An untitled project has no file for the trials to run: the user is told to save it.
   void newSweepAsksToSaveFirst() {
     MainWindow window;
-    window.setAsker([](auto&&...) { return QMessageBox::Discard; });
-    window.show();
+    tbench::testing::showDiscarding(window);
     QVERIFY(window.newFromTemplate(MainWindow::templates().front()));
     QVERIFY(window.newSweep() == nullptr);
     auto* box = window.findChild<QMessageBox*>("messageBox");

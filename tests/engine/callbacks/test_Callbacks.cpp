@@ -36,6 +36,12 @@ using tbench::testing::Recorder;
 
 namespace {
 
+/// A callback whose trigger (after every epoch, where a validation puts its scalars) runs `hook`.
+std::shared_ptr<CallbackFactory> atEveryEpoch(std::string name, CallbackFactory::Hook hook) {
+  return std::make_shared<CallbackFactory>(
+      std::move(name), CallbackFactory::Hooks{{}, {}, {}, {}, std::move(hook), {}});
+}
+
 /// Global steps at which `events` recorded `hook`.
 std::vector<int64_t> stepsOf(const std::vector<std::string>& events, const std::string& hook) {
   std::vector<int64_t> steps;
@@ -133,15 +139,8 @@ class TestCallbacks : public QObject {
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
     auto history = attachHistory(*trainer);
-    trainer->registerCallback(std::make_shared<CallbackFactory>(
-        "stat", CallbackFactory::Hooks{{},
-                                       {},
-                                       {},
-                                       {},
-                                       [&](TrainerContext& c) {
-                                         c.monitors().putScalar("val", stat[c.epochNum() - 1]);
-                                       },
-                                       {}}));
+    trainer->registerCallback(atEveryEpoch(
+        "stat", [&](TrainerContext& c) { c.monitors().putScalar("val", stat[c.epochNum() - 1]); }));
     auto setter = std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "val", StatMonitorParamSetter::Options().factor(0.5).patience(2));
     trainer->registerCallback(setter);
@@ -159,15 +158,9 @@ class TestCallbacks : public QObject {
     const auto runWith = [&](const std::vector<double>& stat, EarlyStopping::Options options,
                              const std::string& state = "") {
       auto trainer = makeNoOpTrainer();
-      trainer->registerCallback(std::make_shared<CallbackFactory>(
-          "stat", CallbackFactory::Hooks{{},
-                                         {},
-                                         {},
-                                         {},
-                                         [&](TrainerContext& c) {
-                                           c.monitors().putScalar("val", stat[c.epochNum() - 1]);
-                                         },
-                                         {}}));
+      trainer->registerCallback(atEveryEpoch("stat", [&](TrainerContext& c) {
+        c.monitors().putScalar("val", stat[c.epochNum() - 1]);
+      }));
       auto early = std::make_shared<EarlyStopping>("val", options);
       if (!state.empty()) early->restoreCheckpointState(state);
       trainer->registerCallback(early);
@@ -213,15 +206,9 @@ class TestCallbacks : public QObject {
     auto trainer =
         makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
     attachHistory(*trainer);
-    trainer->registerCallback(std::make_shared<CallbackFactory>(
-        "stat", CallbackFactory::Hooks{{},
-                                       {},
-                                       {},
-                                       {},
-                                       [&](TrainerContext& c) {
-                                         c.monitors().putScalar("acc", 0.9 + 0.001 * c.epochNum());
-                                       },
-                                       {}}));
+    trainer->registerCallback(atEveryEpoch("stat", [&](TrainerContext& c) {
+      c.monitors().putScalar("acc", 0.9 + 0.001 * c.epochNum());
+    }));
     auto setter = std::make_shared<StatMonitorParamSetter>("learning_rate", "acc",
                                                            StatMonitorParamSetter::Options()
                                                                .factor(0.1)
@@ -336,16 +323,9 @@ print(json.dumps(out))
       auto trainer =
           makeNoOpTrainer([&](NoOpTrainer& t) { lrAtStep.push_back(t.learningRate().get()); });
       attachHistory(*trainer);
-      trainer->registerCallback(std::make_shared<CallbackFactory>(
-          "stat", CallbackFactory::Hooks{{},
-                                         {},
-                                         {},
-                                         {},
-                                         [&](TrainerContext& ctx) {
-                                           ctx.monitors().putScalar("s",
-                                                                    c.stat[ctx.epochNum() - 1]);
-                                         },
-                                         {}}));
+      trainer->registerCallback(atEveryEpoch("stat", [&](TrainerContext& ctx) {
+        ctx.monitors().putScalar("s", c.stat[ctx.epochNum() - 1]);
+      }));
       trainer->registerCallback(
           std::make_shared<StatMonitorParamSetter>("learning_rate", "s",
                                                    StatMonitorParamSetter::Options()
@@ -553,14 +533,8 @@ print(json.dumps({
     auto history = attachHistory(*trainer);
     trainer->registerCallback(std::make_shared<ScheduledHyperParamSetter>(
         "learning_rate", std::vector<std::pair<int64_t, double>>{{0, 0.05}, {100, 0.01}}));
-    trainer->registerCallback(std::make_shared<CallbackFactory>(
-        "flat-stat", CallbackFactory::Hooks{
-                         {},
-                         {},
-                         {},
-                         {},
-                         [](TrainerContext& c) { c.monitors().putScalar("validation_error", 0.5); },
-                         {}}));
+    trainer->registerCallback(atEveryEpoch(
+        "flat-stat", [](TrainerContext& c) { c.monitors().putScalar("validation_error", 0.5); }));
     auto plateau = std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "validation_error",
         StatMonitorParamSetter::Options().factor(0.5).patience(0));
@@ -594,16 +568,9 @@ print(json.dumps({
     // stat's history). The old code re-counted the latest value each epoch and cut the rate
     // after a single validation.
     auto trainer = makeNoOpTrainer();
-    trainer->registerCallback(std::make_shared<CallbackFactory>(
-        "every-3", CallbackFactory::Hooks{{},
-                                          {},
-                                          {},
-                                          {},
-                                          [](TrainerContext& c) {
-                                            if (c.epochNum() % 3 == 0)
-                                              c.monitors().putScalar("validation_error", 0.5);
-                                          },
-                                          {}}));
+    trainer->registerCallback(atEveryEpoch("every-3", [](TrainerContext& c) {
+      if (c.epochNum() % 3 == 0) c.monitors().putScalar("validation_error", 0.5);
+    }));
     auto plateau = std::make_shared<StatMonitorParamSetter>(
         "learning_rate", "validation_error",
         StatMonitorParamSetter::Options().factor(0.5).patience(2));

@@ -16,6 +16,8 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/FileBytes.h"
+#include "tests/support/Python.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
@@ -93,12 +95,10 @@ class TestCsv : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QProcess python;
-    python.start("/usr/bin/python3",
-                 {"-c", kPython, QString::fromStdString(kSklearn), dir_.path()});
-    QVERIFY(python.waitForFinished(60000));
-    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
-    golden_ = json::parse(python.readAllStandardOutput().toStdString());
+    const testing::PythonRun python =
+        testing::runPython({"-c", kPython, QString::fromStdString(kSklearn), dir_.path()});
+    QVERIFY2(python.ok, python.err.constData());
+    golden_ = json::parse(python.out.toStdString());
   }
 
   void readsScikitLearnTables_data() {
@@ -306,7 +306,8 @@ class TestCsv : public QObject {
         },
         "iris_quote.csv:8",
         "the quoted field in column 0 is not closed before the end of the file");
-    writeFile("only_header.csv", readAll(sklearn("iris.csv")).substr(0, 34));
+    testing::writeBytes(path("only_header.csv"),
+                        testing::readBytes(sklearn("iris.csv")).substr(0, 34));
     expectError(
         [&] {
           open({{"path", path("only_header.csv")}, {"skip_rows", 1}});
@@ -417,7 +418,7 @@ class TestCsv : public QObject {
   std::string corrupt(const QString& source, const QString& name, int line,
                       const std::string& replacement, int column = -1,
                       const std::string& field = "") const {
-    std::istringstream in(readAll(sklearn(source)));
+    std::istringstream in(testing::readBytes(sklearn(source)));
     std::string text, current;
     for (int n = 1; std::getline(in, current); ++n) {
       if (n == line) {
@@ -434,15 +435,8 @@ class TestCsv : public QObject {
       }
       text += current + "\n";
     }
-    writeFile(name, text);
+    testing::writeBytes(path(name), text);
     return path(name);
-  }
-  static std::string readAll(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void writeFile(const QString& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
   }
 
   QTemporaryDir dir_;

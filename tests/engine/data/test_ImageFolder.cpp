@@ -25,6 +25,7 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/project/registry/ComponentFactories.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/Python.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
@@ -98,11 +99,9 @@ class TestImageFolder : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QProcess python;
-    python.start("/usr/bin/python3",
-                 {TB_SOURCE_DIR "/tests/engine/data/make_image_folders.py", dir_.path()});
-    QVERIFY(python.waitForFinished(120000));
-    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const testing::PythonRun python =
+        testing::runPython({TB_SOURCE_DIR "/tests/engine/data/make_image_folders.py", dir_.path()});
+    QVERIFY2(python.ok, python.err.constData());
   }
 
   void decodesAsPilDoes() {

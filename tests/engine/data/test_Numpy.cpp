@@ -14,6 +14,8 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/FileBytes.h"
+#include "tests/support/Python.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
@@ -60,11 +62,9 @@ class TestNumpy : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QProcess python;
-    python.start("/usr/bin/python3", {"-c", kPython, dir_.path()});
-    QVERIFY(python.waitForFinished(60000));
-    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
-    const QStringList sums = QString(python.readAllStandardOutput()).trimmed().split(' ');
+    const testing::PythonRun python = testing::runPython({"-c", kPython, dir_.path()});
+    QVERIFY2(python.ok, python.err.constData());
+    const QStringList sums = QString(python.out).trimmed().split(' ');
     QCOMPARE(sums.size(), 2);
     f32Sum_ = sums[0].toDouble();
     largeSum_ = sums[1].toDouble();
@@ -101,18 +101,18 @@ class TestNumpy : public QObject {
   }
 
   void corruptedCopiesAreReportedWithTheirOffset() {
-    const std::string original = readAll(path("f32.npy"));
-    writeFile("truncated.npy", original.substr(0, original.size() - 5));
+    const std::string original = testing::readBytes(path("f32.npy"));
+    testing::writeBytes(path("truncated.npy"), original.substr(0, original.size() - 5));
     expectError([&] { readNpyFile(path("truncated.npy")); }, "truncated.npy",
                 "truncated: the shape needs 720 bytes of data from byte 128, the file has 715");
-    writeFile("trailing.npy", original + "xyz");
+    testing::writeBytes(path("trailing.npy"), original + "xyz");
     expectError([&] { readNpyFile(path("trailing.npy")); }, "trailing.npy",
                 "3 bytes after the data, which ends at byte 848");
-    writeFile("magic.npy", "PK" + original.substr(2));
+    testing::writeBytes(path("magic.npy"), "PK" + original.substr(2));
     expectError([&] { readNpyFile(path("magic.npy")); }, "magic.npy", "not a .npy file");
     std::string badShape = original;
     badShape.replace(badShape.find("(30, 6)"), 7, "(30, x)");
-    writeFile("shape.npy", badShape);
+    testing::writeBytes(path("shape.npy"), badShape);
     expectError([&] { readNpyFile(path("shape.npy")); }, "shape.npy", "cannot read the shape");
     expectError([&] { readNpyFile(path("missing.npy")); }, "missing.npy", "cannot be read");
   }
@@ -127,22 +127,24 @@ class TestNumpy : public QObject {
       for (int i = 0; i < 4; ++i) bytes += static_cast<char>((length >> (8 * i)) & 0xff);
       return bytes + header;
     };
-    writeFile("long_descr.npy", npy("{'descr': '" + std::string(500000, 'x') +
-                                    "', 'fortran_order': False, 'shape': (1,), }"));
+    testing::writeBytes(path("long_descr.npy"), npy("{'descr': '" + std::string(500000, 'x') +
+                                                    "', 'fortran_order': False, 'shape': (1,), }"));
     expectError([&] { readNpyFile(path("long_descr.npy")); }, "long_descr.npy", "is not accepted");
     std::string dims;
     for (int i = 0; i < 200000; ++i) dims += "1, ";
-    writeFile("long_shape.npy",
-              npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }") +
-                  std::string(4, '\0'));
+    testing::writeBytes(path("long_shape.npy"),
+                        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }") +
+                            std::string(4, '\0'));
     expectError([&] { readNpyHeader(path("long_shape.npy")); }, "long_shape.npy",
                 "has over 64 dimensions");
-    writeFile("long_space.npy", npy("{'descr'" + std::string(800000, ' ') +
-                                    ": '<f4', 'fortran_order': False, 'shape': (2,), }") +
-                                    std::string(8, '\0'));
+    testing::writeBytes(path("long_space.npy"),
+                        npy("{'descr'" + std::string(800000, ' ') +
+                            ": '<f4', 'fortran_order': False, 'shape': (2,), }") +
+                            std::string(8, '\0'));
     QCOMPARE(readNpyFile(path("long_space.npy")).sizes().vec(), (std::vector<int64_t>{2}));
-    writeFile("huge_dim.npy",
-              npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }"));
+    testing::writeBytes(
+        path("huge_dim.npy"),
+        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }"));
     expectError([&] { readNpyFile(path("huge_dim.npy")); }, "huge_dim.npy",
                 "has a dimension over 2^40");
   }
@@ -175,22 +177,22 @@ class TestNumpy : public QObject {
                 "no array \"z\" in the archive (it holds x, y)");
     expectError([&] { readNpyFile(path("bzip2.npz") + ":x"); }, "bzip2.npz: member \"x.npy\"",
                 "uses compression method 12");
-    const std::string packed = readAll(path("packed.npz"));
-    writeFile("cut.npz", packed.substr(0, packed.size() - 100));
+    const std::string packed = testing::readBytes(path("packed.npz"));
+    testing::writeBytes(path("cut.npz"), packed.substr(0, packed.size() - 100));
     expectError([&] { readNpyFile(path("cut.npz") + ":x"); }, "cut.npz",
                 "no end-of-archive record: not a zip archive, or cut off");
-    writeFile("half.npz", packed.substr(0, packed.size() / 2));
+    testing::writeBytes(path("half.npz"), packed.substr(0, packed.size() / 2));
     expectError([&] { readNpyHeader(path("half.npz") + ":x"); }, "half.npz",
                 "no end-of-archive record");
     // A flipped bit in the data of a stored member, and in a deflated member.
-    std::string plain = readAll(path("plain.npz"));
+    std::string plain = testing::readBytes(path("plain.npz"));
     plain[plain.find("\x93NUMPY") + 200] ^= 0x10;
-    writeFile("flipped.npz", plain);
+    testing::writeBytes(path("flipped.npz"), plain);
     expectError([&] { readNpyFile(path("flipped.npz") + ":x"); }, "flipped.npz: member \"x.npy\"",
                 "CRC-32 mismatch (the archive is damaged)");
     std::string deflated = packed;
     deflated[deflated.find("x.npy") + 60] ^= 0x10;
-    writeFile("deflated.npz", deflated);
+    testing::writeBytes(path("deflated.npz"), deflated);
     expectError([&] { readNpyFile(path("deflated.npz") + ":x"); }, "deflated.npz: member \"x.npy\"",
                 "damaged");
   }
@@ -266,13 +268,6 @@ class TestNumpy : public QObject {
 
  private:
   std::string path(const QString& name) const { return dir_.filePath(name).toStdString(); }
-  static std::string readAll(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void writeFile(const QString& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
-  }
 
   QTemporaryDir dir_;
   double f32Sum_ = 0;
