@@ -4,7 +4,6 @@
 #include "tests/support/TestMain.h"
 
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
