@@ -204,6 +204,18 @@ endfunction()
 # does not override a test's own TIMEOUT).
 set(TOWERBENCH_TEST_TIMEOUT 300 CACHE STRING "Seconds each tb_test may run")
 
+# The environment of every test (each add_test names it), measured on the 2-core machines
+# (AMD EPYC Zen 5, issue 38); speed only, the results are the same:
+# - glibc's malloc on transparent huge pages. A process that loads LibTorch spends most of its
+#   start in LibTorch's operator registration (malloc, page faults) and the dynamic loader, and
+#   the suite starts some 400 (tests, CLI commands, ranks, trials): a start takes ~0.58 s
+#   instead of ~0.73 s, the six longest tests 167 s instead of 206 s. Users can set it too
+#   (README, "Speed").
+# - OpenMP's idle workers sleep instead of spinning: ctest runs as many tests at once as there
+#   are cores, so one test's spinning workers take the core another needs (test_Projects
+#   beside a busy core: 31 s spinning, 20 s passive, 11 s alone). The suite: 296 s -> 262 s.
+set(TB_TEST_ENVIRONMENT "TB_QUIET=1;GLIBC_TUNABLES=glibc.malloc.hugetlb=1;OMP_WAIT_POLICY=PASSIVE")
+
 # tb_test(NAME SOURCE [NO_PCH] [GROUP EXE] [LINK deps...] [DEFINITIONS defs...]
 #         [DEPENDS targets...] [LABELS labels...]): one Qt Test class registered with CTest as NAME.
 # Alone, it is its own executable. With GROUP, the tests of a directory that name the same EXE
@@ -285,7 +297,7 @@ function(tb_test name source)
     add_test(NAME ${name} COMMAND ${name})
   endif()
   set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TB_QUIET=1"
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;${TB_TEST_ENVIRONMENT}"
     LABELS "${ARG_LABELS}" TIMEOUT ${TOWERBENCH_TEST_TIMEOUT})
 endfunction()
 

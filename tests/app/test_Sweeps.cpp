@@ -406,6 +406,13 @@ class TestSweeps : public QObject {
     first.start(TB_CLI_PATH, args);
     QTRY_VERIFY_WITH_TIMEOUT(firstTrialRuns(sweepDir.toStdString(), 1), 60000);
     const int64_t pid = onDisk(sweepDir.toStdString(), 0)->pid;
+    // Held (SIGSTOP) until the next queue has taken the directory, so that it cannot end first
+    // on a fast or a busy machine: the next queue must find it running and adopt it.
+    QCOMPARE(::kill(static_cast<pid_t>(pid), SIGSTOP), 0);
+    struct Continue {  // also when a check below fails: no trial left stopped
+      pid_t pid;
+      ~Continue() { ::kill(pid, SIGCONT); }
+    } const held{static_cast<pid_t>(pid)};
     // A second queue on the same directory while the first lives would start the pending
     // trials twice: refused, naming the first's pid.
     QProcess twice;
@@ -422,6 +429,17 @@ class TestSweeps : public QObject {
 
     QProcess again;
     again.start(TB_CLI_PATH, args);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          try {
+            const auto s = readSweepState(sweepDir.toStdString());
+            return s && s->queuePid == again.processId();
+          } catch (const std::exception&) {
+            return false;  // being replaced: read again
+          }
+        }(),
+        60000);
+    QCOMPARE(::kill(static_cast<pid_t>(pid), SIGCONT), 0);
     QVERIFY(again.waitForFinished(120000));
     const QString out = QString::fromUtf8(again.readAllStandardOutput());
     QVERIFY2(again.exitCode() == 0, qPrintable(out + again.readAllStandardError()));
