@@ -9,19 +9,25 @@ MapData::MapData(DataFlowPtr child, Function function, bool mayDrop)
   TB_CHECK(static_cast<bool>(function_), "MapData needs a function");
 }
 
-bool MapData::nextPoint(Datapoint& out) {
+bool MapData::nextMapped(DataPass& pass, const Function& function, bool mayDrop,
+                         const char* dropped, Datapoint& out) {
   Datapoint point;
-  while (childPass().next(point)) {
-    auto mapped = function_(std::move(point));
+  while (pass.next(point)) {
+    auto mapped = function(std::move(point));
     if (mapped) {
       out = std::move(*mapped);
       return true;
     }
-    TB_CHECK(mayDrop_,
-             "the MapData function dropped a datapoint; construct the MapData with mayDrop = "
-             "true to allow that (its size() is then unknown)");
+    TB_CHECK(mayDrop, dropped);
   }
   return false;
+}
+
+bool MapData::nextPoint(Datapoint& out) {
+  return nextMapped(childPass(), function_, mayDrop_,
+                    "the MapData function dropped a datapoint; construct the MapData with "
+                    "mayDrop = true to allow that (its size() is then unknown)",
+                    out);
 }
 
 }  // namespace tbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/core/Check.h"
+#include "engine/data/MapData.h"
 
 namespace tbench {
 
@@ -194,20 +195,11 @@ void MultiThreadMapData::work() {
 bool MultiThreadMapData::nextInline(Datapoint& out) {
   if (failed_) return false;
   try {
-    Datapoint point;
-    while (childPass().next(point)) {
-      auto mapped = function_(std::move(point));
-      if (mapped) {
-        out = std::move(*mapped);
-        return true;
-      }
-      TB_CHECK(options_.mayDrop(), kDropped);
-    }
+    return MapData::nextMapped(childPass(), function_, options_.mayDrop(), kDropped, out);
   } catch (...) {
     failed_ = true;  // as with workers: an error ends the pass
     throw;
   }
-  return false;
 }
 
 bool MultiThreadMapData::nextPoint(Datapoint& out) {

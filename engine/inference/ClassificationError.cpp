@@ -7,8 +7,6 @@ namespace tbench {
 ClassificationError::ClassificationError(std::string wrongOutput, std::string scalarName)
     : wrongOutput_(std::move(wrongOutput)), scalarName_(std::move(scalarName)) {}
 
-void ClassificationError::beforeInference() { wrong_.reset(); }
-
 void ClassificationError::onBatch(const std::map<std::string, torch::Tensor>& outputs,
                                   int64_t batchSize) {
   auto it = outputs.find(wrongOutput_);
@@ -16,18 +14,7 @@ void ClassificationError::onBatch(const std::map<std::string, torch::Tensor>& ou
   const torch::Tensor& wrong = it->second;
   TB_CHECK(wrong.dim() == 1 && wrong.size(0) == batchSize, "inference output \"", wrongOutput_,
            "\" must have one value per sample (", batchSize, "), got shape ", wrong.sizes());
-  wrong_.add(wrong, batchSize);  // counted where the model ran, read once a pass
-}
-
-std::map<std::string, double> ClassificationError::afterInference() {
-  if (wrong_.samples() == 0) return {};
-  return {{scalarName_, wrong_.count() / static_cast<double>(wrong_.samples())}};
-}
-
-torch::Tensor ClassificationError::totals() const { return wrong_.totals(); }
-
-void ClassificationError::setTotals(const torch::Tensor& totals) {
-  wrong_.setTotals(totals, "ClassificationError");
+  add(wrong, batchSize);  // counted where the model ran, read once a pass
 }
 
 }  // namespace tbench

@@ -14,8 +14,6 @@ std::string TopKAccuracy::scalarName() const {
   return "validation_top" + std::to_string(k_) + "_accuracy";
 }
 
-void TopKAccuracy::beforeInference() { hits_.reset(); }
-
 void TopKAccuracy::onBatch(const std::map<std::string, torch::Tensor>& outputs, int64_t batchSize) {
   const auto logits = outputs.find("logits");
   const auto labels = outputs.find("label");
@@ -27,18 +25,7 @@ void TopKAccuracy::onBatch(const std::map<std::string, torch::Tensor>& outputs, 
   const int64_t k = std::min<int64_t>(k_, l.size(1));
   const torch::Tensor top = std::get<1>(l.topk(k, /*dim=*/1));
   const torch::Tensor hit = top.eq(labels->second.view({-1, 1})).any(1);
-  hits_.add(hit, batchSize);
-}
-
-std::map<std::string, double> TopKAccuracy::afterInference() {
-  if (hits_.samples() == 0) return {};
-  return {{scalarName(), hits_.count() / static_cast<double>(hits_.samples())}};
-}
-
-torch::Tensor TopKAccuracy::totals() const { return hits_.totals(); }
-
-void TopKAccuracy::setTotals(const torch::Tensor& totals) {
-  hits_.setTotals(totals, "TopKAccuracy");
+  add(hit, batchSize);
 }
 
 }  // namespace tbench

@@ -1,4 +1,4 @@
-#include "engine/inference/PassCount.h"
+#include "engine/inference/PassRate.h"
 
 #include <torch/torch.h>
 
@@ -7,19 +7,19 @@
 
 namespace tbench {
 
-void PassCount::reset() {
+void PassRate::beforeInference() {
   counted_ = 0;
   unread_ = torch::Tensor();
   samples_ = 0;
 }
 
-void PassCount::add(const torch::Tensor& count, int64_t samples) {
+void PassRate::add(const torch::Tensor& count, int64_t samples) {
   const torch::Tensor sum = count.sum(torch::kDouble);
   unread_ = unread_.defined() ? unread_ + sum : sum;
   samples_ += samples;
 }
 
-double PassCount::count() const {
+double PassRate::count() const {
   if (unread_.defined()) {
     counted_ += hostItem<double>(unread_);
     unread_ = torch::Tensor();
@@ -27,12 +27,17 @@ double PassCount::count() const {
   return counted_;
 }
 
-torch::Tensor PassCount::totals() const {
+std::map<std::string, double> PassRate::afterInference() {
+  if (samples_ == 0) return {};
+  return {{scalarName(), count() / static_cast<double>(samples_)}};
+}
+
+torch::Tensor PassRate::totals() const {
   return torch::tensor({count(), static_cast<double>(samples_)}, torch::kDouble);
 }
 
-void PassCount::setTotals(const torch::Tensor& totals, const std::string& who) {
-  TB_CHECK(totals.numel() == 2, who, ": totals of another length");
+void PassRate::setTotals(const torch::Tensor& totals) {
+  TB_CHECK(totals.numel() == 2, scalarName(), ": totals of another length");
   const torch::Tensor t = totals.to(torch::kCPU, torch::kDouble).contiguous();
   counted_ = t.data_ptr<double>()[0];
   unread_ = torch::Tensor();
