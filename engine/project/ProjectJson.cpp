@@ -386,40 +386,44 @@ void readCallbacks(JsonReader& r, const json& node, Project& project) {
   }
 }
 
-void readInit(JsonReader& r, const json& node, InitSpec& init) {
-  ObjectReader obj(r, node, "$.init");
+/// A fixed section of the project ("init", "speed", "monitors"): its keys, with their
+/// defaults, into the Settings that `fill` copies into the project; nothing when the section
+/// is absent or not an object.
+template <class Fill>
+void readSection(JsonReader& r, const json& node, const std::string& section, Fill&& fill) {
+  ObjectReader obj(r, node, "$." + section);
   if (!obj.valid()) return;
   Settings s;
-  readFixedKeys(r, obj, "init", s);
-  init.checkpoint = s.string("checkpoint");
-  init.ignore = s.strings("ignore");
-  init.rename = s.strings("rename");
-  init.strict = s.boolean("strict");
+  readFixedKeys(r, obj, section, s);
+  fill(s, obj);
   obj.finish();
+}
+
+void readInit(JsonReader& r, const json& node, InitSpec& init) {
+  readSection(r, node, "init", [&](const Settings& s, const ObjectReader&) {
+    init.checkpoint = s.string("checkpoint");
+    init.ignore = s.strings("ignore");
+    init.rename = s.strings("rename");
+    init.strict = s.boolean("strict");
+  });
 }
 
 void readSpeed(JsonReader& r, const json& node, SpeedSettings& speed) {
-  ObjectReader obj(r, node, "$.speed");
-  if (!obj.valid()) return;
-  Settings s;
-  readFixedKeys(r, obj, "speed", s);
-  speed.tf32 = s.string("tf32");
-  speed.cudnnBenchmark = s.boolean("cudnn_benchmark");
-  speed.channelsLast = s.string("channels_last");
-  speed.readScalarsEverySteps = s.integer("read_scalars_every_steps");
-  speed.readScalarsEverySeconds = s.number("read_scalars_every_seconds");
-  obj.finish();
+  readSection(r, node, "speed", [&](const Settings& s, const ObjectReader&) {
+    speed.tf32 = s.string("tf32");
+    speed.cudnnBenchmark = s.boolean("cudnn_benchmark");
+    speed.channelsLast = s.string("channels_last");
+    speed.readScalarsEverySteps = s.integer("read_scalars_every_steps");
+    speed.readScalarsEverySeconds = s.number("read_scalars_every_seconds");
+  });
 }
 
 void readMonitors(JsonReader& r, const json& node, Project& project) {
-  ObjectReader obj(r, node, "$.monitors");
-  if (!obj.valid()) return;
-  Settings s;
-  readFixedKeys(r, obj, "monitors", s);
-  for (const auto& item : s.values().items()) {
-    if (obj.has(item.key())) project.monitors[item.key()] = item.value().get<bool>();
-  }
-  obj.finish();
+  readSection(r, node, "monitors", [&](const Settings& s, const ObjectReader& obj) {
+    for (const auto& item : s.values().items()) {
+      if (obj.has(item.key())) project.monitors[item.key()] = item.value().get<bool>();
+    }
+  });
 }
 
 void readTrainer(JsonReader& r, const json& node, Project& project) {
