@@ -13,7 +13,9 @@
 #include "engine/core/Environment.h"
 #include "engine/project/registry/PluginLoader.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   tbench::prepareProcess(argv);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string commandLine = "towerbench-cli";
@@ -51,3 +53,7 @@ int main(int argc, char** argv) {
   if (parsed.command == "sweep") return tbench::cli::runSweep(parsed, std::cout, std::cerr);
   return tbench::cli::runTrain(parsed, commandLine);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return tbench::endProcess(run(argc, argv)); }

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include <torch/torch.h>
@@ -180,6 +182,20 @@ void restartWithFasterBlasCore(char** argv) {
 void prepareProcess(char** argv) {
   restartWithFasterBlasCore(argv);
   tuneAllocator();
+}
+
+int endProcess(int code) {
+#if defined(__SANITIZE_ADDRESS__)
+  return code;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return code;
+#endif
+#endif
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 std::string blasDescription() {
