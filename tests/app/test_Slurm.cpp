@@ -243,11 +243,14 @@ class TestSlurm : public QObject {
     QCOMPARE(QProcess::execute("scontrol", {"update", "JobId=" + job + "_0", "StartTime=now"}), 0);
     QTRY_VERIFY_WITH_TIMEOUT(allEnded(sweepDir) && squeue().isEmpty(), 90000);
     const SweepState state = *stateIn(sweepDir);
-    QVERIFY2(state.trials[0].state == TrialState::Finished, qPrintable(describe(state)));
-    QCOMPARE(state.trials[0].metric.size(), size_t{60});
     QFile log(sweepDir + "/slurm-" + job + "_0.out");
     QVERIFY(log.open(QIODevice::ReadOnly));
     const QString said = QString::fromUtf8(log.readAll());
+    // The task's output (SLURM opens it again for the requeued run): what it saw, when the
+    // trial did not go on.
+    QVERIFY2(state.trials[0].state == TrialState::Finished,
+             qPrintable(describe(state) + "\n" + said.right(4000)));
+    QCOMPARE(state.trials[0].metric.size(), size_t{60});
     QVERIFY2(said.contains("resumes from its latest checkpoint"), qPrintable(said));
   }
 
