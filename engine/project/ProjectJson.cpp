@@ -1,5 +1,4 @@
 #include "engine/project/ProjectJson.h"
-#include "engine/core/Names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +14,7 @@
 
 #include "engine/core/Device.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Names.h"
 #include "engine/project/JsonReader.h"
 #include "engine/project/ProjectStructure.h"
 
@@ -68,6 +68,20 @@ bool readDevice(JsonReader& r, const json& node, const std::string& path,
   }
 }
 
+/// Sets key `name` to the items of the array `value` that `readItem(item, itemPath, out)`
+/// accepts, one by one (it reports the others); reports a `value` that is not an array.
+template <class T, class ReadItem>
+void setList(JsonReader& r, const json& value, const std::string& path, const std::string& name,
+             Settings& settings, ReadItem&& readItem) {
+  if (!r.isArray(value, path)) return;
+  std::vector<T> items;
+  for (size_t i = 0; i < value.size(); ++i) {
+    T v{};
+    if (readItem(value[i], indexPath(path, i), v)) items.push_back(std::move(v));
+  }
+  settings.set(name, items);
+}
+
 /// Reads key `k` of `obj` by its description into `settings`. An absent key keeps what
 /// `settings` holds (its default). Returns false when the value was rejected.
 bool readKey(JsonReader& r, ObjectReader& obj, const KeyDescription& k, Settings& settings) {
@@ -108,51 +122,36 @@ bool readKey(JsonReader& r, ObjectReader& obj, const KeyDescription& k, Settings
       if (r.choice(*value, path, v, k.choiceList)) settings.set(k.name, v);
       break;
     }
-    case ValueType::IntegerList: {
-      if (!r.isArray(*value, path)) break;
-      std::vector<int64_t> items;
-      for (size_t i = 0; i < value->size(); ++i) {
-        int64_t v = 0;
-        if (r.integer((*value)[i], indexPath(path, i), v, intRange(k))) items.push_back(v);
-      }
-      settings.set(k.name, items);
+    case ValueType::IntegerList:
+      setList<int64_t>(r, *value, path, k.name, settings,
+                       [&](const json& item, const std::string& at, int64_t& v) {
+                         return r.integer(item, at, v, intRange(k));
+                       });
       break;
-    }
-    case ValueType::NumberList: {
-      if (!r.isArray(*value, path)) break;
-      std::vector<double> items;
-      for (size_t i = 0; i < value->size(); ++i) {
-        double v = 0;
-        if (r.number((*value)[i], indexPath(path, i), v, numberRange(k))) items.push_back(v);
-      }
-      settings.set(k.name, items);
+    case ValueType::NumberList:
+      setList<double>(r, *value, path, k.name, settings,
+                      [&](const json& item, const std::string& at, double& v) {
+                        return r.number(item, at, v, numberRange(k));
+                      });
       break;
-    }
-    case ValueType::StringList: {
-      if (!r.isArray(*value, path)) break;
-      std::vector<std::string> items;
-      for (size_t i = 0; i < value->size(); ++i) {
-        std::string v;
-        if (r.string((*value)[i], indexPath(path, i), v, false)) items.push_back(v);
-      }
-      settings.set(k.name, items);
+    case ValueType::StringList:
+      setList<std::string>(r, *value, path, k.name, settings,
+                           [&](const json& item, const std::string& at, std::string& v) {
+                             return r.string(item, at, v, false);
+                           });
       break;
-    }
     case ValueType::Device: {
       std::string v;
       if (readDevice(r, *value, path, availableDevices(), v)) settings.set(k.name, v);
       break;
     }
     case ValueType::DeviceList: {
-      if (!r.isArray(*value, path)) break;
-      if (value->empty()) r.report(path, "must list at least one device");
+      if (value->is_array() && value->empty()) r.report(path, "must list at least one device");
       const std::vector<Device> available = availableDevices();
-      std::vector<std::string> items;
-      for (size_t i = 0; i < value->size(); ++i) {
-        std::string v;
-        if (readDevice(r, (*value)[i], indexPath(path, i), available, v)) items.push_back(v);
-      }
-      settings.set(k.name, items);
+      setList<std::string>(r, *value, path, k.name, settings,
+                           [&](const json& item, const std::string& at, std::string& v) {
+                             return readDevice(r, item, at, available, v);
+                           });
       break;
     }
     case ValueType::PointList:
