@@ -18,7 +18,6 @@ first includes what those settings buy (measured: the malloc settings alone take
 about 32 to 45 steps/s in PyTorch).
 """
 import argparse
-import gzip
 import json
 import os
 import statistics
@@ -31,16 +30,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_fashion import read_idx as idx  # noqa: E402 (beside this file)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = "/usr/share/datasets/fashion-mnist"
-
-
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    dims = raw[3]
-    shape = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def pytorch_steps_per_sec(module_path, images, labels, steps, threads):
