@@ -6,22 +6,14 @@
 # WORK is kept between runs: the same paths let ccache reuse the plugin's object file.
 set(prefix "${WORK}/prefix")
 set(pluginBuild "${WORK}/plugin-build")
-file(REMOVE_RECURSE "${prefix}")
-execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${prefix}"
-                RESULT_VARIABLE rc OUTPUT_QUIET)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "cmake --install failed (${rc})")
-endif()
-foreach(f include/towerbench/engine/project/Plugin.h
-          include/towerbench/engine/project/registry/ComponentFactories.h
-          lib/cmake/Towerbench/TowerbenchConfig.cmake
-          lib/cmake/Towerbench/TowerbenchConfigVersion.cmake
-          lib/cmake/Towerbench/TowerbenchTargets.cmake
-          lib/cmake/Towerbench/TowerbenchPlugin.cmake)
-  if(NOT EXISTS "${prefix}/${f}")
-    message(FATAL_ERROR "not installed: ${f}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/InstallTree.cmake)
+install_tree("${BUILD}" "${prefix}"
+             include/towerbench/engine/project/Plugin.h
+             include/towerbench/engine/project/registry/ComponentFactories.h
+             lib/cmake/Towerbench/TowerbenchConfig.cmake
+             lib/cmake/Towerbench/TowerbenchConfigVersion.cmake
+             lib/cmake/Towerbench/TowerbenchTargets.cmake
+             lib/cmake/Towerbench/TowerbenchPlugin.cmake)
 
 set(launcher "")
 find_program(CCACHE ccache)
