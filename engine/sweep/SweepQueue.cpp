@@ -53,6 +53,28 @@ bool hasCheckpoint(const std::string& runDir) {
   }
 }
 
+/// Note [A requeued task's predecessor]: SLURM may start a requeued task while the task it
+/// replaces is still ending: that one's trial, stopped by the job's signal, may still be saving
+/// its checkpoint, its task then records how it ended. Read too early, the trial looks
+/// "running here, its process alive", neither requeued nor ours, and the new task ended
+/// without going on with it (test_Slurm, 1 run in 9 with the 2 cores busy). So a task first
+/// waits, up to `limitS`, until its trial is no longer recorded running on this host with a
+/// live process.
+void waitForTheTrialsLastProcess(const std::string& sweepDir, int64_t trial, double limitS) {
+  for (const double until = now() + limitS; now() < until;
+       std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    std::optional<SweepState> state;
+    try {
+      state = readSweepState(sweepDir);
+    } catch (const std::exception&) {
+      continue;  // being replaced: read again
+    }
+    if (!state || trial >= static_cast<int64_t>(state->trials.size())) return;  // a new sweep
+    const TrialRecord& t = state->trials[static_cast<size_t>(trial)];
+    if (t.state != TrialState::Running || t.host != thisHost() || !processRunning(t.pid)) return;
+  }
+}
+
 }  // namespace
 
 std::string trialValuesText(const json& values) {
@@ -143,6 +165,9 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     throw InputError("--trial " + std::to_string(options_.onlyTrial) + ": " + sweepFile + " has " +
                      std::to_string(trials_.size()) + " trial(s), 0 to " +
                      std::to_string(trials_.size() - 1));
+  }
+  if (options_.onlyTrial >= 0) {
+    waitForTheTrialsLastProcess(options_.sweepDir, options_.onlyTrial, 120);
   }
   // Tasks of a shared sweep start together: one creates the state, the others read it.
   std::optional<SweepStateLock> lock;

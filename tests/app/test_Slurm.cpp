@@ -77,11 +77,17 @@ class TestSlurm : public QObject {
   }
 
   /// The job's tasks that squeue still lists.
+  /// The jobs in the queue, "ID STATE" a line; never empty when squeue failed (a busy
+  /// controller times out), so that a failed look is not taken for an empty queue.
   QString squeue() {
     QProcess p;
     p.start("squeue", {"--noheader", "--format=%i %t"});
-    p.waitForFinished(10000);
-    return QString::fromLocal8Bit(p.readAll()).trimmed();
+    if (!p.waitForFinished(10000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+      const QString why = "squeue failed: " + QString::fromLocal8Bit(p.readAllStandardError());
+      qWarning("%s", qPrintable(why));
+      return why;
+    }
+    return QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed();
   }
 
  private slots:
