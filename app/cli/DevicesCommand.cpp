@@ -31,8 +31,13 @@ int printDevices() {
     if (device.isCuda()) {
       std::cout << details[i] << "\n";
     } else {
-      std::cout << "CPU, " << cores << " cores, " << at::get_num_threads()
-                << " intra-op threads by default (may be listed once per tower)\n";
+      std::cout << "CPU, " << cores << " cores";
+      if (availableCores() < static_cast<int64_t>(cores)) {
+        std::cout << " (" << availableCores() << " for this process: its CPU affinity)";
+      }
+      std::cout << ", " << at::get_num_threads() << " intra-op threads by default"
+                << (threadsFromEnvironment() > 0 ? ", from OMP_NUM_THREADS" : "")
+                << " (may be listed once per tower)\n";
     }
   }
   std::cout << "LibTorch " << TORCH_VERSION << ": "

@@ -3,12 +3,14 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <malloc.h>
+#include <sched.h>
 
 #include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,8 +25,28 @@
 
 namespace tbench {
 
+int64_t availableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    if (const int count = CPU_COUNT(&set); count > 0) return count;
+  }
+  return std::max<int64_t>(1, std::thread::hardware_concurrency());
+}
+
+int64_t threadsFromEnvironment() {
+  const char* value = std::getenv("OMP_NUM_THREADS");
+  if (value == nullptr) return 0;
+  // "4" or a nested list "4,2" (the outer level counts); anything else is not a count.
+  char* end = nullptr;
+  errno = 0;
+  const long long threads = std::strtoll(value, &end, 10);
+  if (errno != 0 || end == value || (*end != '\0' && *end != ',') || threads < 1) return 0;
+  return threads;
+}
+
 int64_t coresForThisProcess() {
-  int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  int64_t cores = availableCores();
   // Several ranks of a distributed run on one host (LOCAL_WORLD_SIZE, Note [Worker
   // environment]) share its cores instead of each taking them all.
   if (const char* local = std::getenv("LOCAL_WORLD_SIZE"); local != nullptr) {
@@ -35,7 +57,10 @@ int64_t coresForThisProcess() {
 }
 
 void configureThreads(int64_t requested) {
-  const int64_t threads = requested > 0 ? requested : coresForThisProcess();
+  const int64_t fromEnvironment = threadsFromEnvironment();
+  const int64_t threads = requested > 0         ? requested
+                          : fromEnvironment > 0 ? fromEnvironment
+                                                : coresForThisProcess();
   if (at::get_num_threads() != threads) at::set_num_threads(static_cast<int>(threads));
 }
 

@@ -6,11 +6,20 @@
 
 namespace tbench {
 
-/// The cores this process may count on: the machine's, divided by LOCAL_WORLD_SIZE when
+/// The CPUs this process may run on: its CPU affinity (taskset, a cgroup's cpuset, SLURM's
+/// --cpus-per-task under task/affinity), the machine's cores without one.
+int64_t availableCores();
+
+/// The cores this process may count on: availableCores(), divided by LOCAL_WORLD_SIZE when
 /// several distributed ranks share the host.
 int64_t coresForThisProcess();
 
-/// Sets LibTorch's intra-op threads: `requested`, or coresForThisProcess() when 0.
+/// OMP_NUM_THREADS as a thread count (its first level, "4" of "4,2"); 0 when unset or not a
+/// positive count.
+int64_t threadsFromEnvironment();
+
+/// Sets LibTorch's intra-op threads: `requested`; when 0, OMP_NUM_THREADS as PyTorch honours
+/// it, else coresForThisProcess().
 void configureThreads(int64_t requested);
 
 /// Raises glibc's mmap and trim thresholds so that the 10-25 MB tensors a step frees and

@@ -2,6 +2,7 @@
 
 #include <QtTest>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,11 +10,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include <ATen/Parallel.h>
+
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/ChildProcess.h"
 #include "engine/core/Device.h"
 #include "engine/core/DeviceDiscovery.h"
+#include "engine/core/Environment.h"
+#include "tests/support/ScopedEnvironment.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
@@ -161,6 +166,48 @@ class TestCore : public QObject {
     QCOMPARE(runCapturing({"sh", "-c", "echo captured; exit 4"}, &captured), 4);
     QCOMPARE(QString::fromStdString(captured), QString("captured\n"));
     QCOMPARE(runCapturing({"towerbench-no-such-program-in-path"}, &captured), 127);
+  }
+
+  // The intra-op threads: the project's num_threads, else OMP_NUM_THREADS as PyTorch honours
+  // it, else the CPUs this process may run on (its affinity: taskset, a cpuset, SLURM's
+  // --cpus-per-task), shared among the host's ranks.
+  void threadsFollowTheAffinityAndOmpNumThreads() {
+    const int64_t before = at::get_num_threads();
+    cpu_set_t all;
+    QCOMPARE(sched_getaffinity(0, sizeof(all), &all), 0);
+    QCOMPARE(availableCores(), int64_t(CPU_COUNT(&all)));
+    {
+      tbench::testing::ScopedEnvironment unset("OMP_NUM_THREADS", nullptr);
+      tbench::testing::ScopedEnvironment ranks("LOCAL_WORLD_SIZE", nullptr);
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (CPU_ISSET(cpu, &all)) {
+          CPU_SET(cpu, &one);
+          break;
+        }
+      }
+      QCOMPARE(sched_setaffinity(0, sizeof(one), &one), 0);  // this thread: taskset -c N
+      QCOMPARE(availableCores(), int64_t{1});
+      QCOMPARE(coresForThisProcess(), int64_t{1});
+      QCOMPARE(sched_setaffinity(0, sizeof(all), &all), 0);
+      QCOMPARE(coresForThisProcess(), int64_t(CPU_COUNT(&all)));
+      tbench::testing::ScopedEnvironment shared("LOCAL_WORLD_SIZE", "2");
+      QCOMPARE(coresForThisProcess(), std::max<int64_t>(1, CPU_COUNT(&all) / 2));
+    }
+    for (const auto& [value, threads] : std::vector<std::pair<const char*, int64_t>>{
+             {"3", 3}, {"4,2", 4}, {"0", 0}, {"-2", 0}, {"many", 0}, {"2x", 0}, {"", 0}}) {
+      tbench::testing::ScopedEnvironment omp("OMP_NUM_THREADS", value);
+      QCOMPARE(threadsFromEnvironment(), threads);
+    }
+    {
+      tbench::testing::ScopedEnvironment omp("OMP_NUM_THREADS", "3");
+      configureThreads(0);
+      QCOMPARE(at::get_num_threads(), 3);
+      configureThreads(1);  // the project's num_threads wins
+      QCOMPARE(at::get_num_threads(), 1);
+    }
+    at::set_num_threads(static_cast<int>(before));
   }
 };
 
