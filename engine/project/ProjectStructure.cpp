@@ -46,49 +46,51 @@ const std::vector<ObjectDescription>& fixedObjects() {
   static const std::vector<ObjectDescription> objects = [] {
     const Project p;
     std::vector<ObjectDescription> out;
-    out.push_back({"",
-                   "Top level",
-                   {key::integer("format", p.format)
-                        .label("Format")
-                        .help("Project file format; this Towerbench reads format 1")
-                        .atLeast(1)
-                        .required(),
-                    key::string("name", p.name)
-                        .label("Name")
-                        .help("Letters, digits, '.', '_' and '-'; runs go to <run_root>/<name>/")
-                        .notEmpty()
-                        .required(),
-                    key::string("description", p.description)
-                        .label("Description")
-                        .help("Free text, shown in the run history"),
-                    key::integer("steps_per_epoch", p.stepsPerEpoch)
-                        .label("Steps per epoch")
-                        .help("Steps per epoch")
-                        .atLeast(0)
-                        .zeroMeans("one pass over the training data"),
-                    key::integer("max_epoch", p.maxEpoch)
-                        .label("Max epoch")
-                        .help("Train up to this epoch")
-                        .atLeast(1),
-                    key::integer("starting_epoch", p.startingEpoch)
-                        .label("Starting epoch")
-                        .help("First epoch to run, at most max_epoch")
-                        .atLeast(1),
-                    key::seed("seed", p.seed).label("Seed").help("Random seed of the run"),
-                    key::integer("num_threads", p.numThreads)
-                        .label("Threads")
-                        .help("Intra-op threads")
-                        .atLeast(0)
-                        .zeroMeans("all cores"),
-                    key::choice("precision", p.precision, {"32", "bf16-mixed", "16-mixed"})
-                        .label("Precision")
-                        .help("32; bf16-mixed: autocast to bfloat16 (CPU or CUDA); 16-mixed: "
-                              "float16 with loss scaling (CUDA)"),
-                    key::directory("run_root", p.runRoot)
-                        .label("Run root")
-                        .help("Runs go to <run_root>/<name>/<run-id>/")
-                        .notEmpty()
-                        .createdIfMissing()}});
+    out.push_back(
+        {"",
+         "Top level",
+         {key::integer("format", p.format)
+              .label("Format")
+              .help("Project file format; this Towerbench reads format 1")
+              .atLeast(1)
+              .required(),
+          key::string("name", p.name)
+              .label("Name")
+              .help("Letters, digits, '.', '_' and '-'; runs go to <run_root>/<name>/")
+              .notEmpty()
+              .required(),
+          key::string("description", p.description)
+              .label("Description")
+              .help("Free text, shown in the run history"),
+          key::integer("steps_per_epoch", p.stepsPerEpoch)
+              .label("Steps per epoch")
+              .help("Steps per epoch")
+              .atLeast(0)
+              .zeroMeans("one pass over the training data"),
+          key::integer("max_epoch", p.maxEpoch)
+              .label("Max epoch")
+              .help("Train up to this epoch")
+              .atLeast(1),
+          key::integer("starting_epoch", p.startingEpoch)
+              .label("Starting epoch")
+              .help("First epoch to run, at most max_epoch")
+              .atLeast(1),
+          key::seed("seed", p.seed).label("Seed").help("Random seed of the run"),
+          key::integer("num_threads", p.numThreads)
+              .label("Threads")
+              .help("Intra-op threads; automatic: OMP_NUM_THREADS when set, else the CPUs this "
+                    "process may run on")
+              .atLeast(0)
+              .zeroMeans("automatic"),
+          key::choice("precision", p.precision, {"32", "bf16-mixed", "16-mixed"})
+              .label("Precision")
+              .help("32; bf16-mixed: autocast to bfloat16 (CPU or CUDA); 16-mixed: "
+                    "float16 with loss scaling (CUDA)"),
+          key::directory("run_root", p.runRoot)
+              .label("Run root")
+              .help("Runs go to <run_root>/<name>/<run-id>/")
+              .notEmpty()
+              .createdIfMissing()}});
     out.push_back({"data",
                    "Data",
                    {key::integer("batch_size", p.data.batchSize)
