@@ -34,6 +34,7 @@
 #include "engine/savers/ModelSaver.h"
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/ExpectError.h"
 #include "tests/support/TinyMlp.h"
 
 using namespace tbench;
@@ -414,12 +415,8 @@ class TestModelSaver : public QObject {
     config.extraCallbacks = std::vector<CallbackPtr>{};
     config.stepsPerEpoch = 1;
     SimpleTrainer trainer;
-    try {
-      launchTrainWithConfig(config, trainer);
-      QFAIL("expected an InputError");
-    } catch (const InputError& e) {
-      QVERIFY2(std::string(e.what()).find("runDir") != std::string::npos, e.what());
-    }
+    tbench::testing::expectError([&] { launchTrainWithConfig(config, trainer); }, "ModelSaver",
+                                 "runDir");
     QVERIFY_THROWS_EXCEPTION(InputError, ModelSaver(ModelSaver::Options().maxToKeep(0)));
   }
 
