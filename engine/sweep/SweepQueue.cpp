@@ -53,6 +53,11 @@ bool hasCheckpoint(const std::string& runDir) {
   }
 }
 
+/// Recorded running on this host, and its process is alive.
+bool runsHere(const TrialRecord& t) {
+  return t.state == TrialState::Running && t.host == thisHost() && processRunning(t.pid);
+}
+
 /// Note [A requeued task's predecessor]: SLURM may start a requeued task while the task it
 /// replaces is still ending: that one's trial, stopped by the job's signal, may still be saving
 /// its checkpoint, its task then records how it ended. Read too early, the trial looks
@@ -70,8 +75,7 @@ void waitForTheTrialsLastProcess(const std::string& sweepDir, int64_t trial, dou
       continue;  // being replaced: read again
     }
     if (!state || trial >= static_cast<int64_t>(state->trials.size())) return;  // a new sweep
-    const TrialRecord& t = state->trials[static_cast<size_t>(trial)];
-    if (t.state != TrialState::Running || t.host != thisHost() || !processRunning(t.pid)) return;
+    if (!runsHere(state->trials[static_cast<size_t>(trial)])) return;
   }
 }
 
@@ -216,16 +220,15 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
       // A task only runs for a pending trial (a submission) or again for its own (SLURM
       // requeued it after a preemption, a time limit or a lost node): a trial that was running
       // elsewhere, or stopped by SLURM's signal (cancelled after it started), goes on.
-      const bool requeued =
-          (t.state == TrialState::Running && (t.host != thisHost() || !processRunning(t.pid))) ||
-          (t.state == TrialState::Cancelled && t.started > 0);
+      const bool requeued = (t.state == TrialState::Running && !runsHere(t)) ||
+                            (t.state == TrialState::Cancelled && t.started > 0);
       if (options_.onlyTrial >= 0 && requeued) restartTrial(t);
     }
     if (options_.noLiveTasks) {
       // No process of the sweep is alive (squeue lists no job of it): a trial still recorded
       // running was killed without recording its end (SIGKILL, a lost node).
       for (TrialRecord& t : state_.trials) {
-        if (t.state != TrialState::Running || (t.host == thisHost() && processRunning(t.pid))) {
+        if (t.state != TrialState::Running || runsHere(t)) {
           continue;
         }
         t.state = TrialState::Failed;
