@@ -290,34 +290,51 @@ class TestFaults : public QObject {
   int rounds_ = 1;
   unsigned seed_ = 0;
 
-  /// A round's run: `command` with the plan into `runDir`, its log in `tmp`, waited on until a
-  /// moment drawn from the scenario's generator (when the round's fault comes). The process,
-  /// or null with `problem` set when the run did not reach the moment.
-  std::unique_ptr<QProcess> startUntilRandomMoment(const QStringList& command,
-                                                   const QTemporaryDir& tmp, const QString& runDir,
-                                                   Moment& moment, QString& problem) {
-    auto run = start(cli(), command + plan(runDir), tmp.filePath("run.log"));
-    moment = randomMoment(rng_);
-    problem = waitFor(
-        moment, [&] { return runDir; }, *run);
-    return problem.isEmpty() ? std::move(run) : nullptr;
+  /// Whether round `round` runs: within TB_FAULT_ROUNDS, and no round before it failed (a
+  /// failure in verifyRound returns from it, not from the scenario).
+  bool anotherRound(int round) const { return round <= rounds_ && !QTest::currentTestFailed(); }
+
+  /// A round's directory: its logs in `tmp`, the run's plan writing into `runDir`, and the
+  /// moment drawn from the scenario's generator when the round's fault comes.
+  struct Round {
+    QTemporaryDir tmp;
+    QString runDir = tmp.filePath("run");
+    Moment moment;
+    QString problem;  ///< why the run did not reach the moment
+  };
+
+  static QStringList launchCommand() { return {"launch", "--nproc-per-node", "2", kProject}; }
+
+  /// A round's run: `command` with the plan into the round's directory, waited on until the
+  /// round's moment (drawn here). The process, or null with `round.problem` set when the run
+  /// did not reach the moment.
+  std::unique_ptr<QProcess> startUntilRandomMoment(const QStringList& command, Round& round) {
+    auto run = start(cli(), command + plan(round.runDir), round.tmp.filePath("run.log"));
+    round.moment = randomMoment(rng_);
+    round.problem = waitFor(
+        round.moment, [&] { return round.runDir; }, *run);
+    return round.problem.isEmpty() ? std::move(run) : nullptr;
   }
 
-  /// What every round ends with: nothing of the round left, the latest checkpoint loads,
-  /// run.json not claiming a live run, `launch --resume` ends at the final step, nothing left.
-  /// Prints the round's FAULT line. "" when all holds, else what did not.
-  /// A round's line in the campaign's log: what was done, to whom, when, and how long the
-  /// others took to end.
-  static QString roundLine(const char* scenario, int round, const QString& victim,
-                           const Moment& moment, double seconds) {
-    return QString("scenario=%1 round=%2 victim=%3 at=%4 others_ended_after=%5s")
-        .arg(scenario)
-        .arg(round)
-        .arg(victim)
-        .arg(moment.text())
-        .arg(seconds, 0, 'f', 1);
+  /// What every round ends with (finishRound), as a test failure naming what did not hold. The
+  /// round's FAULT line says what was done (`scenario`), to whom, when, how long the others
+  /// took to end, then `extra`.
+  void verifyRound(const Round& r, const char* scenario, int round, const QString& victim,
+                   double seconds, const QString& extra = {}, const QString& project = kProject) {
+    const QString line = QString("scenario=%1 round=%2 victim=%3 at=%4 others_ended_after=%5s")
+                             .arg(scenario)
+                             .arg(round)
+                             .arg(victim)
+                             .arg(r.moment.text())
+                             .arg(seconds, 0, 'f', 1) +
+                         extra;
+    const QString problem = finishRound(line, r.tmp.path(), r.runDir, project);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
 
+  /// Nothing of the round left, the latest checkpoint loads, run.json not claiming a live run,
+  /// `launch --resume` ends at the final step, nothing left. Prints the round's FAULT line.
+  /// "" when all holds, else what did not.
   QString finishRound(const QString& line, const QString& tmp, const QString& runDir,
                       const QString& project = kProject) {
     if (const QStringList left = leftBehind(tmp, std::chrono::seconds(kTimeoutS + kDiagnosisS));
@@ -380,14 +397,10 @@ class TestFaults : public QObject {
 
   // A rank killed at a random moment: the other ends within the timeout naming it, launch ends.
   void killedRank() {
-    for (int round = 1; round <= rounds_; ++round) {
-      QTemporaryDir tmp;
-      const QString runDir = tmp.filePath("run");
-      Moment moment;
-      QString waited;
-      auto launch = startUntilRandomMoment({"launch", "--nproc-per-node", "2", kProject}, tmp,
-                                           runDir, moment, waited);
-      QVERIFY2(launch, qPrintable(waited));
+    for (int round = 1; anotherRound(round); ++round) {
+      Round r;
+      auto launch = startUntilRandomMoment(launchCommand(), r);
+      QVERIFY2(launch, qPrintable(r.problem));
       const int victim = std::uniform_int_distribution<int>(0, 1)(rng_);
       const pid_t pid = rankOf(launch->processId(), victim);
       QVERIFY2(pid > 0, "no rank process under launch");
@@ -406,42 +419,33 @@ class TestFaults : public QObject {
                          .arg(launch->exitStatus() == QProcess::NormalExit ? "exited" : "crashed")
                          .arg(launch->exitCode())
                          .arg(out.right(3000))));
-      const QString problem = finishRound(
-          roundLine("sigkill-rank", round, QString("rank%1").arg(victim), moment, seconds),
-          tmp.path(), runDir);
-      QVERIFY2(problem.isEmpty(), qPrintable(problem));
+      verifyRound(r, "sigkill-rank", round, QString("rank%1").arg(victim), seconds);
     }
   }
 
   // launch killed: its ranks die with it (PR_SET_PDEATHSIG), none trains on or waits forever.
   void killedLaunch() {
-    for (int round = 1; round <= rounds_; ++round) {
-      QTemporaryDir tmp;
-      const QString runDir = tmp.filePath("run");
-      Moment moment;
-      QString waited;
-      auto launch = startUntilRandomMoment({"launch", "--nproc-per-node", "2", kProject}, tmp,
-                                           runDir, moment, waited);
-      QVERIFY2(launch, qPrintable(waited));
+    for (int round = 1; anotherRound(round); ++round) {
+      Round r;
+      auto launch = startUntilRandomMoment(launchCommand(), r);
+      QVERIFY2(launch, qPrintable(r.problem));
       ::kill(static_cast<pid_t>(launch->processId()), SIGKILL);
       launch->waitForFinished();
       const auto killed = Clock::now();
-      const QStringList left = leftBehind(tmp.path(), std::chrono::seconds(5));
+      const QStringList left = leftBehind(r.tmp.path(), std::chrono::seconds(5));
       QVERIFY2(left.isEmpty(), qPrintable("ranks outlived launch: " + left.join("; ")));
       const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
-      const QString problem = finishRound(
-          roundLine("sigkill-launch", round, "launch", moment, seconds), tmp.path(), runDir);
-      QVERIFY2(problem.isEmpty(), qPrintable(problem));
+      verifyRound(r, "sigkill-launch", round, "launch", seconds);
     }
   }
 
   // The window killed during the 2-rank run it launched: launch gets SIGHUP and the ranks stop
   // at the same step and save it (Note [Launch outlives its reader]): nothing trained is lost.
   void killedWindow() {
-    for (int round = 1; round <= rounds_; ++round) {
-      QTemporaryDir tmp;
+    for (int round = 1; anotherRound(round); ++round) {
+      Round r;
       const QString project =
-          tbench::testing::writeProjectFrom(tmp, "dist.json", [](nlohmann::json& doc) {
+          tbench::testing::writeProjectFrom(r.tmp, "dist.json", [](nlohmann::json& doc) {
             doc["steps_per_epoch"] = kStepsPerEpoch;
             doc["max_epoch"] = kEpochs;
             doc["callbacks"] = {{{"type", "model_saver"}, {"max_to_keep", 100}}};
@@ -451,22 +455,22 @@ class TestFaults : public QObject {
       QProcessEnvironment env = cliEnvironment();
       env.insert(kWindowChild, project);
       env.insert("QT_QPA_PLATFORM", "offscreen");
-      env.insert("XDG_CONFIG_HOME", tmp.filePath("config"));
+      env.insert("XDG_CONFIG_HOME", r.tmp.filePath("config"));
       env.insert("TOWERBENCH_CLI", cli());
       auto window =
-          start(QCoreApplication::applicationFilePath(), {}, tmp.filePath("window.log"), env);
-      const QString runs = tmp.filePath("runs/synthetic-mlp");
+          start(QCoreApplication::applicationFilePath(), {}, r.tmp.filePath("window.log"), env);
+      const QString runs = r.tmp.filePath("runs/synthetic-mlp");
       const auto runDir = [&] {
         const QStringList dirs = QDir(runs).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         return dirs.size() == 1 ? runs + "/" + dirs.front() : QString();
       };
-      Moment moment = randomMoment(rng_);
-      const QString waited = waitFor(moment, runDir, *window);
+      r.moment = randomMoment(rng_);
+      const QString waited = waitFor(r.moment, runDir, *window);
       QVERIFY2(waited.isEmpty(), qPrintable(waited));
       ::kill(static_cast<pid_t>(window->processId()), SIGKILL);
       window->waitForFinished();
       const auto killed = Clock::now();
-      const QStringList left = leftBehind(tmp.path(), std::chrono::seconds(30));
+      const QStringList left = leftBehind(r.tmp.path(), std::chrono::seconds(30));
       QVERIFY2(left.isEmpty(), qPrintable("outlived the window: " + left.join("; ")));
       const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
       // Both ranks stopped at one step, and the saver saved it.
@@ -480,32 +484,30 @@ class TestFaults : public QObject {
                               .arg(record->globalStep)
                               .arg(latest)
                               .arg(problem)));
-      problem = finishRound(roundLine("sigkill-window", round, "window", moment, seconds),
-                            tmp.path(), runDir(), project);
-      QVERIFY2(problem.isEmpty(), qPrintable(problem));
+      r.runDir = runDir();
+      verifyRound(r, "sigkill-window", round, "window", seconds, {}, project);
     }
   }
 
   // A rank stopped (SIGSTOP): the other ends within the timeout naming it; continued
   // (SIGCONT), the stopped one ends by itself.
   void stoppedRank() {
-    for (int round = 1; round <= rounds_; ++round) {
-      QTemporaryDir tmp;
-      const QString runDir = tmp.filePath("run");
+    for (int round = 1; anotherRound(round); ++round) {
+      Round r;
       const int port = freePort();
       std::unique_ptr<QProcess> ranks[2];
-      for (int r = 0; r < 2; ++r) {
+      for (int rank = 0; rank < 2; ++rank) {
         const QProcessEnvironment env =
-            tbench::testing::rankEnvironment(cliEnvironment(), r, 2, port);
-        ranks[r] = start(cli(),
-                         QStringList{"train", kProject} + plan(runDir) +
-                             QStringList{"--set", "trainer.strategy=distributed"},
-                         tmp.filePath(QString("rank%1.log").arg(r)), env);
+            tbench::testing::rankEnvironment(cliEnvironment(), rank, 2, port);
+        ranks[rank] = start(cli(),
+                            QStringList{"train", kProject} + plan(r.runDir) +
+                                QStringList{"--set", "trainer.strategy=distributed"},
+                            r.tmp.filePath(QString("rank%1.log").arg(rank)), env);
       }
-      Moment moment = randomMoment(rng_);
+      r.moment = randomMoment(rng_);
       const int victim = std::uniform_int_distribution<int>(0, 1)(rng_);
       const QString waited = waitFor(
-          moment, [&] { return runDir; }, *ranks[0]);
+          r.moment, [&] { return r.runDir; }, *ranks[0]);
       QVERIFY2(waited.isEmpty(), qPrintable(waited));
       QProcess& stopped = *ranks[victim];
       QProcess& other = *ranks[1 - victim];
@@ -522,11 +524,8 @@ class TestFaults : public QObject {
                qPrintable(out.right(3000)));
       QVERIFY2(seconds < kTimeoutS + kDiagnosisS, qPrintable(QString::number(seconds)));
       QVERIFY2(stoppedCode == 1, qPrintable(stoppedOut.right(3000)));
-      const QString problem = finishRound(
-          roundLine("sigstop-rank", round, QString("rank%1").arg(victim), moment, seconds) +
-              QString(" stopped_ended_after_sigcont=%1s").arg(after, 0, 'f', 1),
-          tmp.path(), runDir);
-      QVERIFY2(problem.isEmpty(), qPrintable(problem));
+      verifyRound(r, "sigstop-rank", round, QString("rank%1").arg(victim), seconds,
+                  QString(" stopped_ended_after_sigcont=%1s").arg(after, 0, 'f', 1));
     }
   }
 
@@ -534,19 +533,16 @@ class TestFaults : public QObject {
   // resume says which file it refused and why, and continues from the newest one that loads.
   // Odd rounds are one process (`train`), even rounds two ranks (`launch`).
   void corruptLatestOnResume() {
-    for (int round = 1; round <= rounds_; ++round) {
-      QTemporaryDir tmp;
-      const QString runDir = tmp.filePath("run");
+    for (int round = 1; anotherRound(round); ++round) {
+      Round r;
+      const QString& runDir = r.runDir;
       const bool ranks = round % 2 == 0;
-      const QStringList command = ranks ? QStringList{"launch", "--nproc-per-node", "2", kProject}
-                                        : QStringList{"train", kProject};
-      Moment moment;
-      QString waited;
-      auto run = startUntilRandomMoment(command, tmp, runDir, moment, waited);
-      QVERIFY2(run, qPrintable(waited));
+      const QStringList command = ranks ? launchCommand() : QStringList{"train", kProject};
+      auto run = startUntilRandomMoment(command, r);
+      QVERIFY2(run, qPrintable(r.problem));
       ::kill(static_cast<pid_t>(run->processId()), SIGKILL);
       run->waitForFinished();
-      QVERIFY2(leftBehind(tmp.path(), std::chrono::seconds(5)).isEmpty(), "left behind");
+      QVERIFY2(leftBehind(r.tmp.path(), std::chrono::seconds(5)).isEmpty(), "left behind");
       QString problem;
       const int64_t latest = latestThatLoads(runDir, &problem);
       QVERIFY2(latest > 0, qPrintable(problem));
@@ -567,7 +563,7 @@ class TestFaults : public QObject {
       QVERIFY(newestOther > 0);
 
       auto resume = start(cli(), command + QStringList{"--resume"} + plan(runDir),
-                          tmp.filePath("resume.log"));
+                          r.tmp.filePath("resume.log"));
       const auto [code, out] = finish(*resume);
       QVERIFY2(code == 0, qPrintable(out.right(3000)));
       const QString previous = QString("%1/model-%2.pt").arg(runDir).arg(newestOther);
@@ -579,14 +575,14 @@ class TestFaults : public QObject {
           "the refusal is not in log.log");
       const int64_t final = latestThatLoads(runDir, &problem);
       QVERIFY2(final == kFinalStep, qPrintable(problem));
-      QVERIFY2(leftBehind(tmp.path(), std::chrono::seconds(10)).isEmpty(), "left behind");
+      QVERIFY2(leftBehind(r.tmp.path(), std::chrono::seconds(10)).isEmpty(), "left behind");
       qInfo().noquote() << QString(
                                "FAULT scenario=corrupt-latest round=%1 victim=%2 at=%3 "
                                "latest=%4 cut_to=%5/%6_bytes resumed_from=%7 "
                                "resumed_to=%8 planned=%9 left=0")
                                .arg(round)
                                .arg(ranks ? "launch" : "train")
-                               .arg(moment.text())
+                               .arg(r.moment.text())
                                .arg(latest)
                                .arg(cut)
                                .arg(size)

@@ -1,6 +1,7 @@
 #pragma once
-// What the window tests share: settings isolated from the user's, a project written from one
-// of projects/ with edits, and the window's actions by name.
+// What the window tests share: settings isolated from the user's and the engine's run-directory
+// readers installed, a project written from one of projects/ with edits, and the window's
+// actions by name.
 
 #include <QAction>
 #include <QCoreApplication>
@@ -8,10 +9,14 @@
 #include <QMessageBox>
 #include <QTemporaryDir>
 #include <QWidget>
+#include <QtTest>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "app/bridge/RunDirectoryServices.h"
+#include "app/gui/rundir/RunDirectoryInfo.h"
 
 namespace tbench::testing {
 
@@ -20,6 +25,14 @@ inline void isolateSettings(const QTemporaryDir& settingsDir) {
   qputenv("XDG_CONFIG_HOME", settingsDir.path().toUtf8());
   QCoreApplication::setOrganizationName("TowerbenchTest");
   QCoreApplication::setApplicationName("TowerbenchTest");
+}
+
+/// What a window test's initTestCase does first: isolateSettings, and the engine's readers of
+/// run directories installed, as the window's main() does.
+inline void prepareWindowTests(const QTemporaryDir& settingsDir) {
+  QVERIFY(settingsDir.isValid());
+  isolateSettings(settingsDir);
+  gui::installRunDirectoryReaders(bridge::runDirectoryReaders());
 }
 
 /// projects/<source> with its runs under <dir>/runs, no scalar printer, then `edit`; written

@@ -57,10 +57,7 @@ class TestDataPreview : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
-  }
+  void initTestCase() { tbench::testing::prepareWindowTests(settingsDir_); }
 
   void imagesWithLabelsAndClassCounts() {
     QTemporaryDir dir;

@@ -68,10 +68,7 @@ class TestFollowRun : public QObject {
 
  private slots:
   void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
-    installRunDirectoryReaders(
-        tbench::bridge::runDirectoryReaders());  // the engine reads the run directory
+    tbench::testing::prepareWindowTests(settingsDir_);
     qputenv("TOWERBENCH_CLI", kCli.toUtf8());
     // The ranks' log lines are what the window shows: CTest's quiet logging must not reach them.
     qunsetenv("TB_QUIET");

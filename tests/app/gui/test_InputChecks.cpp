@@ -72,10 +72,7 @@ class TestInputChecks : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
-  }
+  void initTestCase() { tbench::testing::prepareWindowTests(settingsDir_); }
 
   void numbersOutOfBoundsAreFlaggedNotCoerced() {
     QTemporaryDir dir;

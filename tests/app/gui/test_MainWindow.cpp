@@ -70,10 +70,7 @@ class TestMainWindow : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
-  }
+  void initTestCase() { tbench::testing::prepareWindowTests(settingsDir_); }
 
   void trainsFromTheRunMenuAndExportsFromTheFileMenu() {
     QTemporaryDir dir;

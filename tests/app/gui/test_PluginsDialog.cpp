@@ -11,10 +11,10 @@
 #include <QTreeWidget>
 #include <QtTest>
 
-#include "app/gui/runview/LogView.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PluginsDialog.h"
 #include "app/gui/editor/ProjectEditor.h"
+#include "app/gui/runview/LogView.h"
 
 using namespace tbench::gui;
 

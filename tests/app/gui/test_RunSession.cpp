@@ -40,12 +40,7 @@ class TestRunSession : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
-    installRunDirectoryReaders(
-        bridge::runDirectoryReaders());  // the engine reads the run directory
-  }
+  void initTestCase() { tbench::testing::prepareWindowTests(settingsDir_); }
 
   void aFollowedRunGoesFromStartedToItsRecordedEnd() {
     QTemporaryDir dir;

@@ -50,8 +50,7 @@ class TestSweepPanel : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QVERIFY(settingsDir_.isValid());
-    tbench::testing::isolateSettings(settingsDir_);
+    tbench::testing::prepareWindowTests(settingsDir_);
     qputenv("TOWERBENCH_CLI", TB_CLI_PATH);
   }
 

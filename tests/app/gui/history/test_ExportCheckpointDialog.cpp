@@ -74,6 +74,16 @@ FakeRun makeRun(const QString& root, const QString& id, const QDateTime& start) 
   return run;
 }
 
+/// The dialog on one finished run (makeRun) in a directory of its own, exporting through a
+/// FakeExporter.
+struct OneRunDialog {
+  QTemporaryDir root;
+  const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+  FakeExporter fake;
+  ExportCheckpointDialog dialog{fake.function(), nullptr};
+  OneRunDialog() { dialog.setRuns({run.dir}); }
+};
+
 QByteArray contents(const QString& path) {
   QFile file(path);
   return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -142,145 +152,129 @@ class ExportCheckpointDialogTest : public QObject {
   }
 
   void exportCallsTheExporterWithTheChoices() {
-    QTemporaryDir root;
-    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
-    FakeExporter fake;
-    ExportCheckpointDialog dialog(fake.function(), nullptr);
-    dialog.setRuns({run.dir});
-    dialog.selectCheckpointIndex(4);  // step 32
-    dialog.setFormat("safetensors");
+    OneRunDialog d;
+    d.dialog.selectCheckpointIndex(4);  // step 32
+    d.dialog.setFormat("safetensors");
     const QString dest = QDir(out_.path()).filePath("mine.safetensors");
-    dialog.setDestination(dest);
-    QSignalSpy exported(&dialog, &ExportCheckpointDialog::exported);
+    d.dialog.setDestination(dest);
+    QSignalSpy exported(&d.dialog, &ExportCheckpointDialog::exported);
     bool asked = false;
-    dialog.setConfirmOverwrite([&](const QString&) { return asked = true; });
+    d.dialog.setConfirmOverwrite([&](const QString&) { return asked = true; });
 
-    QVERIFY(dialog.exportNow());
+    QVERIFY(d.dialog.exportNow());
     QVERIFY(!asked);  // nothing to replace
-    QCOMPARE(fake.calls.size(), 1);
-    QCOMPARE(fake.calls[0].checkpoint, run.path("model-32.pt"));
-    QCOMPARE(fake.calls[0].format, QStringLiteral("safetensors"));
-    QCOMPARE(fake.calls[0].out, dest);
-    QVERIFY(!fake.calls[0].weightAverage);
+    QCOMPARE(d.fake.calls.size(), 1);
+    QCOMPARE(d.fake.calls[0].checkpoint, d.run.path("model-32.pt"));
+    QCOMPARE(d.fake.calls[0].format, QStringLiteral("safetensors"));
+    QCOMPARE(d.fake.calls[0].out, dest);
+    QVERIFY(!d.fake.calls[0].weightAverage);
     QCOMPARE(exported.count(), 1);
     QCOMPARE(exported.at(0).at(0).toString(), dest);
     const QByteArray written = contents(dest);
     QVERIFY(written.startsWith("weights of"));
-    const QString result = dialog.resultText();
+    const QString result = d.dialog.resultText();
     QVERIFY2(result.contains("wrote " + dest + " (safetensors)"), qPrintable(result));
     QVERIFY2(result.contains("Wrote " + dest), qPrintable(result));
     QVERIFY2(result.contains(QLocale().formattedDataSize(written.size())), qPrintable(result));
-    QCOMPARE(dialog.findChild<QLabel*>("resultLabel")->text(), result);
+    QCOMPARE(d.dialog.findChild<QLabel*>("resultLabel")->text(), result);
 
     // The Export button does the same.
-    dialog.setDestination(QDir(out_.path()).filePath("by-button.safetensors"));
-    dialog.findChild<QCheckBox*>("weightAverageBox")->setChecked(true);  // the EMA weights
-    dialog.findChild<QPushButton*>("exportButton")->click();
-    QCOMPARE(fake.calls.size(), 2);
-    QVERIFY(fake.calls[1].weightAverage);
+    d.dialog.setDestination(QDir(out_.path()).filePath("by-button.safetensors"));
+    d.dialog.findChild<QCheckBox*>("weightAverageBox")->setChecked(true);  // the EMA weights
+    d.dialog.findChild<QPushButton*>("exportButton")->click();
+    QCOMPARE(d.fake.calls.size(), 2);
+    QVERIFY(d.fake.calls[1].weightAverage);
     QVERIFY(QFileInfo::exists(QDir(out_.path()).filePath("by-button.safetensors")));
   }
 
   void neverOverwritesWithoutConfirmation() {
-    QTemporaryDir root;
-    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    OneRunDialog d;
     const QString dest = QDir(out_.path()).filePath("taken.pt");
     writeText(dest, "precious");
-    FakeExporter fake;
-    ExportCheckpointDialog dialog(fake.function(), nullptr);
-    dialog.setRuns({run.dir});
-    dialog.setDestination(dest);
+    d.dialog.setDestination(dest);
     QStringList asked;
     bool answer = false;
-    dialog.setConfirmOverwrite([&](const QString& path) {
+    d.dialog.setConfirmOverwrite([&](const QString& path) {
       asked << path;
       return answer;
     });
 
-    QVERIFY(!dialog.exportNow());
+    QVERIFY(!d.dialog.exportNow());
     QCOMPARE(asked, QStringList{dest});
-    QVERIFY(fake.calls.isEmpty());
+    QVERIFY(d.fake.calls.isEmpty());
     QCOMPARE(contents(dest), QByteArray("precious"));
-    QVERIFY2(dialog.resultText().contains("already exists"), qPrintable(dialog.resultText()));
+    QVERIFY2(d.dialog.resultText().contains("already exists"), qPrintable(d.dialog.resultText()));
 
     answer = true;
-    QVERIFY(dialog.exportNow());
+    QVERIFY(d.dialog.exportNow());
     QCOMPARE(asked.size(), 2);
-    QCOMPARE(fake.calls.size(), 1);
-    QVERIFY(contents(dest).startsWith("weights of " + run.path("model-96.pt").toUtf8()));
+    QCOMPARE(d.fake.calls.size(), 1);
+    QVERIFY(contents(dest).startsWith("weights of " + d.run.path("model-96.pt").toUtf8()));
 
     // Never onto the checkpoint itself, even when confirmed.
-    dialog.setDestination(run.path("model-96.pt"));
-    QVERIFY(!dialog.exportNow());
-    QCOMPARE(fake.calls.size(), 1);
-    QVERIFY(dialog.resultText().contains("checkpoint itself"));
+    d.dialog.setDestination(d.run.path("model-96.pt"));
+    QVERIFY(!d.dialog.exportNow());
+    QCOMPARE(d.fake.calls.size(), 1);
+    QVERIFY(d.dialog.resultText().contains("checkpoint itself"));
   }
 
   void showsTheExportersError() {
-    QTemporaryDir root;
-    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
-    FakeExporter fake;
-    fake.failWith = "unsupported dtype Half in tensor fc.weight";
-    ExportCheckpointDialog dialog(fake.function(), nullptr);
-    dialog.setRuns({run.dir});
-    dialog.setDestination(QDir(out_.path()).filePath("x.pt"));
-    QSignalSpy exported(&dialog, &ExportCheckpointDialog::exported);
-    QVERIFY(!dialog.exportNow());
-    QCOMPARE(fake.calls.size(), 1);
+    OneRunDialog d;
+    d.fake.failWith = "unsupported dtype Half in tensor fc.weight";
+    d.dialog.setDestination(QDir(out_.path()).filePath("x.pt"));
+    QSignalSpy exported(&d.dialog, &ExportCheckpointDialog::exported);
+    QVERIFY(!d.dialog.exportNow());
+    QCOMPARE(d.fake.calls.size(), 1);
     QCOMPARE(exported.count(), 0);
-    const QString result = dialog.resultText();
+    const QString result = d.dialog.resultText();
     QVERIFY2(result.contains("Export failed: unsupported dtype Half in tensor fc.weight"),
              qPrintable(result));
-    QVERIFY2(result.contains(run.path("model-96.pt")), qPrintable(result));  // names the file
+    QVERIFY2(result.contains(d.run.path("model-96.pt")), qPrintable(result));  // names the file
 
-    fake.failWith.clear();
-    fake.throwInstead = true;
-    QVERIFY(!dialog.exportNow());
-    QVERIFY(dialog.resultText().contains("exporter blew up"));
+    d.fake.failWith.clear();
+    d.fake.throwInstead = true;
+    QVERIFY(!d.dialog.exportNow());
+    QVERIFY(d.dialog.resultText().contains("exporter blew up"));
 
     // Problems found before the exporter runs.
-    fake.throwInstead = false;
-    dialog.setDestination(QDir(out_.path()).filePath("no/such/folder/x.pt"));
-    QVERIFY(!dialog.exportNow());
-    QVERIFY(dialog.resultText().contains("does not exist"));
-    QCOMPARE(fake.calls.size(), 2);
-    QVERIFY(QFile::remove(run.path("model-96.pt")));
-    dialog.setDestination(QDir(out_.path()).filePath("y.pt"));
-    QVERIFY(!dialog.exportNow());
-    QVERIFY(dialog.resultText().contains(run.path("model-96.pt")));
-    QCOMPARE(fake.calls.size(), 2);
+    d.fake.throwInstead = false;
+    d.dialog.setDestination(QDir(out_.path()).filePath("no/such/folder/x.pt"));
+    QVERIFY(!d.dialog.exportNow());
+    QVERIFY(d.dialog.resultText().contains("does not exist"));
+    QCOMPARE(d.fake.calls.size(), 2);
+    QVERIFY(QFile::remove(d.run.path("model-96.pt")));
+    d.dialog.setDestination(QDir(out_.path()).filePath("y.pt"));
+    QVERIFY(!d.dialog.exportNow());
+    QVERIFY(d.dialog.resultText().contains(d.run.path("model-96.pt")));
+    QCOMPARE(d.fake.calls.size(), 2);
   }
 
   void exportsAnyOtherFile() {
-    QTemporaryDir root;
-    const FakeRun run = makeRun(root.path(), "20250314-093152", kStart);
+    OneRunDialog d;
     const QString other = QDir(out_.path()).filePath("model-7000.pt");
     writeText(other, "PK other");
-    FakeExporter fake;
-    ExportCheckpointDialog dialog(fake.function(), nullptr);
-    dialog.setRuns({run.dir});
     QString pickerStart;
     QString pick;
-    dialog.setCheckpointFilePicker([&](const QString& start) {
+    d.dialog.setCheckpointFilePicker([&](const QString& start) {
       pickerStart = start;
       return pick;
     });
-    const int otherEntry = dialog.checkpointComboCount() - 1;
-    dialog.selectCheckpointIndex(2);
-    dialog.selectCheckpointIndex(otherEntry);  // cancelled: back to the previous choice
-    QCOMPARE(pickerStart, run.dir);
-    QCOMPARE(dialog.checkpointPath(), run.path("model-96.pt"));
-    QCOMPARE(dialog.checkpointComboCount(), otherEntry + 1);
+    const int otherEntry = d.dialog.checkpointComboCount() - 1;
+    d.dialog.selectCheckpointIndex(2);
+    d.dialog.selectCheckpointIndex(otherEntry);  // cancelled: back to the previous choice
+    QCOMPARE(pickerStart, d.run.dir);
+    QCOMPARE(d.dialog.checkpointPath(), d.run.path("model-96.pt"));
+    QCOMPARE(d.dialog.checkpointComboCount(), otherEntry + 1);
 
     pick = other;
-    dialog.selectCheckpointIndex(otherEntry);
-    QCOMPARE(dialog.checkpointPath(), other);
-    QCOMPARE(dialog.checkpointComboCount(), otherEntry + 2);
-    QCOMPARE(dialog.destination(),
+    d.dialog.selectCheckpointIndex(otherEntry);
+    QCOMPARE(d.dialog.checkpointPath(), other);
+    QCOMPARE(d.dialog.checkpointComboCount(), otherEntry + 2);
+    QCOMPARE(d.dialog.destination(),
              QDir(out_.path()).filePath("synthetic-mlp-20250314-093152-step7000.pt"));
-    dialog.setConfirmOverwrite([](const QString&) { return false; });
-    QVERIFY(dialog.exportNow());
-    QCOMPARE(fake.calls.last().checkpoint, other);
+    d.dialog.setConfirmOverwrite([](const QString&) { return false; });
+    QVERIFY(d.dialog.exportNow());
+    QCOMPARE(d.fake.calls.last().checkpoint, other);
     // The next default name is in the folder last exported to.
     QCOMPARE(ExportCheckpointDialog::lastDirectory(), out_.path());
   }
