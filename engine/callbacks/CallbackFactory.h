@@ -1,8 +1,11 @@
 #pragma once
 // CallbackFactory: a callback made of functions, for small one-off behaviour.
 //
-//   auto cb = std::make_shared<CallbackFactory>("dump", CallbackFactory::Hooks{
-//       .trigger = [](TrainerContext& c) { ... }});
+//   CallbackFactory::Hooks hooks;
+//   hooks.trigger = [](TrainerContext& c) { ... };
+//   auto cb = std::make_shared<CallbackFactory>("dump", std::move(hooks));
+//
+// or, for one hook, CallbackFactory::everyStep("dump", hook) and everyTrigger.
 
 #include <functional>
 
@@ -24,6 +27,19 @@ class CallbackFactory : public Callback {
   CallbackFactory(std::string name, Hooks hooks)
       : name_(std::move(name)), hooks_(std::move(hooks)) {}
   std::string name() const override { return name_; }
+
+  /// A callback of one hook: `hook` after every step (triggerStep).
+  static std::shared_ptr<CallbackFactory> everyStep(std::string name, Hook hook) {
+    Hooks hooks;
+    hooks.triggerStep = std::move(hook);
+    return std::make_shared<CallbackFactory>(std::move(name), std::move(hooks));
+  }
+  /// A callback of one hook: `hook` at every trigger (each epoch's end unless scheduled).
+  static std::shared_ptr<CallbackFactory> everyTrigger(std::string name, Hook hook) {
+    Hooks hooks;
+    hooks.trigger = std::move(hook);
+    return std::make_shared<CallbackFactory>(std::move(name), std::move(hooks));
+  }
 
  private:
   void onSetupGraph() override { call(hooks_.setupGraph); }

@@ -99,8 +99,7 @@ LrFinderResult findLearningRate(const Project& project, const LrFinderOptions& o
       std::make_shared<HyperParamSetterWithFunc>(
           names::kLearningRate, [rateAt](int64_t step) { return rateAt(step); },
           HyperParamSetter::Unit::Step),
-      std::make_shared<CallbackFactory>("lr_find",
-                                        CallbackFactory::Hooks{{}, {}, {}, afterStep, {}, {}})});
+      CallbackFactory::everyStep("lr_find", afterStep)});
   run.config.speed.readScalarsEverySteps = 1;  // every step's cost is judged at once
   launchTrainWithConfig(run.config, *run.trainer);
   result.suggestion = suggestLearningRate(result.smoothed);

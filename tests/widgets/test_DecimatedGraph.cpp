@@ -49,7 +49,23 @@ struct Plot {
     plot.replot(QCustomPlot::rpImmediateRefresh);
     return plot.toPixmap(640, 400).toImage();
   }
+  /// A new graph of the plot (which owns it), probed.
+  template <typename Graph = DecimatedGraph>
+  Probe<Graph>* add() {
+    return new Probe<Graph>(plot.xAxis, plot.yAxis);
+  }
 };
+
+/// The two graphs draw the same line for the visible range.
+template <typename A, typename B>
+void compareLines(const Probe<A>& a, const Probe<B>& b) {
+  const auto lineA = a.lineData(), lineB = b.lineData();
+  QCOMPARE(lineA.size(), lineB.size());
+  for (int i = 0; i < lineA.size(); ++i) {
+    QCOMPARE(lineA[i].key, lineB[i].key);
+    QCOMPARE(lineA[i].value, lineB[i].value);
+  }
+}
 
 }  // namespace
 
@@ -101,7 +117,7 @@ class TestDecimatedGraph : public QObject {
   void keepsEveryExtreme() {
     const auto points = noisy(200000);
     Plot p;
-    auto* graph = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* graph = p.add();
     graph->setPoints(points, true);
     p.plot.xAxis->setRange(0, 200000);
     p.plot.replot();
@@ -120,8 +136,8 @@ class TestDecimatedGraph : public QObject {
   void appendsGrowThePyramidLikeOneSet() {
     const auto points = noisy(100000);
     Plot p;
-    auto* whole = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
-    auto* pieces = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* whole = p.add();
+    auto* pieces = p.add();
     whole->setPoints(points, true);
     for (int from = 0; from < points.size(); from += 777)
       pieces->appendPoints(points.mid(from, 777), true);
@@ -129,12 +145,7 @@ class TestDecimatedGraph : public QObject {
     QCOMPARE(whole->levelSizes(), (QVector<int>{16, 64, 256, 1024, 4096, 16384, 65536}));
     p.plot.xAxis->setRange(0, 100000);
     p.plot.replot();
-    const auto a = whole->lineData(), b = pieces->lineData();
-    QCOMPARE(a.size(), b.size());
-    for (int i = 0; i < a.size(); ++i) {
-      QCOMPARE(a[i].key, b[i].key);
-      QCOMPARE(a[i].value, b[i].value);
-    }
+    compareLines(*whole, *pieces);
   }
 
   void truncateKeepsTheFirstPointsAndTheirPyramid() {
@@ -142,8 +153,8 @@ class TestDecimatedGraph : public QObject {
     // the chart drops its last points and appends the new ones.
     const auto points = noisy(5000);
     Plot p;
-    auto* cut = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
-    auto* fresh = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* cut = p.add();
+    auto* fresh = p.add();
     cut->setPoints(points, true);
     cut->truncate(1100);
     QCOMPARE(cut->data()->size(), 1100);
@@ -155,9 +166,7 @@ class TestDecimatedGraph : public QObject {
     p.plot.xAxis->setRange(0, 2000);
     p.plot.xAxis->axisRect()->setOuterRect(QRect(0, 0, 120, 100));  // many points per pixel
     p.plot.replot();
-    const auto a = cut->lineData(), b = fresh->lineData();
-    QCOMPARE(a.size(), b.size());
-    for (int i = 0; i < a.size(); ++i) QCOMPARE(a[i].value, b[i].value);
+    compareLines(*cut, *fresh);
     cut->truncate(0);
     QCOMPARE(cut->data()->size(), 0);
     QVERIFY(cut->levelSizes().isEmpty());
@@ -166,7 +175,7 @@ class TestDecimatedGraph : public QObject {
   void outOfOrderPointsRebuildThePyramid() {
     auto points = noisy(5000);
     Plot p;
-    auto* graph = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* graph = p.add();
     graph->setPoints(points.mid(1000), true);
     graph->appendPoints(points.mid(0, 1000), true);  // keys before the existing ones
     QCOMPARE(graph->data()->size(), 5000);
@@ -177,15 +186,13 @@ class TestDecimatedGraph : public QObject {
   void zoomedInItDrawsLikeAPlainGraph() {
     const auto points = noisy(100000);
     Plot p;
-    auto* plain = new Probe<QCPGraph>(p.plot.xAxis, p.plot.yAxis);
-    auto* decimated = new Probe<DecimatedGraph>(p.plot.xAxis, p.plot.yAxis);
+    auto* plain = p.add<QCPGraph>();
+    auto* decimated = p.add();
     plain->data()->set(points, true);
     decimated->setPoints(points, true);
     p.plot.xAxis->setRange(5000, 6000);  // ~1.6 points per pixel
     p.plot.replot();
-    const auto a = plain->lineData(), b = decimated->lineData();
-    QCOMPARE(a.size(), b.size());
-    for (int i = 0; i < a.size(); ++i) QCOMPARE(a[i].value, b[i].value);
+    compareLines(*plain, *decimated);
   }
 };
 

@@ -88,6 +88,21 @@ bool waitUntil(const std::function<bool()>& condition, int timeoutMs = 60000) {
   return true;
 }
 
+/// A controller, the directory of its runs and the log of its signals; `startLong` starts a
+/// long run (longRun) there.
+struct Controller {
+  QTemporaryDir root;
+  RunController controller;
+  SignalLog log{controller};
+  bool startLong() {
+    return controller.start(startOptions(syntheticProject(root.path(), longRun), "long"));
+  }
+  /// Waits until the run has done `steps` steps.
+  bool reaches(qint64 steps) {
+    return waitUntil([&] { return controller.globalStep() >= steps; });
+  }
+};
+
 }  // namespace
 
 class TestRunController : public QObject {
@@ -200,33 +215,31 @@ class TestRunController : public QObject {
   }
 
   void stopIsHonouredWithinOneStep() {
-    QTemporaryDir root;
-    RunController controller;
-    SignalLog log(controller);
+    Controller c;
+    RunController& controller = c.controller;
     QSignalSpy finished(&controller, &RunController::runFinished);
-    QVERIFY(controller.start(startOptions(syntheticProject(root.path(), longRun), "long")));
-    QVERIFY(waitUntil([&] { return controller.globalStep() >= 20; }));
+    QVERIFY(c.startLong() && c.reaches(20));
     const qint64 atStop = controller.globalStep();
     controller.stop();
     QVERIFY(controller.state() == RunState::Stopping);
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.front().front().toBool(), true);
-    const qint64 last = log.named("cost").back().step;
+    const qint64 last = c.log.named("cost").back().step;
     QVERIFY2(last <= atStop + 1,
              qPrintable(QString("stopped at %1, last step %2").arg(atStop).arg(last)));
     QVERIFY(controller.state() == RunState::Stopped);
     QVERIFY(!controller.isActive());
 
     // A controller runs again after a run ended.
-    QVERIFY(controller.start(startOptions(syntheticProject(root.path()), "again")));
+    QVERIFY(controller.start(startOptions(syntheticProject(c.root.path()), "again")));
     QVERIFY(controller.waitForEnd(120000));
     QVERIFY(controller.state() == RunState::Finished);
   }
 
   void pauseHoldsTheLoopAndResumeContinues() {
-    QTemporaryDir root;
-    RunController controller;
-    QVERIFY(controller.start(startOptions(syntheticProject(root.path(), longRun), "long")));
+    Controller c;
+    RunController& controller = c.controller;
+    QVERIFY(c.startLong());
     QVERIFY(waitUntil(
         [&] { return controller.state() == RunState::Running && controller.globalStep() >= 5; }));
     controller.setPaused(true);
@@ -270,12 +283,10 @@ class TestRunController : public QObject {
   }
 
   void savesNowAndSetsTheLearningRate() {
-    QTemporaryDir root;
-    RunController controller;
-    SignalLog log(controller);
+    Controller c;
+    RunController& controller = c.controller;
     QSignalSpy saved(&controller, &RunController::checkpointSaved);
-    QVERIFY(controller.start(startOptions(syntheticProject(root.path(), longRun), "long")));
-    QVERIFY(waitUntil([&] { return controller.globalStep() >= 3; }));
+    QVERIFY(c.startLong() && c.reaches(3));
     controller.setLearningRate(0.0125);
     controller.saveCheckpointNow();
     QVERIFY(saved.wait(30000));
@@ -287,7 +298,7 @@ class TestRunController : public QObject {
     // the engine thread, in order): the checkpoint's value in force and its optimizer's group.
     QCOMPARE(state.hyperParams.at("learning_rate"), 0.0125);
     QVERIFY(waitUntil([&] {
-      for (const auto& s : log.named("learning_rate"))
+      for (const auto& s : c.log.named("learning_rate"))
         if (s.value == 0.0125) return true;
       return false;
     }));
@@ -350,11 +361,10 @@ class TestRunController : public QObject {
   }
 
   void refusesASecondRunWhileOneIsActive() {
-    QTemporaryDir root;
-    RunController controller;
-    QVERIFY(controller.start(startOptions(syntheticProject(root.path(), longRun), "long")));
+    Controller c;
+    QVERIFY(c.startLong());
     QString error;
-    QVERIFY(!controller.start(startOptions(syntheticProject(root.path()), "second"), &error));
+    QVERIFY(!c.controller.start(startOptions(syntheticProject(c.root.path()), "second"), &error));
     QVERIFY(error.contains("already active"));
     // The destructor stops the run and waits for the engine thread.
   }

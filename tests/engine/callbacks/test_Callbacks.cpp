@@ -38,8 +38,7 @@ namespace {
 
 /// A callback whose trigger (after every epoch, where a validation puts its scalars) runs `hook`.
 std::shared_ptr<CallbackFactory> atEveryEpoch(std::string name, CallbackFactory::Hook hook) {
-  return std::make_shared<CallbackFactory>(
-      std::move(name), CallbackFactory::Hooks{{}, {}, {}, {}, std::move(hook), {}});
+  return CallbackFactory::everyTrigger(std::move(name), std::move(hook));
 }
 
 /// Global steps at which `events` recorded `hook`.
@@ -73,10 +72,8 @@ class TestCallbacks : public QObject {
     auto eta = std::make_shared<EstimatedTimeLeft>();
     std::vector<double> estimates;
     trainer->registerCallback(eta);
-    trainer->registerCallback(std::make_shared<CallbackFactory>(  // after it: reads it
-        "read", CallbackFactory::Hooks{{}, {}, {}, {}, [&](TrainerContext&) {
-                                         estimates.push_back(eta->secondsLeft());
-                                       }}));
+    trainer->registerCallback(atEveryEpoch(  // after it: reads it
+        "read", [&](TrainerContext&) { estimates.push_back(eta->secondsLeft()); }));
     QVERIFY(eta->secondsLeft() < 0);
     trainer->train({2, 1, 4});  // epochs of about 0.02, 1, 0.02, 0.02 s
     QCOMPARE(estimates.size(), size_t{4});

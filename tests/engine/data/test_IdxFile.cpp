@@ -110,6 +110,13 @@ class TestIdxFile : public QObject {
     return path(name);
   }
 
+  /// The real test labels with byte `offset` set to `value`.
+  Bytes labelsWith(size_t offset, char value) const {
+    Bytes bytes = testLabels_;
+    bytes[offset] = value;
+    return bytes;
+  }
+
  private slots:
   void initTestCase() {
     QVERIFY(tmp_.isValid());
@@ -271,8 +278,7 @@ class TestIdxFile : public QObject {
   }
 
   void wrongMagic() {
-    Bytes bytes = testLabels_;
-    bytes[1] = 0x12;
+    const Bytes bytes = labelsWith(1, 0x12);
     const std::string file = write("bad-magic", bytes);
     EXPECT_INPUT_ERROR(readIdxFile(file), file, "bad magic number at byte offset 0",
                        "expected 0x00 0x00, found 0x00 0x12");
@@ -282,18 +288,14 @@ class TestIdxFile : public QObject {
   }
 
   void wrongTypeCode() {
-    Bytes bytes = testLabels_;
-    bytes[2] = 0x07;
-    const std::string file = write("bad-type", bytes);
+    const std::string file = write("bad-type", labelsWith(2, 0x07));
     EXPECT_INPUT_ERROR(readIdxFile(file), file, "unsupported element type at byte offset 2",
                        "found 0x07");
   }
 
   void wrongNumberOfDimensions() {
     for (char dims : {char{0}, char{5}}) {
-      Bytes bytes = testLabels_;
-      bytes[3] = dims;
-      const std::string file = write("bad-dims", bytes);
+      const std::string file = write("bad-dims", labelsWith(3, dims));
       EXPECT_INPUT_ERROR(readIdxFile(file), file, "at byte offset 3",
                          "expected 1 to 4, found " + std::to_string(dims));
     }
@@ -371,9 +373,7 @@ class TestIdxFile : public QObject {
   }
 
   void labelOutOfRange() {
-    Bytes bytes = testLabels_;
-    bytes[8 + 1234] = 10;
-    const std::string file = write("bad-label", bytes);
+    const std::string file = write("bad-label", labelsWith(8 + 1234, 10));
     const auto options = IdxClassificationData::Options().numClasses(10);
     EXPECT_INPUT_ERROR(IdxClassificationData(kTestImages, file, options), file,
                        "label 10 of sample 1234 at byte offset 1242 is out of range",

@@ -38,12 +38,10 @@ ImageData makeImage(int height, int width, int channels, int seed) {
 /// Puts "gan/samples" (RGB, different each epoch) at the end of every epoch and "mask" (grey)
 /// at the end of epoch 2.
 CallbackPtr source() {
-  CallbackFactory::Hooks hooks;
-  hooks.trigger = [](TrainerContext& c) {
+  return CallbackFactory::everyTrigger("source", [](TrainerContext& c) {
     c.monitors().putImage("gan/samples", makeImage(3, 5, 3, static_cast<int>(c.epochNum())));
     if (c.epochNum() == 2) c.monitors().putImage("mask", makeImage(4, 2, 1, 9));
-  };
-  return std::make_shared<CallbackFactory>("source", hooks);
+  });
 }
 
 std::shared_ptr<ImageFileWriter> run(const std::string& runDir, std::string writerDir = "") {

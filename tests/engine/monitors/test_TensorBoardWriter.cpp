@@ -383,9 +383,7 @@ class TestTensorBoardWriter : public QObject {
     std::vector<std::string> errors;
     logging::setExtraSink(collectLine, &errors);
     int epochsDone = 0;
-    auto counter = std::make_shared<CallbackFactory>(
-        "counter",
-        CallbackFactory::Hooks{{}, {}, {}, {}, [&](TrainerContext&) { ++epochsDone; }, {}});
+    auto counter = CallbackFactory::everyTrigger("counter", [&](TrainerContext&) { ++epochsDone; });
     std::string said;
     try {
       run(dir.path().toStdString(), {counter}, eventsDir);

@@ -24,6 +24,7 @@
 #include "engine/strategies/SyncParameterServerTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/StepCallbacks.h"
 #include "tests/support/TestMain.h"
 #include "tests/support/TinyMlp.h"
 
@@ -31,21 +32,13 @@
 namespace test_LiveCommands {
 
 using namespace tbench;
+using tbench::testing::atStep;
 namespace fs = std::filesystem;
 
 namespace {
 
 std::shared_ptr<SupervisedModel> makeModel() {
   return testing::tinyMlpModel({/*side=*/4, /*classes=*/3, /*hidden=*/{8}});
-}
-
-/// At global step `at` (after it ran), runs `command` on the engine thread, as a posted
-/// command of the window runs between steps.
-CallbackPtr atStep(int64_t at, std::function<void(TrainerContext&)> command) {
-  return std::make_shared<CallbackFactory>(
-      "atStep", CallbackFactory::Hooks{{}, {}, {}, [at, command](TrainerContext& c) {
-                                         if (c.globalStep() == at) command(c);
-                                       }});
 }
 
 /// Trains 6 steps with `callbacks`; returns the history.

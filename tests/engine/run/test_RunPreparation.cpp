@@ -18,6 +18,7 @@
 #include "engine/project/ProjectJson.h"
 #include "engine/run/RunDirectory.h"
 #include "engine/run/RunPreparation.h"
+#include "tests/support/StepCallbacks.h"
 #include "tests/support/TestMain.h"
 #include "tests/support/TinyProject.h"
 
@@ -25,6 +26,7 @@
 namespace test_RunPreparation {
 
 using namespace tbench;
+using tbench::testing::atStep;
 namespace fs = std::filesystem;
 
 namespace {
@@ -37,19 +39,6 @@ RunRequest requestFor(const Project& project, const std::string& runDir = "") {
   request.runDir = runDir;
   request.origin = "test_RunPreparation";
   return request;
-}
-
-CallbackPtr atStep(int64_t step, std::function<void(TrainerContext&)> what) {
-  return std::make_shared<CallbackFactory>("at-step",
-                                           CallbackFactory::Hooks{{},
-                                                                  {},
-                                                                  {},
-                                                                  [step, what](TrainerContext& c) {
-                                                                    if (c.globalStep() == step)
-                                                                      what(c);
-                                                                  },
-                                                                  {},
-                                                                  {}});
 }
 
 }  // namespace

@@ -22,12 +22,7 @@ using namespace tbench;
 
 namespace {
 
-/// A callback running `hook` on trigger().
-CallbackPtr onTrigger(const std::string& name, CallbackFactory::Hook hook) {
-  CallbackFactory::Hooks hooks;
-  hooks.trigger = std::move(hook);
-  return std::make_shared<CallbackFactory>(name, std::move(hooks));
-}
+const auto onTrigger = CallbackFactory::everyTrigger;
 
 }  // namespace
 

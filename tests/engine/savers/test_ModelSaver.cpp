@@ -65,17 +65,8 @@ int64_t train(const std::string& runDir, std::vector<CallbackPtr> callbacks, int
   return trainer.globalStep();
 }
 
-/// A callback running `hook` on trigger() (or on triggerStep()).
-CallbackPtr onTrigger(const std::string& name, CallbackFactory::Hook hook) {
-  CallbackFactory::Hooks hooks;
-  hooks.trigger = std::move(hook);
-  return std::make_shared<CallbackFactory>(name, std::move(hooks));
-}
-CallbackPtr onTriggerStep(const std::string& name, CallbackFactory::Hook hook) {
-  CallbackFactory::Hooks hooks;
-  hooks.triggerStep = std::move(hook);
-  return std::make_shared<CallbackFactory>(name, std::move(hooks));
-}
+const auto onTrigger = CallbackFactory::everyTrigger;
+const auto onTriggerStep = CallbackFactory::everyStep;
 
 /// A callback that puts `stat` with values[epoch] (when there is one) on every trigger.
 CallbackPtr statProducer(const std::string& stat, std::map<int64_t, double> values) {

@@ -3,6 +3,7 @@
 // bitwise equal to an uninterrupted one (Note [Trainer state]).
 
 #include <QtTest>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -20,12 +21,14 @@
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/train/TrainConfig.h"
 #include "tests/support/ExpectError.h"
+#include "tests/support/StepCallbacks.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
 namespace test_GanTrainer {
 
 using namespace tbench;
+using tbench::testing::saveAndStopAfter;
 
 namespace {
 
@@ -122,19 +125,8 @@ Outcome train(const std::string& dir, const GanRun& run) {
   // The samples callback builds the inference tower at the first epoch's end: that must not
   // move the run's generator, or the resumed run would draw other noise.
   auto noise = tinyGan()->sampleNoise(4, at::detail::createCPUGenerator(3));
-  config.callbacks = {
-      std::make_shared<DumpTensorAsImage>("samples", Datapoint{noise}, "samples"),
-      std::make_shared<CallbackFactory>(
-          "save", CallbackFactory::Hooks{{},
-                                         {},
-                                         {},
-                                         [dir, stop = run.stopAfterStep](TrainerContext& c) {
-                                           if (c.globalStep() != stop) return;
-                                           c.saveCheckpoint(dir + "/mid.pt");
-                                           c.requestStop();
-                                         },
-                                         {},
-                                         {}})};
+  config.callbacks = {std::make_shared<DumpTensorAsImage>("samples", Datapoint{noise}, "samples"),
+                      saveAndStopAfter(run.stopAfterStep, dir + "/mid.pt")};
   GanTrainer trainer(std::vector<Device>(static_cast<size_t>(run.towers), Device{}));
   launchTrainWithConfig(config, trainer);
   Outcome out;
@@ -160,6 +152,18 @@ Outcome train(const std::string& dir, const GanRun& run) {
   return out;
 }
 
+/// `run` stopped after step `step` (saving <path>/mid.pt), then resumed from there to its end:
+/// both runs' outcomes.
+std::pair<Outcome, Outcome> stopAndResume(const std::string& path, const GanRun& run,
+                                          int64_t step) {
+  GanRun first = run;
+  first.stopAfterStep = step;
+  Outcome stopped = train(path, first);
+  GanRun second = run;
+  second.resumeFrom = path + "/mid.pt";
+  return {std::move(stopped), train(path, second)};
+}
+
 void expectEqual(const Outcome& a, const Outcome& b) {
   QCOMPARE(a.globalStep, b.globalStep);
   QCOMPARE(a.dUpdates, b.dUpdates);
@@ -183,7 +187,13 @@ void expectEqual(const Outcome& a, const Outcome& b) {
 
 class TestGanTrainer : public QObject {
   Q_OBJECT
+ private:
+  std::optional<QTemporaryDir> dir_;
+  /// A directory of this test function's own.
+  std::string dir() const { return dir_->path().toStdString(); }
+
  private slots:
+  void init() { dir_.emplace(); }
   void updatesAlternateAsScheduled() {
     std::vector<std::string> seen;
     auto history = std::make_shared<ScalarHistory>();
@@ -249,25 +259,17 @@ class TestGanTrainer : public QObject {
   }
 
   void stoppedMidEpochAndResumedIsBitwiseEqual() {
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString();
     GanRun whole;
     whole.schedule = {2, 1};
-    const Outcome expected = train(path, whole);
+    const Outcome expected = train(dir(), whole);
     QCOMPARE(expected.globalStep, int64_t{15});
 
-    GanRun first = whole;
-    first.stopAfterStep = 7;  // epoch 2, step 2 of 5
-    const Outcome stopped = train(path, first);
+    const auto [stopped, resumed] = stopAndResume(dir(), whole, 7);  // epoch 2, step 2 of 5
     QCOMPARE(stopped.globalStep, int64_t{7});
-    const TrainingState saved = readCheckpointFile(path + "/mid.pt");
+    const TrainingState saved = readCheckpointFile(dir() + "/mid.pt");
     QCOMPARE(saved.namedOptimizers.size(), size_t{2});
     QCOMPARE(saved.namedOptimizers.at("generator").type, std::string("adam"));
     QCOMPARE(saved.trainerState.at("discriminator_updates").item<int64_t>(), int64_t{14});
-
-    GanRun second = whole;
-    second.resumeFrom = path + "/mid.pt";
-    const Outcome resumed = train(path, second);
     expectEqual(expected, resumed);
     // The resumed run's scalars are the uninterrupted run's last eight.
     QCOMPARE(resumed.dLosses.size(), size_t{8});
@@ -275,29 +277,20 @@ class TestGanTrainer : public QObject {
   }
 
   void replicatedTowersStayEqualAndResumeExactly() {
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString();
     GanRun whole;
     whole.towers = 2;
     whole.maxEpoch = 2;
-    const Outcome expected = train(path, whole);  // throws if a replica differs
+    const Outcome expected = train(dir(), whole);  // throws if a replica differs
     QCOMPARE(expected.dUpdates, int64_t{10});
-    GanRun first = whole;
-    first.stopAfterStep = 3;
-    train(path, first);
-    GanRun second = whole;
-    second.resumeFrom = path + "/mid.pt";
-    expectEqual(expected, train(path, second));
+    expectEqual(expected, stopAndResume(dir(), whole, 3).second);
   }
 
   void aCheckpointOfAnotherTrainerIsRefused() {
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString();
     GanRun run;
     run.maxEpoch = 1;
     run.stopAfterStep = 2;
-    train(path, run);
-    TrainingState state = readCheckpointFile(path + "/mid.pt");
+    train(dir(), run);
+    TrainingState state = readCheckpointFile(dir() + "/mid.pt");
     state.namedOptimizers.erase("discriminator");
     state.path = "mid.pt";
     GanTrainer trainer({Device{}});

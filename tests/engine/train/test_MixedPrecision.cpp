@@ -62,6 +62,13 @@ class OverflowingModel : public ModelDesc {
   }
 };
 
+GradScalerOptions scalerOptions(double initScale, int64_t growthInterval) {
+  GradScalerOptions options;
+  options.initScale = initScale;
+  options.growthInterval = growthInterval;
+  return options;
+}
+
 std::vector<Datapoint> regressionBatches(int n) {
   torch::manual_seed(5);
   const torch::Tensor w = torch::tensor({{1.0f}, {-2.0f}, {0.5f}, {3.0f}});
@@ -150,10 +157,7 @@ class TestMixedPrecision : public QObject {
   }
 
   void scalerUnscalesBacksOffAndGrows() {
-    GradScalerOptions options;
-    options.initScale = 1024;
-    options.growthInterval = 3;
-    GradScaler scaler(options);
+    GradScaler scaler(scalerOptions(1024, 3));
     torch::Tensor p = torch::zeros({3}, torch::requires_grad());
     QCOMPARE(scaler.scale(torch::tensor(2.0)).item<double>(), 2048.0);
 
@@ -193,10 +197,7 @@ class TestMixedPrecision : public QObject {
   // Issue 25 (F14): as _amp_update_scale_, the scale does not grow to infinity (float32's, in
   // which PyTorch keeps it and the cost is scaled).
   void scalerDoesNotGrowPastFloatMax() {
-    GradScalerOptions options;
-    options.initScale = 2e38;
-    options.growthInterval = 1;
-    GradScaler scaler(options);
+    GradScaler scaler(scalerOptions(2e38, 1));
     torch::Tensor p = torch::zeros({1}, torch::requires_grad());
     for (int i = 0; i < 3; ++i) {
       p.mutable_grad() = torch::ones({1});

@@ -21,12 +21,14 @@
 #include "engine/strategies/SimpleTrainer.h"
 #include "engine/strategies/SyncReplicatedTrainer.h"
 #include "engine/train/TrainConfig.h"
+#include "tests/support/StepCallbacks.h"
 #include "tests/support/TestMain.h"
 
 // The file's names, apart from the other tests of its group executable (tb_test's GROUP).
 namespace test_Resume {
 
 using namespace tbench;
+using tbench::testing::saveAndStopAfter;
 
 namespace {
 
@@ -90,20 +92,10 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   config.callbacks = {
       std::make_shared<ScheduledHyperParamSetter>(
           "learning_rate", std::vector<std::pair<int64_t, double>>{{1, 1e-2}, {3, 2e-3}}),
-      std::make_shared<CallbackFactory>(
-          "save", CallbackFactory::Hooks{{},
-                                         {},
-                                         {},
-                                         [dir, stop = run.stopAfterStep](TrainerContext& c) {
-                                           if (c.globalStep() != stop) return;
-                                           c.saveCheckpoint(dir + "/mid.pt");
-                                           c.requestStop();
-                                         },
-                                         [dir](TrainerContext& c) {
-                                           c.saveCheckpoint(dir + "/epoch-" +
-                                                            std::to_string(c.epochNum()) + ".pt");
-                                         },
-                                         {}})};
+      saveAndStopAfter(run.stopAfterStep, dir + "/mid.pt"),
+      CallbackFactory::everyTrigger("save epoch", [dir](TrainerContext& c) {
+        c.saveCheckpoint(dir + "/epoch-" + std::to_string(c.epochNum()) + ".pt");
+      })};
   if (run.modelSaver) {
     // First, so that the callbacks after it (the plateau) change the state after it triggered.
     CallbackPtr saver = std::make_shared<ModelSaver>(
@@ -168,6 +160,30 @@ void compareParams(const Outcome& expected, const Outcome& actual, const char* l
   }
 }
 
+/// `run` three times: uninterrupted in one directory; stopped after step 10 in another; resumed
+/// there from that stop's checkpoint to the end.
+struct StopAndResume {
+  explicit StopAndResume(const RunOptions& run) {
+    whole = train(straight.path().toStdString(), run);
+    RunOptions first = run;
+    first.stopAfterStep = 10;
+    stopped = train(split.path().toStdString(), first);
+    RunOptions second = run;
+    second.resumeFrom = checkpoint();
+    rest = train(split.path().toStdString(), second);
+  }
+  std::string checkpoint() const { return split.path().toStdString() + "/mid.pt"; }
+  /// The stopped run's costs, then the resumed run's: the uninterrupted run's when exact.
+  std::vector<double> joinedCosts() const {
+    std::vector<double> joined = stopped.costs;
+    joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
+    return joined;
+  }
+
+  QTemporaryDir straight, split;
+  Outcome whole, stopped, rest;
+};
+
 }  // namespace
 
 class TestResume : public QObject {
@@ -203,27 +219,18 @@ class TestResume : public QObject {
     for (const Case c :
          {Case{"queue input", true, false, false}, Case{"feed input", false, false, false},
           Case{"two towers", true, true, false}, Case{"plateau", true, false, true}}) {
-      QTemporaryDir straight, split;
       RunOptions run;
       run.queueInput = c.queueInput;
       run.twoTowers = c.twoTowers;
       run.plateau = c.plateau;
-      const Outcome whole = train(straight.path().toStdString(), run);
-      RunOptions first = run;
-      first.stopAfterStep = 10;
-      const Outcome stopped = train(split.path().toStdString(), first);
-      QCOMPARE(stopped.globalStep, int64_t{10});
-      RunOptions second = run;
-      second.resumeFrom = split.path().toStdString() + "/mid.pt";
-      const Outcome rest = train(split.path().toStdString(), second);
-      QCOMPARE(rest.globalStep, int64_t{28});
-      compareParams(whole, rest, c.label);
-      std::vector<double> joined = stopped.costs;
-      joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
-      QVERIFY2(joined == whole.costs, c.label);
+      const StopAndResume r(run);
+      QCOMPARE(r.stopped.globalStep, int64_t{10});
+      QCOMPARE(r.rest.globalStep, int64_t{28});
+      compareParams(r.whole, r.rest, c.label);
+      QVERIFY2(r.joinedCosts() == r.whole.costs, c.label);
       // Epochs 2 (finished after the resume), 3 and 4 report the rates the whole run had.
-      const std::vector<double> tail(whole.learningRates.end() - 3, whole.learningRates.end());
-      QVERIFY2(rest.learningRates == tail, c.label);
+      const std::vector<double> tail(r.whole.learningRates.end() - 3, r.whole.learningRates.end());
+      QVERIFY2(r.rest.learningRates == tail, c.label);
       // The plateau halved the rate after epoch 2, in the resumed run, from the window it
       // kept in the checkpoint; the schedule's point (3, 2e-3) then sets 2e-3 after epoch 3.
       if (c.plateau) QVERIFY2(tail == (std::vector<double>{1e-2, 5e-3, 2e-3}), c.label);
@@ -249,33 +256,26 @@ class TestResume : public QObject {
     for (const Case c :
          {Case{"adam, one tower", false, false}, Case{"sgd momentum, one tower", false, true},
           Case{"adam, two replicas", true, false}}) {
-      QTemporaryDir straight, split;
       RunOptions run;
       run.device = Device::parse("cuda:0");
       run.twoTowers = c.twoTowers;
       run.momentumSgd = c.momentumSgd;
-      const Outcome whole = train(straight.path().toStdString(), run);
-      RunOptions first = run;
-      first.stopAfterStep = 10;
-      const Outcome stopped = train(split.path().toStdString(), first);
-      QCOMPARE(stopped.globalStep, int64_t{10});
-      const TrainingState saved = readCheckpointFile(split.path().toStdString() + "/mid.pt");
+      const StopAndResume r(run);
+      QCOMPARE(r.stopped.globalStep, int64_t{10});
+      const TrainingState saved = readCheckpointFile(r.checkpoint());
       QVERIFY2(saved.cudaRngStates.count("cuda:0") == 1, c.label);
-      RunOptions second = run;
-      second.resumeFrom = split.path().toStdString() + "/mid.pt";
-      const Outcome rest = train(split.path().toStdString(), second);
-      QCOMPARE(rest.globalStep, int64_t{28});
-      compareParams(whole, rest, c.label, 1e-6);
-      std::vector<double> joined = stopped.costs;
-      joined.insert(joined.end(), rest.costs.begin(), rest.costs.end());
-      QCOMPARE(joined.size(), whole.costs.size());
+      QCOMPARE(r.rest.globalStep, int64_t{28});
+      compareParams(r.whole, r.rest, c.label, 1e-6);
+      const std::vector<double> joined = r.joinedCosts();
+      const std::vector<double>& whole = r.whole.costs;
+      QCOMPARE(joined.size(), whole.size());
       for (size_t i = 0; i < joined.size(); ++i) {
-        QVERIFY2(std::abs(joined[i] - whole.costs[i]) <= 1e-6 * std::max(1.0, whole.costs[i]),
+        QVERIFY2(std::abs(joined[i] - whole[i]) <= 1e-6 * std::max(1.0, whole[i]),
                  qPrintable(QString("%1: cost of step %2: %3 resumed, %4 uninterrupted")
                                 .arg(c.label)
                                 .arg(i + 1)
                                 .arg(joined[i])
-                                .arg(whole.costs[i])));
+                                .arg(whole[i])));
       }
     }
   }
