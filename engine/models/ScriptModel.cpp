@@ -178,8 +178,8 @@ torch::jit::Module loadScriptModule(const std::string& path) {
   return module;
 }
 
-ScriptModel::ScriptModel(Options options) : options_(std::move(options)), loss_(options_.loss) {
-  TB_CHECK(options_.optimizer, "ScriptModel needs an optimizer factory");
+ScriptModel::ScriptModel(Options options)
+    : LossModel(options.loss, options.optimizer, "ScriptModel"), options_(std::move(options)) {
   vectors_ = options_.input.channels == 1 && options_.input.height == 1;
   prototype_ = loadScriptModule(options_.path);
   // Issue 37: a module saved with its parameters' requires_grad off (Towerbench's own
@@ -201,10 +201,10 @@ ScriptModel::ScriptModel(Options options) : options_(std::move(options)), loss_(
 
 std::vector<InputSpec> ScriptModel::inputs() const {
   const ImageShape& s = options_.input;
-  return {
-      {"image", torch::kFloat32, {-1, s.channels, s.height, s.width}},
-      targetSpec(loss_ == Loss::Scalar && options_.numTargets > 0 ? Loss::MeanSquaredError : loss_,
-                 std::max<int64_t>(options_.numTargets, 1))};
+  return {{"image", torch::kFloat32, {-1, s.channels, s.height, s.width}},
+          targetSpec(
+              loss() == Loss::Scalar && options_.numTargets > 0 ? Loss::MeanSquaredError : loss(),
+              std::max<int64_t>(options_.numTargets, 1))};
 }
 
 torch::Tensor ScriptModel::moduleInput(const torch::Tensor& samples) const {
@@ -215,18 +215,18 @@ void ScriptModel::checkAgainstData() const {
   const std::string& path = options_.path;
   const c10::FunctionSchema& schema = prototype_.get_method("forward").function().getSchema();
   const auto& arguments = schema.arguments();
-  const size_t wanted = loss_ == Loss::Scalar ? 2 : 1;
+  const size_t wanted = loss() == Loss::Scalar ? 2 : 1;
   size_t required = 0;
   for (size_t i = 1; i < arguments.size(); ++i) {  // 0 is self
     if (!arguments[i].default_value()) ++required;
   }
   const std::string dataSide =
-      loss_ == Loss::Scalar
+      loss() == Loss::Scalar
           ? tbench::str("(input, ", options_.numTargets > 0 ? "target" : "label", ")")
           : std::string("(input)");
   if (required > wanted || arguments.size() - 1 < wanted) {
     throw InputError(tbench::str(path, ": forward takes ", arguments.size() - 1,
-                                 " argument(s) but the cost \"", lossName(loss_),
+                                 " argument(s) but the cost \"", lossName(loss()),
                                  "\" calls it with ", wanted, " ", dataSide, " from ",
                                  options_.dataName, "; its signature is ", schema));
   }
@@ -242,7 +242,7 @@ void ScriptModel::checkAgainstData() const {
   const ImageShape& s = options_.input;
   const torch::Tensor input = moduleInput(torch::zeros({2, s.channels, s.height, s.width}));
   std::vector<torch::IValue> args{input};
-  if (loss_ == Loss::Scalar) {
+  if (loss() == Loss::Scalar) {
     args.emplace_back(options_.numTargets > 0 ? torch::zeros({2, options_.numTargets})
                                               : torch::zeros({2}, torch::kInt64));
   }
@@ -262,12 +262,12 @@ void ScriptModel::checkAgainstData() const {
                                          : tbench::str("returns ", out.tagKind());
   const auto refuse = [&](const std::string& expected) {
     throw InputError(tbench::str(path, ": on ", options_.dataName, "'s input (", shapeText(input),
-                                 ") forward ", got, ", but the cost \"", lossName(loss_),
+                                 ") forward ", got, ", but the cost \"", lossName(loss()),
                                  "\" needs ", expected));
   };
   if (!out.isTensor() || !out.toTensor().is_floating_point()) refuse("a float tensor");
   const torch::Tensor result = out.toTensor();
-  switch (loss_) {
+  switch (loss()) {
     case Loss::CrossEntropy:
       if (result.dim() != 2 || result.size(0) != 2 || result.size(1) != options_.numClasses) {
         refuse(tbench::str("logits [2, ", options_.numClasses, "] (", options_.dataName, " has ",
@@ -293,14 +293,6 @@ std::shared_ptr<torch::nn::Module> ScriptModel::buildTower(const TowerContext&) 
   return std::make_shared<ScriptNet>(replicaOf(prototype_));
 }
 
-torch::Tensor ScriptModel::forwardCost(ScriptNet& net, const Batch& batch) const {
-  const torch::Tensor input = moduleInput(batch.tensors()[0]);
-  const torch::IValue out = net.call({input, batch.tensors()[1]});
-  TB_CHECK(out.isTensor(), "the TorchScript module's forward returned ", out.tagKind(),
-           ", not the cost");
-  return out.toTensor().reshape({});
-}
-
 namespace {
 ScriptNet& scriptNet(torch::nn::Module& net) {
   auto* script = dynamic_cast<ScriptNet*>(&net);
@@ -309,22 +301,16 @@ ScriptNet& scriptNet(torch::nn::Module& net) {
 }
 }  // namespace
 
-torch::Tensor ScriptModel::cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) {
-  ScriptNet& script = scriptNet(net);
-  if (loss_ == Loss::Scalar) return forwardCost(script, batch);
-  return lossOf(loss_, tower, script.forward(moduleInput(batch.tensors()[0])), batch.tensors()[1]);
+torch::Tensor ScriptModel::scalarCost(torch::nn::Module& net, const Batch& batch) {
+  const torch::Tensor input = moduleInput(batch.tensors()[0]);
+  const torch::IValue out = scriptNet(net).call({input, batch.tensors()[1]});
+  TB_CHECK(out.isTensor(), "the TorchScript module's forward returned ", out.tagKind(),
+           ", not the cost");
+  return out.toTensor().reshape({});
 }
 
-std::map<std::string, torch::Tensor> ScriptModel::inferenceOutputs(TowerContext& tower,
-                                                                   torch::nn::Module& net,
-                                                                   const Batch& batch) {
-  ScriptNet& script = scriptNet(net);
-  if (loss_ == Loss::Scalar) return {{"cost", forwardCost(script, batch)}};
-  return lossOutputs(loss_, script.forward(moduleInput(batch.tensors()[0])), batch.tensors()[1]);
-}
-
-std::unique_ptr<torch::optim::Optimizer> ScriptModel::optimizer(std::vector<torch::Tensor> params) {
-  return options_.optimizer(std::move(params));
+torch::Tensor ScriptModel::predict(torch::nn::Module& net, const Batch& batch) {
+  return scriptNet(net).forward(moduleInput(batch.tensors()[0]));
 }
 
 }  // namespace tbench

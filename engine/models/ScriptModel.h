@@ -42,7 +42,7 @@ class ScriptNet : public ClassifierNet {
 /// mode (BatchNorm, Dropout, InstanceNorm), which a trace freezes.
 torch::jit::Module loadScriptModule(const std::string& path);
 
-class ScriptModel : public ModelDesc {
+class ScriptModel : public LossModel {
  public:
   struct Options {
     std::string path;
@@ -52,7 +52,7 @@ class ScriptModel : public ModelDesc {
     ImageShape input;
     int64_t numClasses = 0;  ///< CrossEntropy: the data's classes
     int64_t numTargets = 0;  ///< MeanSquaredError: the data's targets
-    SupervisedModel::OptimizerFactory optimizer;
+    OptimizerFactory optimizer;
     /// Where the data comes from, for messages ("data.train (csv)").
     std::string dataName = "the data";
   };
@@ -62,11 +62,6 @@ class ScriptModel : public ModelDesc {
 
   std::vector<InputSpec> inputs() const override;
   std::shared_ptr<torch::nn::Module> buildTower(const TowerContext& tower) override;
-  torch::Tensor cost(TowerContext& tower, torch::nn::Module& net, const Batch& batch) override;
-  std::unique_ptr<torch::optim::Optimizer> optimizer(std::vector<torch::Tensor> params) override;
-  std::map<std::string, torch::Tensor> inferenceOutputs(TowerContext& tower, torch::nn::Module& net,
-                                                        const Batch& batch) override;
-  std::vector<std::string> inferenceOutputNames() const override { return lossOutputNames(loss_); }
 
   /// The module as loaded (untrained weights).
   const torch::jit::Module& prototype() const { return prototype_; }
@@ -74,11 +69,12 @@ class ScriptModel : public ModelDesc {
   torch::Tensor moduleInput(const torch::Tensor& samples) const;
 
  private:
+  torch::Tensor predict(torch::nn::Module& net, const Batch& batch) override;
+  /// forward(input, label) of the module: Loss::Scalar's cost.
+  torch::Tensor scalarCost(torch::nn::Module& net, const Batch& batch) override;
   void checkAgainstData() const;
-  torch::Tensor forwardCost(ScriptNet& net, const Batch& batch) const;
 
   Options options_;
-  Loss loss_;
   torch::jit::Module prototype_;
   bool vectors_ = false;
 };

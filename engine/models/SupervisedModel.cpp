@@ -8,19 +8,18 @@ namespace tbench {
 
 SupervisedModel::SupervisedModel(ImageShape image, NetFactory net, OptimizerFactory optimizer,
                                  Loss loss, int64_t targets)
-    : image_(image),
+    : LossModel(loss, std::move(optimizer), "SupervisedModel"),
+      image_(image),
       net_(std::move(net)),
-      optimizer_(std::move(optimizer)),
-      loss_(loss),
       targets_(targets) {
-  TB_CHECK(net_ && optimizer_, "SupervisedModel needs a network and an optimizer factory");
-  TB_CHECK(loss_ != Loss::Scalar, "a built-in network's cost is cross_entropy or mse");
+  TB_CHECK(net_, "SupervisedModel needs a network");
+  TB_CHECK(loss != Loss::Scalar, "a built-in network's cost is cross_entropy or mse");
   TB_CHECK(targets_ >= 1, "a regression needs 1 or more targets, got ", targets_);
 }
 
 std::vector<InputSpec> SupervisedModel::inputs() const {
   return {{"image", torch::kFloat32, {-1, image_.channels, image_.height, image_.width}},
-          targetSpec(loss_, targets_)};
+          targetSpec(loss(), targets_)};
 }
 
 std::shared_ptr<torch::nn::Module> SupervisedModel::buildTower(const TowerContext& tower) {
@@ -33,20 +32,8 @@ torch::Tensor SupervisedModel::logits(torch::nn::Module& net, const torch::Tenso
   return classifier->forward(images);
 }
 
-torch::Tensor SupervisedModel::cost(TowerContext& tower, torch::nn::Module& net,
-                                    const Batch& batch) {
-  return lossOf(loss_, tower, logits(net, batch.tensors()[0]), batch.tensors()[1]);
-}
-
-std::map<std::string, torch::Tensor> SupervisedModel::inferenceOutputs(TowerContext& tower,
-                                                                       torch::nn::Module& net,
-                                                                       const Batch& batch) {
-  return lossOutputs(loss_, logits(net, batch.tensors()[0]), batch.tensors()[1]);
-}
-
-std::unique_ptr<torch::optim::Optimizer> SupervisedModel::optimizer(
-    std::vector<torch::Tensor> params) {
-  return optimizer_(std::move(params));
+torch::Tensor SupervisedModel::predict(torch::nn::Module& net, const Batch& batch) {
+  return logits(net, batch.tensors()[0]);
 }
 
 }  // namespace tbench
