@@ -161,38 +161,9 @@ for d in /usr/share/datasets/fashion-mnist "$carry/fashion-mnist"; do
   [ -f "$d/train-images-idx3-ubyte.gz" ] && { fmnist=$d; break; }
 done
 
-# make_project SOURCE OUT KEY=JSON...: SOURCE with its relative file and folder paths made
-# absolute (OUT lives elsewhere), a throughput callback when it has none, and the keys set
-# (dotted paths). Every program of the matrix then reads OUT.
-make_project() {
-  py "$@" <<'PY'
-import json, os, sys
-src, out, *edits = sys.argv[1:]
-p = json.load(open(src))
-base = os.path.dirname(os.path.abspath(src))
-def absolute(node, keys):
-    for k in keys:
-        v = node.get(k)
-        if isinstance(v, str) and v and not os.path.isabs(v):
-            node[k] = os.path.normpath(os.path.join(base, v))
-absolute(p.get("model", {}), ["path"])
-absolute(p.get("init", {}), ["checkpoint"])
-for part in ("train", "validation"):
-    if part in p.get("data", {}):
-        absolute(p["data"][part], ["dir", "path", "features", "labels", "images"])
-if not any(c.get("type") == "throughput" for c in p.get("callbacks", [])):
-    p.setdefault("callbacks", []).append({"type": "throughput"})
-for e in edits:
-    key, value = e.split("=", 1)
-    node, parts = p, key.split(".")
-    if parts[0] == "data" and len(parts) > 2 and parts[1] not in p["data"]:
-        continue  # a key of a source the project does not have
-    for k in parts[:-1]:
-        node = node.setdefault(k, {})
-    node[parts[-1]] = json.loads(value)
-json.dump(p, open(out, "w"), indent=1)
-PY
-}
+# make_project SOURCE OUT EDIT...: scripts/make-project.py (relative paths made absolute, a
+# throughput callback, the keys set).
+make_project() { python3 "$root/scripts/make-project.py" "$@"; }
 
 # run_stats RUN_DIR [NVSMI_FILE]: "steps/s samples/s host_syncs nvml" of the run's last
 # throughput entry (its second epoch), "-" for what is not there.

@@ -275,34 +275,9 @@ fmnist=
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && [ -z "$fmnist" ] &&
   fmnist=/usr/share/datasets/fashion-mnist
 
-# make_project SOURCE OUT KEY=JSON...: the project with its keys set (dotted paths), a
-# gpu_tracker added when "+gpu_tracker" is given, its data directory when "+fmnist=DIR", and a
-# throughput callback (steps/s) when it has none.
-make_project() {
-  py "$@" <<'PY'
-import json, sys
-src, out, *edits = sys.argv[1:]
-p = json.load(open(src))
-# Every row reads steps/s: a throughput callback in every project.
-if not any(c.get("type") == "throughput" for c in p.get("callbacks", [])):
-    p.setdefault("callbacks", []).append({"type": "throughput"})
-for e in edits:
-    if e == "+gpu_tracker":
-        p.setdefault("callbacks", []).append({"type": "gpu_tracker"})
-        continue
-    if e.startswith("+fmnist="):
-        for part in ("train", "validation"):
-            if part in p["data"]:
-                p["data"][part]["dir"] = e.split("=", 1)[1]
-        continue
-    key, value = e.split("=", 1)
-    node, parts = p, key.split(".")
-    for k in parts[:-1]:
-        node = node.setdefault(k, {})
-    node[parts[-1]] = json.loads(value)
-json.dump(p, open(out, "w"), indent=1)
-PY
-}
+# make_project SOURCE OUT EDIT...: scripts/make-project.py (relative paths made absolute, a
+# throughput callback, the keys set).
+make_project() { python3 "$root/scripts/make-project.py" "$@"; }
 
 # last_stat RUN_DIR NAME: the last value of NAME in the run's stats.json ("" if none)
 last_stat() {
