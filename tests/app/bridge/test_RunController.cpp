@@ -50,7 +50,9 @@ void longRun(nlohmann::json& doc) {
 
 /// Records every signal of a controller as a line, in emission order.
 struct SignalLog {
-  explicit SignalLog(RunController& c) {
+  SignalLog() = default;
+  explicit SignalLog(RunController& c) { attach(c); }
+  void attach(RunController& c) {
     QObject::connect(&c, &RunController::stateChanged,
                      [this](RunState s) { lines << "state " + toString(s); });
     QObject::connect(&c, &RunController::runStarted,
@@ -89,11 +91,13 @@ bool waitUntil(const std::function<bool()>& condition, int timeoutMs = 60000) {
 }
 
 /// A controller, the directory of its runs and the log of its signals; `startLong` starts a
-/// long run (longRun) there.
+/// long run (longRun) there. The log outlives the controller, whose destructor stops a run that
+/// is still going and emits while it does.
 struct Controller {
+  Controller() { log.attach(controller); }
   QTemporaryDir root;
+  SignalLog log;  // declared first, destroyed last
   RunController controller;
-  SignalLog log{controller};
   bool startLong() {
     return controller.start(startOptions(syntheticProject(root.path(), longRun), "long"));
   }
