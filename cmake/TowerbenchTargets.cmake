@@ -64,42 +64,6 @@ function(tb_pch_takes_widgets pch)
   target_precompile_headers(${pch} PUBLIC <QtWidgets/QtWidgets> <qcustomplot.h>)
 endfunction()
 
-# tb_pch_code(PCH_TARGET): the tests' header with its code compiled once. Clang performs the
-# LibTorch header's pending vtable instantiations again at the end of every file that takes it
-# (~3 s, an empty file included: cmake/PchInstantiations.h). The header instantiates them
-# itself; built with -fpch-codegen, its inline functions and those instantiations are compiled
-# once into its own object (PCH_TARGET_code, ~15 s) instead of into every file: a test file
-# 12.1 to 7.2 s, an empty one 3.7 to 0.45 s (AMD EPYC Zen 4, clang 14). At -O0 only: at -O3
-# every file still takes the header's inline code for inlining (an engine file got slower).
-# The object holds code for all of LibTorch's and Qt Test's headers, so executables link it
-# with --gc-sections (lld drops the unreferenced sections and their undefined symbols). A plugin
-# host exports every symbol (-rdynamic), which keeps them all: tb_test's PLUGIN_HOST takes the
-# product's header instead. (Hiding the object's symbols is no way out: an inline function's
-# static or thread_local, such as ATen's lazy_init_num_threads flag, must stay one variable with
-# LibTorch's copy.)
-option(TOWERBENCH_PCH_CODE "Compile the tests' precompiled header's code once (clang, lld)" ON)
-function(tb_pch_code pch)
-  if(NOT TOWERBENCH_PCH_CODE OR NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR NOT TB_LLD OR
-     NOT TOWERBENCH_FAST_LINKER OR NOT TOWERBENCH_TEST_OPTIMIZATION STREQUAL "-O0" OR
-     NOT CMAKE_BUILD_TYPE MATCHES "^(Release|MinSizeRel)$")
-    return()
-  endif()
-  target_precompile_headers(${pch} PUBLIC "${CMAKE_SOURCE_DIR}/cmake/PchInstantiations.h")
-  target_compile_options(${pch} PRIVATE -fpch-codegen)
-  set(header ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${pch}.dir/cmake_pch.hxx.pch)
-  set(object ${CMAKE_CURRENT_BINARY_DIR}/${pch}_code.o)
-  add_custom_command(
-    OUTPUT ${object}
-    COMMAND ${CMAKE_CXX_COMPILER} ${CMAKE_CXX17_STANDARD_COMPILE_OPTION} -O0 -fPIC
-            -ffunction-sections -fdata-sections -c ${header} -o ${object}
-    DEPENDS ${header} ${pch}
-    COMMENT "Compiling the code of ${pch}'s precompiled header"
-    VERBATIM)
-  add_library(${pch}_code STATIC ${object})
-  set_target_properties(${pch}_code PROPERTIES LINKER_LANGUAGE CXX)
-  target_link_options(${pch}_code INTERFACE -Wl,--gc-sections)
-endfunction()
-
 # tb_use_torch_pch(TARGET [TESTS]): reuse the shared precompiled header in an executable (TESTS:
 # the tests' header, built at TOWERBENCH_TEST_OPTIMIZATION, with Qt Test). A window's test that
 # includes LibTorch takes the same header and parses Qt Widgets itself (~4 s): a third header with
@@ -118,13 +82,9 @@ function(tb_use_torch_pch target)
       tb_pch_target(tb_torch_pch_tests ${TB_TEST_OPT})
       # Every test includes Qt Test: 2.5 s a file when parsed (test_Csv.cpp 10.3 to 7.9 s).
       tb_pch_takes_qt_test(tb_torch_pch_tests)
-      tb_pch_code(tb_torch_pch_tests)
     endif()
     target_compile_options(${target} PRIVATE ${TB_TEST_OPT})
     target_precompile_headers(${target} REUSE_FROM tb_torch_pch_tests)
-    if(TARGET tb_torch_pch_tests_code)
-      target_link_libraries(${target} PRIVATE tb_torch_pch_tests_code)
-    endif()
   else()
     target_precompile_headers(${target} REUSE_FROM tb_torch_pch)
   endif()
@@ -256,10 +216,8 @@ set(TOWERBENCH_TEST_TIMEOUT 300 CACHE STRING "Seconds each tb_test may run")
 #   beside a busy core: 31 s spinning, 20 s passive, 11 s alone). The suite: 296 s -> 262 s.
 set(TB_TEST_ENVIRONMENT "TB_QUIET=1;GLIBC_TUNABLES=glibc.malloc.hugetlb=1;OMP_WAIT_POLICY=PASSIVE")
 
-# tb_test(NAME SOURCE [NO_PCH | PLUGIN_HOST] [GROUP EXE] [LINK deps...] [DEFINITIONS defs...]
+# tb_test(NAME SOURCE [NO_PCH] [GROUP EXE] [LINK deps...] [DEFINITIONS defs...]
 #         [DEPENDS targets...] [LABELS labels...]): one Qt Test class registered with CTest as NAME.
-# PLUGIN_HOST: a test that loads plugins (tb_plugin_host), compiled with the product's
-# precompiled header (tb_pch_code).
 # Alone, it is its own executable. With GROUP, the tests of a directory that name the same EXE
 # are one executable (tests/support/TestMain.h): their sources compile as unity batches (a test
 # file with LibTorch pays ~2 s of the header's pending instantiations before its first line,
@@ -268,7 +226,7 @@ set(TB_TEST_ENVIRONMENT "TB_QUIET=1;GLIBC_TUNABLES=glibc.malloc.hugetlb=1;OMP_WA
 # tests take one precompiled header (the same NO_PCH and LINK kind) and share DEFINITIONS; a
 # file-local name must be unique within the group.
 function(tb_test name source)
-  cmake_parse_arguments(ARG "NO_PCH;PLUGIN_HOST" "GROUP" "LINK;LABELS;DEFINITIONS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_PCH" "GROUP" "LINK;LABELS;DEFINITIONS;DEPENDS" ${ARGN})
   # A test of the window (one that links its libraries) takes Qt Widgets in its header too.
   set(widgets "")
   if(ARG_LINK MATCHES "tb_gui|tb_widgets|tb_project_editor|tb_run_history")
@@ -289,10 +247,7 @@ function(tb_test name source)
     target_link_libraries(${target} PRIVATE Qt6::Test)
     target_compile_definitions(${target} PRIVATE
       TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}" TB_BINARY_DIR="${CMAKE_BINARY_DIR}")
-    if(ARG_PLUGIN_HOST)
-      tb_use_torch_pch(${target})
-      tb_plugin_host(${target})
-    elseif(NOT ARG_NO_PCH)
+    if(NOT ARG_NO_PCH)
       tb_use_torch_pch(${target} TESTS)
     else()
       tb_use_qt_test_pch(${target} ${widgets})
