@@ -452,7 +452,11 @@ void FormSection::showValue(const Field& field, const QJsonValue& stored) {
     case Kind::Text: {
       auto* edit = static_cast<QLineEdit*>(field.widget);
       const QString text = textOf(value);
-      if (edit->text() != text) edit->setText(text);
+      if (edit->text() == text) return;
+      edit->setText(text);
+      // A text longer than the field (a description) shows its beginning, not its end, until
+      // it is edited.
+      if (!edit->hasFocus()) edit->setCursorPosition(0);
       return;
     }
     case Kind::Boolean:

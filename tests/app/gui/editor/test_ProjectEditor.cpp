@@ -252,6 +252,8 @@ class ProjectEditorTest : public QObject {
     QVERIFY(!editor.isModified());
 
     QCOMPARE(field<QLineEdit>(editor, "name")->text(), QStringLiteral("synthetic-mlp"));
+    QVERIFY(field<QLineEdit>(editor, "description")->text().startsWith("Four noisy 8x8 patterns"));
+    QCOMPARE(field<QLineEdit>(editor, "description")->cursorPosition(), 0);  // its beginning shows
     QCOMPARE(field<QLineEdit>(editor, "seed")->text(), QStringLiteral("7"));
     QCOMPARE(field<QLineEdit>(editor, "run_root")->text(), QStringLiteral("train_log"));
     QCOMPARE(field<QComboBox>(editor, "model.type")->currentText(), QStringLiteral("mlp"));
