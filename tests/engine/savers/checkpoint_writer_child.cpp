@@ -20,11 +20,7 @@
 
 using namespace tbench;
 
-namespace {
-
-const auto onTrigger = CallbackFactory::everyTrigger;
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -41,7 +37,7 @@ int main(int argc, char** argv) {
   config.callbacks = {
       std::make_shared<ModelSaver>(ModelSaver::Options().maxToKeep(3).keepCheckpointEveryNHours(0)),
       // After the saver's write, which happens once every callback has triggered.
-      onTrigger("announce", [](TrainerContext& c) {
+      CallbackFactory::everyTrigger("announce", [](TrainerContext& c) {
         c.afterTriggers([&c] {
           std::printf("saved %lld\n", static_cast<long long>(c.globalStep()));
           std::fflush(stdout);

@@ -65,12 +65,9 @@ int64_t train(const std::string& runDir, std::vector<CallbackPtr> callbacks, int
   return trainer.globalStep();
 }
 
-const auto onTrigger = CallbackFactory::everyTrigger;
-const auto onTriggerStep = CallbackFactory::everyStep;
-
 /// A callback that puts `stat` with values[epoch] (when there is one) on every trigger.
 CallbackPtr statProducer(const std::string& stat, std::map<int64_t, double> values) {
-  return onTrigger("produce " + stat, [stat, values](TrainerContext& c) {
+  return CallbackFactory::everyTrigger("produce " + stat, [stat, values](TrainerContext& c) {
     auto it = values.find(c.epochNum());
     if (it != values.end()) c.monitors().putScalar(stat, it->second);
   });
@@ -161,7 +158,7 @@ class TestModelSaver : public QObject {
     const std::string dir = tmp.path().toStdString();
     auto modelSaver = saver(2);
     // "Save now" at step 3 (mid-epoch) and at step 6 (an epoch end, saved by the schedule too).
-    auto saveNow = onTriggerStep("save now", [&](TrainerContext& c) {
+    auto saveNow = CallbackFactory::everyStep("save now", [&](TrainerContext& c) {
       if (c.globalStep() == 3 || c.globalStep() == 6) modelSaver->saveNow();
     });
     QCOMPARE(train(dir, {modelSaver, saveNow}, 6), int64_t{12});
@@ -240,7 +237,7 @@ class TestModelSaver : public QObject {
   void stoppedRunSavesItsFinalStateButAFailedOneDoesNot() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
-    auto stopAt3 = onTriggerStep("stop", [](TrainerContext& c) {
+    auto stopAt3 = CallbackFactory::everyStep("stop", [](TrainerContext& c) {
       if (c.globalStep() == 3) c.requestStop();
     });
     QCOMPARE(train(dir, {saver(10), stopAt3}, 5), int64_t{3});
@@ -250,7 +247,7 @@ class TestModelSaver : public QObject {
 
     QTemporaryDir tmp2;
     const std::string dir2 = tmp2.path().toStdString();
-    auto failAt3 = onTriggerStep("fail", [](TrainerContext& c) {
+    auto failAt3 = CallbackFactory::everyStep("fail", [](TrainerContext& c) {
       if (c.globalStep() == 3) throw std::runtime_error("loss is NaN");
     });
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, train(dir2, {saver(10), failAt3}, 5));
@@ -266,7 +263,7 @@ class TestModelSaver : public QObject {
     std::vector<std::string> afterFailure;
     std::string latestAfterFailure;
     int64_t stepOfLatest = 0;
-    auto inspect = onTrigger("inspect", [&](TrainerContext& c) {
+    auto inspect = CallbackFactory::everyTrigger("inspect", [&](TrainerContext& c) {
       if (c.globalStep() != 6) return;
       afterFailure = filesIn(dir, "model-");
       latestAfterFailure = CheckpointIndex::read(dir)->latest;
@@ -299,7 +296,8 @@ class TestModelSaver : public QObject {
     LogCapture log;
     std::string message;
     int64_t lastStep = 0;
-    auto watch = onTrigger("watch", [&](TrainerContext& c) { lastStep = c.globalStep(); });
+    auto watch = CallbackFactory::everyTrigger(
+        "watch", [&](TrainerContext& c) { lastStep = c.globalStep(); });
     try {
       train(dir, {saver(2), watch}, 5);
     } catch (const std::runtime_error& e) {
@@ -317,7 +315,7 @@ class TestModelSaver : public QObject {
     QTemporaryDir deleted;
     const std::string d = deleted.path().toStdString();
     QVERIFY(QDir(deleted.path()).mkdir("model-10.pt"));
-    auto remove = onTrigger("remove", [&](TrainerContext& c) {
+    auto remove = CallbackFactory::everyTrigger("remove", [&](TrainerContext& c) {
       if (c.globalStep() == 10) fs::remove(d + "/model-8.pt");
     });
     message.clear();
@@ -341,7 +339,7 @@ class TestModelSaver : public QObject {
     int64_t blockAt = 6;
     // At step 6 the index path is made a directory, so that index write fails; at step 8 it
     // is removed again.
-    auto sabotage = onTrigger("sabotage", [&](TrainerContext& c) {
+    auto sabotage = CallbackFactory::everyTrigger("sabotage", [&](TrainerContext& c) {
       if (c.globalStep() == blockAt) {
         fs::remove(dir + "/checkpoint");
         fs::create_directory(dir + "/checkpoint");
@@ -351,7 +349,7 @@ class TestModelSaver : public QObject {
     });
     std::vector<std::string> atFailure;
     // Looked at after the saver wrote (Note [Checkpoint after the triggers]).
-    auto inspect = onTrigger("inspect", [&](TrainerContext& c) {
+    auto inspect = CallbackFactory::everyTrigger("inspect", [&](TrainerContext& c) {
       if (c.globalStep() == blockAt) c.afterTriggers([&] { atFailure = filesIn(dir, "model-"); });
     });
     LogCapture log;
@@ -369,7 +367,7 @@ class TestModelSaver : public QObject {
     if (::geteuid() == 0) QSKIP("root ignores directory permissions");
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
-    auto lock = onTrigger("lock", [&](TrainerContext& c) {
+    auto lock = CallbackFactory::everyTrigger("lock", [&](TrainerContext& c) {
       if (c.globalStep() == 4) ::chmod(dir.c_str(), 0555);
     });
     LogCapture log;
