@@ -276,7 +276,8 @@ void printResults(const SweepSpec& sweep, const SweepState& state, std::ostream&
     return at(a) < at(b);
   });
   // "values": the metric's logged values (Note [A sweep's metric by occurrence]).
-  std::vector<std::string> header = {"trial", "state", sweep.metric.name, "values"};
+  std::vector<std::string> header = {
+      "trial", "state", sweep.metric.name.empty() ? "(no metric)" : sweep.metric.name, "values"};
   for (const auto& p : sweep.parameters) header.push_back(p.path);
   std::vector<std::vector<std::string>> rows;
   for (const TrialRecord* t : order) {
@@ -296,6 +297,10 @@ void printResults(const SweepSpec& sweep, const SweepState& state, std::ostream&
     out << "best: trial " << t.index << " (" << sweep.metric.name << " "
         << valueText(t.metric.back()) << (t.state == TrialState::Pruned ? ", pruned" : "")
         << "): " << t.runDir << "/project.json\n";
+  }
+  if (sweep.metric.name.empty()) {
+    out << "no metric: the trials are not ranked (compare their runs, or give metric.name)\n";
+    return;
   }
   std::vector<TrialOutcome> outcomes;
   for (const auto& t : state.trials) {
@@ -389,10 +394,14 @@ int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
       out << " (run_cap " << sweep.runCap << " of the " << plan.gridCombinations
           << " combinations)";
     }
-    out << ", metric " << sweep.metric.name << " ("
-        << (sweep.metric.maximize ? "maximize" : "minimize");
-    if (sweep.metric.target) out << ", target " << *sweep.metric.target;
-    out << "), ";
+    if (sweep.metric.name.empty()) {
+      out << ", no metric, ";
+    } else {
+      out << ", metric " << sweep.metric.name << " ("
+          << (sweep.metric.maximize ? "maximize" : "minimize");
+      if (sweep.metric.target) out << ", target " << *sweep.metric.target;
+      out << "), ";
+    }
     const auto [fewest, most] = std::minmax_element(plan.maxEpochs.begin(), plan.maxEpochs.end());
     if (*fewest == *most) {
       out << *most << " epoch(s) each\n";

@@ -105,21 +105,47 @@ void noteWandbKeys(const json& doc, SweepSpec& s) {
   }
 }
 
+/// W&B's old log distributions take base-e exponents as bounds (log_uniform's min -9.2 and
+/// max -2.3 for 1e-4 .. 0.1); W&B has since deprecated them for the *_values ones, and bounds
+/// written as the values themselves quietly give exp(1e-4) .. exp(0.1) = 1.0001 .. 1.105. The
+/// plan says what range each draws from.
+void noteExponentBounds(SweepSpec& s) {
+  for (const SweepParameter& p : s.parameters) {
+    const std::string& d = p.distribution;
+    if (d != "log_uniform" && d != "q_log_uniform" && d != "inv_log_uniform") continue;
+    const double lo = d == "inv_log_uniform" ? std::exp(-p.max) : std::exp(p.min);
+    const double hi = d == "inv_log_uniform" ? std::exp(-p.min) : std::exp(p.max);
+    std::string note =
+        str(p.path, ": ", d, " takes base-e exponents (W&B's older form): values ", lo, " to ", hi);
+    if (p.min > 0 && p.max <= 1) {
+      note += str("; for values from ", p.min, " to ", p.max, " write ", d, "_values");
+    }
+    s.notes.push_back(note);
+  }
+}
+
 /// The sweep of a validated `doc`.
 SweepSpec sweepOf(const json& doc, const std::string& source, const std::string& baseProject) {
   SweepSpec s;
   s.name = doc.value("name", std::string());
   s.method = doc.value("method", std::string("grid"));
-  s.metric.name = doc["metric"]["name"].get<std::string>();
-  s.metric.maximize = doc["metric"].value("goal", std::string("minimize")) == "maximize";
-  if (doc["metric"].contains("target")) s.metric.target = doc["metric"]["target"].get<double>();
-  s.metric.impute = doc["metric"].value("impute", std::string("worst"));
+  if (doc.contains("metric")) {
+    s.metric.name = doc["metric"]["name"].get<std::string>();
+    s.metric.maximize = doc["metric"].value("goal", std::string("minimize")) == "maximize";
+    if (doc["metric"].contains("target")) s.metric.target = doc["metric"]["target"].get<double>();
+    s.metric.impute = doc["metric"].value("impute", std::string("worst"));
+  } else {
+    s.notes.push_back(
+        "no metric: every trial runs, and none is ranked, pruned or named best "
+        "(compare them in the window's Runs, or give metric.name)");
+  }
   std::vector<std::pair<std::string, json>> parameters;
   std::vector<ProjectIssue> unused;
   flattenParameters(doc["parameters"], "", parameters, unused);
   std::sort(parameters.begin(), parameters.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });
   for (const auto& [name, p] : parameters) s.parameters.push_back(parameterOf(name, p));
+  noteExponentBounds(s);
   s.runCap = doc.value("run_cap", int64_t{0});
   s.seed = doc.value("seed", uint64_t{0});
   if (doc.contains("early_terminate")) {
@@ -246,7 +272,8 @@ std::string joinNames(const ScalarNames& scalars) {
 
 std::string sweepMetricNote(const SweepSpec& sweep, const Project& base) {
   const ScalarNames scalars = scalarNamesOf(base);
-  if (scalars.named(sweep.metric.name) || scalars.unknown.empty()) return "";
+  if (sweep.metric.name.empty() || scalars.named(sweep.metric.name) || scalars.unknown.empty())
+    return "";
   std::string unknown;
   for (const auto& u : scalars.unknown) unknown += (unknown.empty() ? "" : ", ") + u;
   return str("no built-in part of the project puts the metric \"", sweep.metric.name,
@@ -325,7 +352,7 @@ SweepTrial buildTrial(const SweepSpec& sweep, const json& baseProject, int64_t i
   }
   // Issue 34: a metric nothing puts ranks nothing and prunes nothing; refused when the
   // project's scalars are all known (Note [Scalars a project puts]).
-  if (valid) {
+  if (valid && !sweep.metric.name.empty()) {
     const ScalarNames scalars = scalarNamesOf(projectFromJson(t.project, sweep.projectPath()));
     if (!scalars.named(sweep.metric.name) && scalars.unknown.empty()) {
       problems.add(

@@ -71,7 +71,9 @@ struct SweepParameter {
 };
 
 struct SweepMetric {
-  std::string name;       ///< a scalar of the runs ("validation_error", "cost")
+  /// A scalar of the runs ("validation_error", "cost"); "" for a grid or random sweep without
+  /// one (W&B's metric is optional there): its trials run and none is ranked.
+  std::string name;
   bool maximize = false;  ///< goal "maximize"; default "minimize"
   /// W&B's target: once a trial's value reaches it, no new trial is started (running ones go
   /// on; pending ones of a grid are cancelled, saying why).

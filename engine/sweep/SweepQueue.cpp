@@ -193,6 +193,18 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
       throw InputError(options_.sweepDir + " holds another sweep than " + sweepFile +
                        " (its trials' values differ): give another --sweep-dir");
     }
+    // The metric ranks the trials and prunes them: a sweep file edited since (a goal set
+    // right, a metric renamed) would rank the trials so far by another rule than the one they
+    // were pruned by, and the window (which ranks by the state) and the CLI (by the file)
+    // would name different best trials. W&B does not let a sweep's metric change either.
+    const auto goal = [](bool maximize) { return maximize ? "maximize" : "minimize"; };
+    if (existing->metric != sweep_.metric.name || existing->maximize != sweep_.metric.maximize) {
+      throw InputError(options_.sweepDir + " holds a sweep of metric " + existing->metric + " (" +
+                       goal(existing->maximize) + "), but " + sweepFile + " says " +
+                       sweep_.metric.name + " (" + goal(sweep_.metric.maximize) +
+                       "): a sweep keeps the metric it started with; give another --sweep-dir "
+                       "for the new one");
+    }
     if (options_.onlyTrial < 0 && existing->queuePid > 0 && existing->queueHost == thisHost() &&
         existing->queuePid != static_cast<int64_t>(getpid()) &&
         processRunning(existing->queuePid)) {

@@ -216,13 +216,15 @@ std::vector<int64_t> rankTrials(const SweepState& state, bool maximize) {
 }
 
 std::optional<int64_t> bestTrial(const SweepState& state, bool maximize) {
-  const std::vector<int64_t> ranked = rankTrials(state, maximize);
-  if (ranked.empty()) return std::nullopt;
-  const TrialRecord& t = state.trials[static_cast<size_t>(ranked.front())];
-  const bool result = (t.state == TrialState::Finished || t.state == TrialState::Pruned) &&
-                      !t.metric.empty() && std::isfinite(t.metric.back());
-  if (!result) return std::nullopt;
-  return t.index;
+  // A finished trial whose last value is NaN (it diverged) ranks first of nothing: the best is
+  // the first ranked trial with a finite result, also a pruned one after it.
+  for (const int64_t index : rankTrials(state, maximize)) {
+    const TrialRecord& t = state.trials[static_cast<size_t>(index)];
+    if ((t.state == TrialState::Finished || t.state == TrialState::Pruned) && !t.metric.empty() &&
+        std::isfinite(t.metric.back()))
+      return t.index;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tbench

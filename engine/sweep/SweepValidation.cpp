@@ -276,8 +276,21 @@ void checkSweepKeys(const json& doc, const std::string& method, std::vector<Proj
 }
 
 void checkMetric(const json& doc, std::vector<ProjectIssue>& issues) {
-  if (!doc.contains("metric") || !doc["metric"].is_object() || !doc["metric"].contains("name") ||
-      !doc["metric"]["name"].is_string()) {
+  if (!doc.contains("metric")) {
+    // As W&B's: a grid or random sweep without a metric runs its trials and ranks none; what
+    // searches or prunes by a metric needs one.
+    const std::string method = doc.value("method", json("grid")).is_string()
+                                   ? doc.value("method", std::string("grid"))
+                                   : std::string();
+    if (method == "bayes" || method == "tpe") {
+      issues.push_back({"$.metric.name", method + " search proposes trials by a metric: required"});
+    } else if (doc.contains("early_terminate")) {
+      issues.push_back({"$.metric.name", "early_terminate prunes trials by a metric: required"});
+    }
+    return;
+  }
+  if (!doc["metric"].is_object() || !doc["metric"].contains("name") ||
+      !doc["metric"]["name"].is_string() || doc["metric"]["name"].get<std::string>().empty()) {
     issues.push_back({"$.metric.name", "the metric that ranks trials is required"});
     return;
   }

@@ -276,6 +276,19 @@ class TestSweeps : public QObject {
     // Another sweep (other values) is not run into the same directory.
     const std::string other = writeSweep(dir, {{"max_epoch", {{"values", {400, 2, 4}}}}}, 1);
     QVERIFY_THROWS_EXCEPTION(InputError, SweepQueue(other, options(dir, 1)));
+    // Nor the same trials under another goal: the trials so far were ranked (and pruned) by
+    // the goal the sweep started with.
+    const std::string maximize =
+        writeSweep(dir, {{"max_epoch", {{"values", {400, 2, 3}}}}}, 1,
+                   {{"metric", {{"name", "validation_error"}, {"goal", "maximize"}}}});
+    try {
+      SweepQueue(maximize, options(dir, 1));
+      QFAIL("a sweep directory taken over by another goal");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("validation_error (minimize)"), e.what());
+      QVERIFY2(QString(e.what()).contains("validation_error (maximize)"), e.what());
+    }
+    QCOMPARE(readSweepState(dir.filePath("sweep-dir").toStdString())->maximize, false);
   }
 
   // While DIR/pause exists no trial starts; removing it lets the sweep go on.

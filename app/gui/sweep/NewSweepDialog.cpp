@@ -227,7 +227,8 @@ NewSweepDialog::NewSweepDialog(const QJsonObject& project, const QString& projec
   eta_->setRange(1.5, 100);
   eta_->setValue(3);
   stopRow->addWidget(hyperband_);
-  stopRow->addWidget(new QLabel(tr("first judged after epoch"), this));
+  // Bands count the metric's values, not epochs (Note [A sweep's metric by occurrence]).
+  stopRow->addWidget(new QLabel(tr("first judged at the metric's value #"), this));
   stopRow->addWidget(minIter_);
   stopRow->addWidget(new QLabel(tr("eta"), this));
   stopRow->addWidget(eta_);
@@ -458,9 +459,10 @@ void NewSweepDialog::recheck() {
   if (!check_.bands.isEmpty()) {
     QStringList bands;
     for (qint64 b : check_.bands) bands << QString::number(b);
-    text += tr("; hyperband judges after epoch(s) %1 and may stop trials there, so it may take "
-               "less")
-                .arg(bands.join(", "));
+    text += tr("; hyperband judges at value(s) %1 of %2 (the metric's values in the order a "
+               "trial logs them: epochs when it is validated every epoch) and may stop trials "
+               "there, so it may take less")
+                .arg(bands.join(", "), metric_->currentText().trimmed().toHtmlEscaped());
   }
   for (const QString& note : check_.notes)
     text += "<br>" + tr("Note: %1").arg(note.toHtmlEscaped());

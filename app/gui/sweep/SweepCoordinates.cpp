@@ -30,7 +30,9 @@ SweepCoordinates SweepCoordinates::of(const bridge::SweepStateView& state) {
   };
   for (int a = 0; a < axes; ++a) {
     ui::ParallelCoordinates::Axis axis;
-    axis.name = (a < axes - 1 ? state.parameters[a] : state.metric).section('.', -1);
+    axis.name = a < axes - 1             ? state.parameters[a].section('.', -1)
+                : state.metric.isEmpty() ? QObject::tr("(no metric)")
+                                         : state.metric.section('.', -1);
     const std::vector<QJsonValue> values = axisValues(a);
     const bool numbers = !values.empty() && std::all_of(values.begin(), values.end(),
                                                         [](const auto& v) { return v.isDouble(); });

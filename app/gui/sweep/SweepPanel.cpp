@@ -184,10 +184,11 @@ void SweepPanel::fillImportance() {
     importance_->setItem(row, 2, corr);
   }
   importance_->resizeColumnsToContents();
-  importanceNote_->setText(importance.isEmpty()
-                               ? tr("Parameter importance: after 3 trials with a result.")
+  importanceNote_->setText(
+      state().metric.isEmpty() ? tr("Parameter importance: the sweep has no metric.")
+      : importance.isEmpty()   ? tr("Parameter importance: after 3 trials with a result.")
                                : tr("Importance for %1 (random forest) and correlation:")
-                                     .arg(state().metric.toHtmlEscaped()));
+                                   .arg(state().metric.toHtmlEscaped()));
 }
 
 void SweepPanel::showState(const bridge::SweepStateView& state) {

@@ -63,7 +63,8 @@ void SweepTrialTable::fill(const bridge::SweepStateView& state) {
   // The selection follows its trial, wherever the refreshed values sort it.
   const qint64 selectedIndex = selectedTrial();
   setSortingEnabled(false);
-  QStringList header = {tr("trial"), tr("state"), state.metric, tr("values")};
+  QStringList header = {tr("trial"), tr("state"),
+                        state.metric.isEmpty() ? tr("(no metric)") : state.metric, tr("values")};
   header << state.parameters;
   setColumnCount(header.size());
   setHorizontalHeaderLabels(header);
@@ -72,7 +73,9 @@ void SweepTrialTable::fill(const bridge::SweepStateView& state) {
     const auto& t = state.trials[row];
     setItem(row, 0, numberItem(static_cast<double>(t.index), {}));
     QString text = bridge::toString(t.state);
-    if (t.state == bridge::TrialPhase::Pruned) text += tr(" at epoch %1").arg(t.prunedAt);
+    // prunedAt counts the metric's values (a trial validated every 2 epochs and pruned at
+    // its 3rd value stopped after epoch 6).
+    if (t.state == bridge::TrialPhase::Pruned) text += tr(" at value %1").arg(t.prunedAt);
     if (t.processGone) text = tr("running? process gone");
     auto* stateItem = readOnlyItem(text);
     if (!t.detail.isEmpty()) stateItem->setToolTip(t.detail);

@@ -336,6 +336,10 @@ class TestSweepPanel : public QObject {
     dialog->findChild<QCheckBox*>("newSweep.hyperband")->setChecked(true);
     QTRY_VERIFY2(summary->text().contains("3 trials</b>") && summary->text().contains("hyperband"),
                  qPrintable(summary->text()));
+    // Its bands count the metric's values, not epochs.
+    QVERIFY2(summary->text().contains("hyperband judges at value(s) 1") &&
+                 summary->text().contains(" of validation_error"),
+             qPrintable(summary->text()));
     QVERIFY(run->isEnabled());
     // The filter: keys with its text, and the checked ones.
     auto* keys = dialog->findChild<QTableWidget*>("newSweep.keys");

@@ -303,6 +303,56 @@ early_terminate:
     }
   }
 
+  // W&B's old log_uniform takes exponents: the plan says the range it draws from, and a hint
+  // where the bounds look like the values meant (1e-4 .. 0.1 gives 1.0001 .. 1.105).
+  void logUniformSaysItTakesExponents() {
+    const SweepSpec values =
+        sweepFromJson(sweepDoc({{"optimizer.learning_rate",
+                                 {{"distribution", "log_uniform"}, {"min", 0.0001}, {"max", 0.1}}},
+                                {"data.batch_size",
+                                 {{"distribution", "q_log_uniform"},
+                                  {"q", 1},
+                                  {"min", std::log(32.0)},
+                                  {"max", std::log(256.0)}}}},
+                               "random"));
+    QCOMPARE(values.notes.size(), size_t{2});
+    const QString batch = QString::fromStdString(values.notes[0]);
+    const QString rate = QString::fromStdString(values.notes[1]);
+    QVERIFY2(batch.startsWith("data.batch_size: q_log_uniform takes base-e exponents") &&
+                 batch.contains("values 32 to 256") && !batch.contains("_values"),
+             qPrintable(batch));
+    QVERIFY2(rate.contains("values 1.0001 to 1.10517") && rate.contains("write log_uniform_values"),
+             qPrintable(rate));
+    // The *_values forms say nothing.
+    QVERIFY(
+        sweepFromJson(
+            sweepDoc({{"optimizer.learning_rate",
+                       {{"distribution", "log_uniform_values"}, {"min", 0.0001}, {"max", 0.1}}}},
+                     "random"))
+            .notes.empty());
+  }
+
+  // As W&B's: a grid or random sweep may have no metric (its trials run, none is ranked); a
+  // search or a pruning rule needs one.
+  void aMetricIsOptionalWhereNothingRanksByIt() {
+    json doc = sweepDoc({{"seed", {{"values", {1, 2}}}}});
+    doc.erase("metric");
+    const SweepSpec grid = sweepFromJson(doc);
+    QVERIFY(grid.metric.name.empty());
+    QCOMPARE(grid.notes.size(), size_t{1});
+    QVERIFY(grid.notes[0].find("no metric") == 0);
+    QCOMPARE(planSweep(grid, baseProject()).trials.size(), size_t{2});
+    doc["method"] = "bayes";
+    QCOMPARE(paths(validateSweepJson(doc)), QStringList{"$.metric.name"});
+    doc["method"] = "random";
+    QVERIFY(validateSweepJson(doc).empty());
+    doc["early_terminate"] = {{"type", "hyperband"}, {"min_iter", 1}};
+    QCOMPARE(paths(validateSweepJson(doc)), QStringList{"$.metric.name"});
+    doc.erase("early_terminate");
+    doc["metric"] = {{"goal", "minimize"}};  // a metric without its name is still refused
+    QCOMPARE(paths(validateSweepJson(doc)), QStringList{"$.metric.name"});
+  }
+
   // Every W&B distribution, through its quantile function: inside its support, and W&B's grid
   // of a q_uniform (numpy.arange(min, max, q)) and an int_uniform.
   void everyWandbDistributionSamplesInsideItsSupport() {
@@ -403,6 +453,13 @@ early_terminate:
     QCOMPARE(*bestTrial(state, true), int64_t{1});
     state.trials[1].state = state.trials[3].state = TrialState::Running;
     QCOMPARE(*bestTrial(state, false), int64_t{0});  // pruned, when nothing finished
+    // The one trial that finished diverged (NaN): the best is the pruned one with a value.
+    state.trials[3].state = TrialState::Finished;
+    state.trials[3].metric = {0.5, std::nan("")};
+    QCOMPARE(rankTrials(state, false).front(), int64_t{3});
+    QCOMPARE(*bestTrial(state, false), int64_t{0});
+    state.trials[0].metric = {std::nan("")};
+    QVERIFY(!bestTrial(state, false).has_value());
   }
 
   // Importance: the parameter the metric depends on comes first, its correlation signed.
