@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 
+#include "engine/callbacks/StopTraining.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
@@ -14,14 +15,25 @@ Callbacks::Callbacks(std::vector<CallbackPtr> callbacks) : callbacks_(std::move(
   epochSeconds_.assign(callbacks_.size(), 0.0);
 }
 
+// Note [A stop lets the hook finish]: StopTraining from one callback (EarlyStopping in
+// triggerEpoch) ends training after the point it was thrown at, not inside it: the callbacks
+// after it in the same hook still run (a MinSaver's best of that epoch, the printer's and the
+// trackers' last figures, the monitors' flush), then the first StopTraining is rethrown, and
+// the loop runs the point's deferred saves before it stops (Trainer::mainLoop). Keras' and
+// Lightning's early stopping set a flag the loop reads at the epoch's end to the same effect;
+// tensorpack lets the exception skip the rest of the hook. Any other exception ends the hook
+// at once.
 template <typename Hook>
-void Callbacks::forEach(Hook hook) {
+std::exception_ptr Callbacks::forEach(Hook hook) {
   using Clock = std::chrono::steady_clock;
+  std::exception_ptr stop;
   for (size_t i = 0; i < callbacks_.size(); ++i) {
     hookStart_ = Clock::now();
     inHook_ = true;
     try {
       hook(*callbacks_[i]);
+    } catch (const StopTraining&) {
+      if (!stop) stop = std::current_exception();
     } catch (...) {
       inHook_ = false;
       throw;
@@ -31,7 +43,14 @@ void Callbacks::forEach(Hook hook) {
     epochSeconds_[i] += seconds;
     total_ += seconds;
   }
+  return stop;
 }
+
+namespace {
+void rethrowStop(const std::exception_ptr& stop) {
+  if (stop) std::rethrow_exception(stop);
+}
+}  // namespace
 
 double Callbacks::secondsInCallbacks() const {
   if (!inHook_) return total_;
@@ -40,33 +59,34 @@ double Callbacks::secondsInCallbacks() const {
 }
 
 void Callbacks::onSetupGraph() {
-  forEach([this](Callback& cb) { cb.setupGraph(context()); });
+  rethrowStop(forEach([this](Callback& cb) { cb.setupGraph(context()); }));
 }
 void Callbacks::onBeforeTrain() {
-  forEach([](Callback& cb) { cb.beforeTrain(); });
+  rethrowStop(forEach([](Callback& cb) { cb.beforeTrain(); }));
 }
 void Callbacks::onBeforeEpoch() {
   std::fill(epochSeconds_.begin(), epochSeconds_.end(), 0.0);
-  forEach([](Callback& cb) { cb.beforeEpoch(); });
+  rethrowStop(forEach([](Callback& cb) { cb.beforeEpoch(); }));
 }
 void Callbacks::onBeforeRun() {
-  forEach([](Callback& cb) { cb.beforeRun(); });
+  rethrowStop(forEach([](Callback& cb) { cb.beforeRun(); }));
 }
 void Callbacks::onAfterRun() {
-  forEach([](Callback& cb) { cb.afterRun(); });
+  rethrowStop(forEach([](Callback& cb) { cb.afterRun(); }));
 }
 void Callbacks::onTriggerStep() {
-  forEach([](Callback& cb) { cb.triggerStep(); });
+  rethrowStop(forEach([](Callback& cb) { cb.triggerStep(); }));
 }
 void Callbacks::onAfterEpoch() {
-  forEach([](Callback& cb) { cb.afterEpoch(); });
+  rethrowStop(forEach([](Callback& cb) { cb.afterEpoch(); }));
 }
 void Callbacks::onTriggerEpoch() {
-  forEach([](Callback& cb) { cb.triggerEpoch(); });
+  const std::exception_ptr stop = forEach([](Callback& cb) { cb.triggerEpoch(); });
   logEpochTimes();
+  rethrowStop(stop);
 }
 void Callbacks::onTrigger() {
-  forEach([](Callback& cb) { cb.trigger(); });
+  rethrowStop(forEach([](Callback& cb) { cb.trigger(); }));
 }
 
 void Callbacks::onAfterTrain() {

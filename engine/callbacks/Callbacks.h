@@ -5,9 +5,12 @@
 //   that took noticeable time, like tensorpack's CallbackTimeLogger.
 // - afterTrain runs on every callback even when some throw; the first exception is rethrown
 //   after all have run.
+// - StopTraining from a callback lets the others of the same hook run before it is rethrown
+//   (Note [A stop lets the hook finish], Callbacks.cpp).
 // - secondsInCallbacks() is the total time spent in hooks, used to exclude it from throughput.
 
 #include <chrono>
+#include <exception>
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
@@ -37,7 +40,8 @@ class Callbacks : public Callback {
   void onAfterTrain() override;
 
   template <typename Hook>
-  void forEach(Hook hook);
+  /// Runs `hook` on every callback; returns the first StopTraining, after all of them ran.
+  std::exception_ptr forEach(Hook hook);
   void logEpochTimes();
 
   std::vector<CallbackPtr> callbacks_;

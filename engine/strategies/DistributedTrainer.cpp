@@ -294,10 +294,25 @@ void DistributedTrainer::onEpochStepsDone() {
   }
 }
 
-void DistributedTrainer::onEpochTriggered() {
-  if (!group_) return;
+bool DistributedTrainer::onEpochTriggered(bool stopping) {
+  if (!group_) return stopping;
+  // The stop vote: a callback that ends training at this epoch (EarlyStopping on a stat of the
+  // rank's own batches, train_error) may do so on one rank only; a rank that left alone would
+  // leave the others waiting in the next step's collectives until timeout_s. Every rank stops
+  // when one does.
+  torch::Tensor votes = torch::full({1}, stopping ? 1.0 : 0.0, torch::kDouble);
+  try {
+    group_->allReduceSum(votes)->wait();
+  } catch (const std::exception& e) {
+    group_->fail(e, str("the stop vote after epoch ", epochNum()));
+  }
+  const double stoppingRanks = votes.data_ptr<double>()[0];
+  if (stoppingRanks > 0 && !stopping) {
+    TB_LOG(Info) << "distributed: " << stoppingRanks << " rank(s) stop after epoch " << epochNum()
+                 << "; every rank stops";
+  }
   const std::map<std::string, double> values = hyperParamValues();
-  if (values.empty()) return;
+  if (values.empty()) return stoppingRanks > 0;
   torch::Tensor shared = torch::empty({static_cast<int64_t>(values.size())}, torch::kDouble);
   int64_t i = 0;
   for (const auto& [name, value] : values) shared[i++] = value;
@@ -315,6 +330,7 @@ void DistributedTrainer::onEpochTriggered() {
       hyperParam(name)->set(zeros);
     }
   }
+  return stoppingRanks > 0;
 }
 
 }  // namespace tbench

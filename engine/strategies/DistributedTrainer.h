@@ -93,7 +93,7 @@ class DistributedTrainer : public SimpleTrainer {
   void initialize() override;
   void runStep() override;
   void onEpochStepsDone() override;
-  void onEpochTriggered() override;
+  bool onEpochTriggered(bool stopping) override;
 
  private:
   void reduceOnNccl();

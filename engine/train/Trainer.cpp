@@ -173,10 +173,13 @@ void Trainer::mainLoop() {
         ++globalStep_;
         onStepCounted();
         group_->afterRun();
-        group_->triggerStep();
-        // On an epoch's last step, after the epoch's triggers (Note [Checkpoint after the
-        // triggers]).
+        // A stop asked in triggerStep ends the loop after this point's deferred saves, as all
+        // its triggers ran (Note [A stop lets the hook finish]); on an epoch's last step the
+        // saves wait for the epoch's triggers (Note [Checkpoint after the triggers]), which a
+        // stop there skips, so they are dropped as before.
+        const std::exception_ptr stop = stopAfter([this] { group_->triggerStep(); });
         if (localStep_ + 1 < options_.stepsPerEpoch) runAfterTriggers();
+        if (stop) std::rethrow_exception(stop);
       }
       localStep_ = options_.stepsPerEpoch - 1;
       onEpochStepsDone();
@@ -184,9 +187,14 @@ void Trainer::mainLoop() {
       // The value each hyper-parameter had for the epoch's last step, before anything in
       // triggerEpoch changes it for the next (Note [One rule for a hyper-parameter]).
       for (const auto& [name, param] : hyperParams_) monitors_->putScalar(name, param->get());
-      group_->triggerEpoch();
-      onEpochTriggered();
+      // EarlyStopping's stop comes after the epoch's other callbacks, its rank vote and its
+      // saves: the epoch is complete.
+      std::exception_ptr stop = stopAfter([this] { group_->triggerEpoch(); });
+      if (onEpochTriggered(stop != nullptr) && !stop) {
+        stop = std::make_exception_ptr(StopTraining("another rank stops after this epoch"));
+      }
       runAfterTriggers();
+      if (stop) std::rethrow_exception(stop);
     }
   } catch (const StopTraining& stop) {
     stoppedEarly_ = true;
@@ -209,6 +217,15 @@ void Trainer::mainLoop() {
   }
   monitors_->setBeforeRead(nullptr);
   if (failure) std::rethrow_exception(failure);
+}
+
+std::exception_ptr Trainer::stopAfter(const std::function<void()>& hook) {
+  try {
+    hook();
+  } catch (const StopTraining&) {
+    return std::current_exception();
+  }
+  return nullptr;
 }
 
 void Trainer::afterTriggers(std::function<void()> action) {

@@ -16,8 +16,9 @@
 //       afterTrain                         (always, see below)
 //
 // The counters follow TrainerContext.h. StopTraining thrown by a callback or a step ends the
-// loop cleanly and train() returns normally; any other exception propagates after afterTrain
-// ran on every callback. train() runs once per trainer.
+// loop cleanly and train() returns normally (thrown in triggerStep or triggerEpoch, after the
+// point's other callbacks and deferred saves: Note [A stop lets the hook finish]); any other
+// exception propagates after afterTrain ran on every callback. train() runs once per trainer.
 //
 // Threads: train() and every hook run on the calling (engine) thread. requestStop(),
 // setPaused() and post() may be called from any thread.
@@ -25,6 +26,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -132,9 +134,13 @@ class Trainer : public TrainerContext {
   /// and aligns its ranks there, before validation and the savers see the state).
   virtual void onEpochStepsDone() {}
   /// After an epoch's triggerEpoch, before what afterTriggers deferred (the savers' writes):
-  /// where DistributedTrainer gives every rank rank 0's hyper-parameters.
-  virtual void onEpochTriggered() {}
+  /// where DistributedTrainer gives every rank rank 0's hyper-parameters. `stopping`: a callback
+  /// of this process ended training at this epoch (StopTraining); returns whether the run
+  /// stops after it (DistributedTrainer: whether any rank does, so that all stop together).
+  virtual bool onEpochTriggered(bool stopping) { return stopping; }
   const std::vector<CallbackPtr>& registeredCallbacks() const { return callbacks_; }
+  /// Runs `hook`; a StopTraining it throws is returned, not thrown.
+  static std::exception_ptr stopAfter(const std::function<void()>& hook);
 
  private:
   void mainLoop();

@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -316,6 +317,31 @@ class TestDistributed : public QObject {
                  r.out.contains("differ from rank 0's"),
              qPrintable(r.out.right(3000)));
     QVERIFY(!fs::exists(dir.filePath("run/model-8.pt").toStdString()));
+  }
+
+  // Early stopping on a stat of each rank's own batches (train_error) stops one rank before
+  // the other; the stop is voted after the epoch's callbacks, so every rank stops at that
+  // epoch (rank 1 had waited in the next step's all-reduce until timeout_s).
+  void earlyStoppingOnOneRankStopsEveryRank() {
+    QTemporaryDir dir;
+    const Result r =
+        run({"launch", "--nproc-per-node", "2", kProject, "--run-dir", dir.filePath("run"),
+             "--steps-per-epoch", "2", "--max-epoch", "30", "--set",
+             R"(callbacks=[{"type": "early_stopping", "stat": "train_error",
+                                         "patience": 1}])"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(3000)));
+    const QRegularExpression voted(R"(\[rank (\d)\] .*rank\(s\) stop after epoch (\d+); every)");
+    const QRegularExpressionMatch m = voted.match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out.right(3000)));
+    const QString epoch = m.captured(2);
+    for (int rank : {0, 1}) {
+      QVERIFY2(
+          r.out.contains(QString("[rank %1] ").arg(rank)) &&
+              r.out.contains(QRegularExpression(
+                  QString(R"(\[rank %1\] .*training stopped at epoch %2, )").arg(rank).arg(epoch))),
+          qPrintable(r.out.right(3000)));
+    }
+    QVERIFY2(epoch.toInt() < 30, qPrintable(epoch));
   }
 
   // Issue 34 (N10, F3): a model with BatchNorm (the TorchScript CNN): every rank's running

@@ -195,6 +195,33 @@ class TestCallbacks : public QObject {
                              EarlyStopping("val", EarlyStopping::Options().minDelta(-1)));
   }
 
+  // Note [A stop lets the hook finish]: the epoch EarlyStopping ends is complete: the callbacks
+  // after it trigger (a MinSaver's best, the printer's figures), the scalars they put reach the
+  // monitors, and what they deferred to after the triggers (the savers' writes) runs.
+  void earlyStoppingEndsTrainingAfterTheEpochsOtherCallbacks() {
+    auto trainer = makeNoOpTrainer();
+    auto history = attachHistory(*trainer);
+    const std::vector<double> stat = {1.0, 0.9, 0.8};
+    trainer->registerCallback(atEveryEpoch("stat", [&](TrainerContext& c) {
+      c.monitors().putScalar("val", stat[static_cast<size_t>(c.epochNum() - 1)]);
+    }));
+    // 0.9 is not better than 1.0 by more than 0.5: patience 1 stops at epoch 2.
+    trainer->registerCallback(
+        std::make_shared<EarlyStopping>("val", EarlyStopping::Options().patience(1).minDelta(0.5)));
+    std::vector<int64_t> triggered, saved;
+    trainer->registerCallback(atEveryEpoch("after", [&](TrainerContext& c) {
+      triggered.push_back(c.epochNum());
+      c.monitors().putScalar("after", static_cast<double>(c.epochNum()));
+      c.afterTriggers([&saved, epoch = c.epochNum()] { saved.push_back(epoch); });
+    }));
+    trainer->train({1, 1, 3});
+    QVERIFY(trainer->stoppedEarly());
+    QCOMPARE(trainer->epochNum(), int64_t{2});
+    QCOMPARE(triggered, (std::vector<int64_t>{1, 2}));
+    QCOMPARE(saved, (std::vector<int64_t>{1, 2}));
+    QCOMPARE(history->count("after"), int64_t{2});
+  }
+
   void statMonitorRespectsThresholdMaximizeAndFloor() {
     // Accuracy-like stat, higher is better, improving by 0.001 per epoch: below the absolute
     // threshold of 0.01, so with patience 1 the rate is multiplied by 0.1 after every second
