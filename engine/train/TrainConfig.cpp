@@ -98,6 +98,17 @@ void resume(const std::string& path, TowerTrainer& trainer, InputSource& input,
   checkSameTopology(path, state, trainer);
   trainer.restoreTrainingState(state);
   const int64_t steps = options.stepsPerEpoch;
+  // The run's first global step: a run that began at starting_epoch E counted its steps from
+  // (E - 1) x steps_per_epoch while its input began at the first batch. E is the saved
+  // project's (the run's own), else this one's.
+  int64_t firstEpoch = options.startingEpoch;
+  if (!state.project.empty()) {
+    try {
+      firstEpoch = nlohmann::json::parse(state.project).value("starting_epoch", int64_t{1});
+    } catch (const std::exception&) {
+    }
+  }
+  const int64_t firstGlobalStep = std::max<int64_t>(0, (firstEpoch - 1) * steps);
   // Steps of the checkpoint's epoch already run. Files from before "epoch_step" existed only
   // say the global step: derive it, assuming steps_per_epoch did not change.
   int64_t done = state.epochStep;
@@ -122,9 +133,10 @@ void resume(const std::string& path, TowerTrainer& trainer, InputSource& input,
   options.startingLocalStep = epochComplete ? 0 : done;
   options.startingGlobalStep = state.globalStep;
   // Note [Restorable data order]: every DataFlow's order is a function of its seed and of how
-  // many datapoints came before, so skipping the batches the run consumed puts the data
-  // exactly where the uninterrupted run would be.
-  input.skipBatches(state.globalStep * trainer.batchesPerStep());
+  // many datapoints came before, so skipping the batches the run consumed (its steps since its
+  // first global step) puts the data exactly where the uninterrupted run would be.
+  input.skipBatches(std::max<int64_t>(0, state.globalStep - firstGlobalStep) *
+                    trainer.batchesPerStep());
   TB_LOG(Info) << "resuming from " << path << " at epoch " << options.startingEpoch << ", step "
                << options.startingLocalStep + 1 << " of " << steps << " (global step "
                << state.globalStep << ")";

@@ -52,6 +52,7 @@ struct RunOptions {
   int64_t batchSize = 16;
   std::string projectText;   ///< what the trainer stores as the project (its batch_size)
   bool momentumSgd = false;  ///< SGD with momentum instead of Adam
+  int64_t startingEpoch = 1;
 };
 
 /// Trains the tiny MLP (with dropout, Adam, a schedule and shuffled data whose passes do not
@@ -86,6 +87,7 @@ Outcome train(const std::string& dir, const RunOptions& run) {
   }
   config.stepsPerEpoch = 7;
   config.maxEpoch = run.maxEpoch;
+  config.startingEpoch = run.startingEpoch;
   config.seed = 3;
   config.resumeFrom = run.resumeFrom;
   config.monitors = std::vector<TrainingMonitorPtr>{history};
@@ -234,6 +236,22 @@ class TestResume : public QObject {
       // The plateau halved the rate after epoch 2, in the resumed run, from the window it
       // kept in the checkpoint; the schedule's point (3, 2e-3) then sets 2e-3 after epoch 3.
       if (c.plateau) QVERIFY2(tail == (std::vector<double>{1e-2, 5e-3, 2e-3}), c.label);
+    }
+  }
+
+  // A run that began at starting_epoch 2 counts its steps from 7 but reads its data from the
+  // first batch: its resume skips the 3 batches it ran, not the 10 its global step says (it
+  // had read other samples, some twice), whether the project is the checkpoint's or this one.
+  void aRunStartedAtALaterEpochResumesAtItsOwnSample() {
+    for (const bool savedProject : {false, true}) {
+      RunOptions run;
+      run.startingEpoch = 2;
+      if (savedProject) run.projectText = R"({"starting_epoch": 2, "data": {"batch_size": 16}})";
+      const StopAndResume r(run);
+      QCOMPARE(r.stopped.globalStep, int64_t{10});
+      QCOMPARE(r.rest.globalStep, int64_t{28});
+      compareParams(r.whole, r.rest, savedProject ? "saved project" : "this project");
+      QVERIFY(r.joinedCosts() == r.whole.costs);
     }
   }
 
