@@ -37,7 +37,7 @@ std::string usageText() {
          "  towerbench-cli summary PROJECT [--json] [--set json.path=value]...\n"
          "  towerbench-cli find-lr PROJECT [--start X] [--end Y] [--steps N] [--out FILE]\n"
          "                         [--set json.path=value]...\n"
-         "  towerbench-cli eval PROJECT [--checkpoint FILE] [--set json.path=value]...\n"
+         "  towerbench-cli eval PROJECT [--checkpoint FILE [--raw]] [--set json.path=value]...\n"
          "  towerbench-cli export CHECKPOINT --format pt|safetensors|torchscript --out FILE\n"
          "                        [--ema]\n"
          "  towerbench-cli sweep SWEEP [--slots N] [--sweep-dir DIR] [--retry-failed]\n"
@@ -72,7 +72,9 @@ std::string usageText() {
          "          steepest descent of the smoothed cost); --out writes it all as JSON.\n"
          "          Nothing else is written\n"
          "eval      prints the validation metrics of a checkpoint on PROJECT's validation data;\n"
-         "          without --checkpoint, of the weights a run starts from (init, step 0)\n"
+         "          without --checkpoint, of the weights a run starts from (init, step 0).\n"
+         "          A checkpoint with a weight average (trainer.ema_decay) is validated with\n"
+         "          it, as its run validated; --raw: with the trained weights instead\n"
          "export    writes a checkpoint's weights for PyTorch (torch.load) or safetensors, or its\n"
          "          network as TorchScript (torch.jit.load runs it; eval mode); --ema: the\n"
          "          weight average the run kept (trainer.ema_decay) instead of the raw weights\n"
@@ -258,6 +260,8 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
       out.resume = true;
     } else if (eval && arg == "--checkpoint") {
       out.checkpoint = value();
+    } else if (eval && arg == "--raw") {
+      out.raw = true;
     } else if (exporting && arg == "--format") {
       out.format = value();
       if (out.format != "pt" && out.format != "safetensors" && out.format != "torchscript") {

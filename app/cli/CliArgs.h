@@ -36,6 +36,7 @@ struct CliArgs {
   std::string format;        ///< export: "pt" or "safetensors"
   std::string out;           ///< export; find-lr: the result as JSON
   bool ema = false;          ///< export: the weight average (trainer.ema_decay)
+  bool raw = false;          ///< eval: the trained weights, not the checkpoint's weight average
   double lrStart = 1e-7;     ///< find-lr: the first rate
   double lrEnd = 10;         ///< find-lr: the rate the range grows toward
   int64_t lrSteps = 100;     ///< find-lr: steps of the range test

@@ -1,5 +1,6 @@
 #include "app/cli/TrainCommand.h"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "engine/checkpoint/Checkpoint.h"
 #include "engine/checkpoint/CheckpointIndex.h"
 #include "engine/checkpoint/SessionInit.h"
+#include "engine/checkpoint/WeightsExport.h"
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Environment.h"
 #include "engine/core/Logging.h"
@@ -136,14 +138,25 @@ int runEval(const CliArgs& args) {
         std::cout << "  " << initFromWeights(run.trainer->mainModule(), init).toString() << "\n";
       }
     } else {
-      const TrainingState state = readCheckpointFile(args.checkpoint);
+      TrainingState state = readCheckpointFile(args.checkpoint);
+      // A run with trainer.ema_decay validated (and chose its best checkpoint) with the weight
+      // average the checkpoint keeps beside the trained weights: eval gives the same figures,
+      // saying so.
+      const bool average =
+          !args.raw && std::any_of(state.trainerState.begin(), state.trainerState.end(),
+                                   [](const auto& e) { return e.first.rfind("ema/", 0) == 0; });
+      if (average) state = withWeightAverage(std::move(state));
       const RestoreReport report = restoreModel(run.trainer->mainModule(), state);
       if (!report.missing.empty() || !report.unexpected.empty() || !report.shapeMismatch.empty()) {
         throw InputError(str(args.checkpoint, ": does not fit the model of ", args.project, "\n",
                              report.toString()));
       }
       std::cout << args.checkpoint << " (global step " << state.globalStep << ", epoch "
-                << state.epochNum << ")\n";
+                << state.epochNum << ")"
+                << (average ? ": its weight average (trainer.ema_decay), as its run validated; "
+                              "--raw for the trained weights"
+                            : "")
+                << "\n";
     }
     auto runner = buildInferenceRunner(project, run.dataFacts, *run.config.model);
     const auto results = runner->evaluate(*run.trainer);

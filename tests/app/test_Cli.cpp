@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -295,6 +296,30 @@ class TestCli : public QObject {
                                    dir.filePath("average.pt"), "--ema"});
     QVERIFY2(average.exitCode == 0, qPrintable(average.err));
     QVERIFY2(average.out.contains("the weight average"), qPrintable(average.out));
+    // eval of that checkpoint validates with the average, as the run did: the cost the run
+    // recorded; --raw, the trained weights.
+    const auto evalCost = [&](const QStringList& extra) {
+      const Result r =
+          runCli(QStringList{"eval", dir.filePath("fine-tune.json"), "--checkpoint",
+                             runDir + "/model-20.pt", "--set", "data.validation.limit=1000"} +
+                 extra);
+      const QRegularExpressionMatch m =
+          QRegularExpression("\\n  validation_cost: ([0-9.e-]+)").match(r.out);
+      return std::make_pair(m.hasMatch() ? m.captured(1).toDouble() : -1.0, r.out + r.err);
+    };
+    const auto [averaged, averagedOut] = evalCost({});
+    const auto [raw, rawOut] = evalCost({"--raw"});
+    QVERIFY2(averagedOut.contains("its weight average (trainer.ema_decay)"),
+             qPrintable(averagedOut));
+    QVERIFY2(!rawOut.contains("weight average"), qPrintable(rawOut));
+    QFile stats(runDir + "/stats.json");
+    QVERIFY(stats.open(QIODevice::ReadOnly));
+    const double recorded = nlohmann::json::parse(stats.readAll().toStdString())
+                                .back()["validation_cost"]
+                                .get<double>();
+    QVERIFY2(std::abs(averaged - recorded) < 1e-5 * std::max(1.0, recorded),
+             qPrintable(QString("eval %1, the run %2").arg(averaged).arg(recorded)));
+    QVERIFY2(raw >= 0 && raw != averaged, qPrintable(rawOut));
     const char* compare = R"(
 import sys, torch
 before = torch.load(sys.argv[1], weights_only=True)
