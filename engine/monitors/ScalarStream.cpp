@@ -4,13 +4,16 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/core/Logging.h"
 
@@ -29,9 +32,48 @@ void ScalarStream::onBeforeTrain() {
   }
   lost_.clear();
   lastStep_ = flushedStep_ = context().globalStep();
+  keepUpTo(lastStep_);  // a resumed run's file
   file_ = std::fopen(path_.c_str(), "a");
   // Nothing of this run is in it: its values start after the step it starts from.
   if (file_ == nullptr) lose(str("cannot open it: ", std::strerror(errno)), lastStep_ + 1);
+}
+
+// Note [A resumed stream]: a run killed after its last checkpoint had written the steps after
+// it (the dead tail); its resume starts from the checkpoint's step and writes those steps
+// again. As stats.json (JSONWriter::loadUpTo) and TensorBoard's purge of orphaned steps, the
+// stream keeps what came up to the resume's step and drops the rest (and a last line cut by
+// the kill, which the first appended line would have joined), replacing the file atomically:
+// a chart of the run (the window's history, a new follower) has one value a step. A follower
+// reading the file meanwhile sees it replaced (RunFollower).
+void ScalarStream::keepUpTo(int64_t globalStep) {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return;  // none yet
+  std::string kept, line;
+  bool changed = false;
+  while (std::getline(in, line)) {
+    if (in.eof()) {  // no newline: cut
+      changed = true;
+      break;
+    }
+    // ScalarStream's lines are {"epoch":..,"name":"..","step":N,...} (keys sorted; a quote in
+    // a name is escaped, so `,"step":` is the key).
+    const size_t at = line.find(",\"step\":");
+    if (at != std::string::npos && std::strtoll(line.c_str() + at + 8, nullptr, 10) > globalStep) {
+      changed = true;
+      continue;
+    }
+    kept += line;
+    kept += '\n';
+  }
+  if (!changed) return;
+  try {
+    writeFileAtomically(path_, kept);
+    TB_LOG(Info) << path_ << ": the values after global step " << globalStep
+                 << " (written before the run was stopped, after its checkpoint) are dropped";
+  } catch (const std::exception& e) {
+    TB_LOG(Warning) << "cannot drop the values after global step " << globalStep << " from "
+                    << path_ << ": " << e.what() << "; they stay before the resumed ones";
+  }
 }
 
 void ScalarStream::lose(const std::string& reason, int64_t fromStep) {

@@ -12,8 +12,9 @@
 // written at most once per kMinIntervalSeconds of wall time; a value held back is replaced by a
 // newer one of its name and written at the next flush (at most kFlushSeconds later) or at the
 // epoch's end, so the last value of every epoch is there.
-// A resumed run appends. A file that cannot be opened or written is logged and not written for
-// the rest of the run, which then ends failed (Note [Records that cannot be written],
+// A resumed run appends, after dropping the values past the step it resumes from (Note [A
+// resumed stream], ScalarStream.cpp). A file that cannot be opened or written is logged and not
+// written for the rest of the run, which then ends failed (Note [Records that cannot be written],
 // TrainingMonitor.h). Engine thread.
 
 #include <cstdio>
@@ -50,6 +51,8 @@ class ScalarStream : public TrainingMonitor {
   void write(const std::string& name, double value, const MetricStamp& stamp);
   void writeHeld();
   void flush();
+  /// Note [A resumed stream]: drops the lines past `globalStep` (and a cut last line).
+  void keepUpTo(int64_t globalStep);
   /// Closes the file after a failed write and remembers the first step lost and why.
   void lose(const std::string& reason, int64_t fromStep);
 

@@ -4,6 +4,7 @@
 
 #include "app/gui/rundir/RunDirectoryInfo.h"
 
+#include <sys/stat.h>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -33,6 +34,8 @@ void RunFollower::follow(const QString& runDir) {
   streamOffset_ = 0;
   streamHead_.clear();
   partial_.clear();
+  streamFile_ = 0;
+  newestTime_ = givenUpTo_ = -1;
   statsPoints_ = 0;
   statsSteps_.clear();
   usingStream_ = false;
@@ -76,14 +79,21 @@ bool RunFollower::readStream(bridge::MetricSamples& out) {
     usingStream_ = true;
   }
   if (!file.open(QIODevice::ReadOnly)) return false;
+  struct stat info {};
+  const quint64 inode = ::fstat(file.handle(), &info) == 0 ? quint64(info.st_ino) : 0;
   const qint64 size = file.size();
   const QByteArray head = file.read(std::min(size, kHeadBytes));
-  if (size < streamOffset_ || !head.startsWith(streamHead_)) {
-    // Shorter, or other first bytes: rewritten or replaced (a new run in this directory).
+  if (size < streamOffset_ || !head.startsWith(streamHead_) ||
+      (streamFile_ != 0 && inode != streamFile_)) {
+    // Shorter, other first bytes or another file: rewritten or replaced (a resume that dropped
+    // the values after its checkpoint, a new run in this directory). Its lines up to the
+    // newest given were given.
     streamOffset_ = 0;
     streamHead_.clear();
     partial_.clear();
+    givenUpTo_ = newestTime_;
   }
+  streamFile_ = inode;
   if (streamHead_.size() < kHeadBytes) streamHead_ = head;
   if (size == streamOffset_) return false;
   file.seek(streamOffset_);
@@ -103,8 +113,11 @@ bool RunFollower::readStream(bridge::MetricSamples& out) {
       ++damaged;
       continue;
     }
-    // Points stats.json gave before the stream appeared are not given twice.
+    // Points stats.json gave before the stream appeared are not given twice, nor those read
+    // before the file was replaced.
     if (sample->step <= statsSteps_.value(sample->name, -1)) continue;
+    if (sample->wallTime <= givenUpTo_) continue;
+    newestTime_ = std::max(newestTime_, sample->wallTime);
     out.append(*sample);
   }
   if (damaged > 0 && !reported_.contains("scalars.jsonl")) {

@@ -8,7 +8,10 @@
 //                   is read in pieces, the next one as soon as the event loop is free, so
 //                   the window stays responsive and memory holds one piece. A file that
 //                   shrank or whose first bytes changed (rewritten or replaced: a new run
-//                   in this directory) is read again from its start
+//                   in this directory, or the rewrite of a resumed run that dropped the
+//                   values after its checkpoint: Note [A resumed stream]) is read again from
+//                   its start, its lines no newer than those already given skipped (the
+//                   dropped ones stay on the charts until the run is followed again)
 //   stats.json      only while there is no scalars.jsonl (older runs): entries not seen yet,
 //                   one point per epoch
 //   run.json        the state, epoch, global step, plan (engine/run/RunStatus.h)
@@ -79,8 +82,11 @@ class RunFollower : public QObject {
   QTimer timer_;
   QTimer catchUp_;  // the next piece of a long scalars.jsonl, once the event loop is free
   qint64 streamOffset_ = 0;
-  QByteArray streamHead_;  // the file's first bytes (up to kHeadBytes): a new file differs
-  QByteArray partial_;     // a last line without its newline yet
+  QByteArray streamHead_;   // the file's first bytes (up to kHeadBytes): a new file differs
+  QByteArray partial_;      // a last line without its newline yet
+  quint64 streamFile_ = 0;  // the file's inode: a file replaced (a resume's rewrite) differs
+  double newestTime_ = -1;  // the newest wallTime given so far
+  double givenUpTo_ = -1;   // after a replacement: lines this old were given already
   qsizetype statsPoints_ = 0;
   QHash<QString, qint64> statsSteps_;  // the last step stats.json gave per scalar
   bool usingStream_ = false;

@@ -14,6 +14,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstdio>
 #include <memory>
 
 #include "app/bridge/ProjectViews.h"
@@ -183,12 +184,46 @@ class TestFollowRun : public QObject {
     QCOMPARE(samples[0].step, qint64{7});
     QFile shorter(path);
     QVERIFY(shorter.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    shorter.write(scalarLine("cost", 1, 0.3));
+    shorter.write(R"({"name":"cost","step":1,"epoch":1,"time":2000.5,"value":0.3})"
+                  "\n");
     shorter.close();
     follower.poll();
     samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
     QCOMPARE(samples.size(), 1);
     QCOMPARE(samples[0].value, 0.3);
+  }
+
+  // Note [A resumed stream]: a resumed run replaces the file with its lines up to the
+  // checkpoint (given already) and appends its own, newer ones: only those are given, once,
+  // whether the new file is shorter than the part read or not.
+  void aResumedRunsRewrittenStreamGivesOnlyItsNewLines() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("scalars.jsonl");
+    writeRunJson(dir.path(), "running", 4);
+    append(path, scalarLine("cost", 1, 0.9) + scalarLine("cost", 2, 0.8) +
+                     scalarLine("cost", 3, 0.7) + scalarLine("cost", 4, 0.6));
+    RunFollower follower;
+    QSignalSpy metrics(&follower, &RunFollower::metricsRead);
+    follower.follow(dir.path());
+    QCOMPARE(metrics.takeFirst().at(0).value<bridge::MetricSamples>().size(), 4);
+    // The run, killed after step 4, resumes from its checkpoint at step 2: steps 3 to 5 again,
+    // later, in a file that replaced the old one (as writeFileAtomically does).
+    const QString replacement = dir.filePath("scalars.jsonl.new");
+    append(replacement, scalarLine("cost", 1, 0.9) + scalarLine("cost", 2, 0.8) +
+                            R"({"name":"cost","step":3,"epoch":1,"time":3003.0,"value":0.75})"
+                            "\n"
+                            R"({"name":"cost","step":4,"epoch":1,"time":3004.0,"value":0.65})"
+                            "\n"
+                            R"({"name":"cost","step":5,"epoch":1,"time":3005.0,"value":0.55})"
+                            "\n");
+    QVERIFY(::rename(replacement.toLocal8Bit().constData(), path.toLocal8Bit().constData()) == 0);
+    follower.poll();
+    QCOMPARE(metrics.count(), 1);
+    const auto samples = metrics.takeFirst().at(0).value<bridge::MetricSamples>();
+    QCOMPARE(samples.size(), 3);
+    QCOMPARE(samples[0].step, qint64{3});
+    QCOMPARE(samples[0].value, 0.75);
+    QCOMPARE(samples[2].step, qint64{5});
   }
 
   void theWindowFollowsARunStartedElsewhere() {

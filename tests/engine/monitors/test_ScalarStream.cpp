@@ -1,9 +1,9 @@
 // ScalarStream through the real loop (NoOpTrainer): scalars.jsonl holds one JSON object per
 // line, whole lines only; the first value of a scalar and the last of every epoch are there
-// whatever the throttle held back; non-finite values are strings; a resumed run appends; a
-// file that cannot be opened or written is logged, training goes on to its last epoch, and the
-// run ends failed naming the file and the first step it lacks (Note [Records that cannot be
-// written]).
+// whatever the throttle held back; non-finite values are strings; a resumed run appends (after
+// dropping what came after its step); a file that cannot be opened or written is logged, training
+// goes on to its last epoch, and the run ends failed naming the file and the first step it lacks
+// (Note [Records that cannot be written]).
 #include <QtTest>
 
 #include <filesystem>
@@ -120,6 +120,28 @@ class TestScalarStream : public QObject {
     const auto lines = readLines(root + "/scalars.jsonl");
     QVERIFY(lines.size() > first);
     QCOMPARE(lines.back()["epoch"].get<int64_t>(), int64_t{2});
+  }
+
+  // Note [A resumed stream]: a run killed after its last checkpoint (end of epoch 1) had
+  // written epochs 2 and 3 and half a line; the run resumed from step 50 drops them, so the
+  // file has one value a step, in step order, every line whole.
+  void aResumedRunDropsWhatCameAfterItsCheckpoint() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString(), path = root + "/scalars.jsonl";
+    run(root, 1, 1);
+    const std::vector<nlohmann::json> kept = readLines(path);
+    run(root, 2, 3);  // the dead tail
+    std::ofstream(path, std::ios::app)
+        << "{\"epoch\":3,\"name\":\"co";  // cut (not a raw string: moc miscounts its quotes)
+    run(root, 2, 3);                      // the resume
+    const std::vector<nlohmann::json> lines = readLines(path);  // throws on a cut line
+    QVERIFY(lines.size() > kept.size());
+    for (size_t i = 0; i < kept.size(); ++i) QCOMPARE(lines[i], kept[i]);
+    for (size_t i = 1; i < lines.size(); ++i) {
+      QVERIFY2(lines[i]["step"].get<int64_t>() >= lines[i - 1]["step"].get<int64_t>(),
+               lines[i].dump().c_str());
+    }
+    QCOMPARE(lines.back()["epoch"].get<int64_t>(), int64_t{3});
   }
 
   void aFileThatCannotBeOpenedFailsTheRunAtItsEnd() {
