@@ -29,6 +29,7 @@ std::exception_ptr Callbacks::forEach(Hook hook) {
   std::exception_ptr stop;
   for (size_t i = 0; i < callbacks_.size(); ++i) {
     hookStart_ = Clock::now();
+    hookNotCallbacks_ = 0;
     inHook_ = true;
     try {
       hook(*callbacks_[i]);
@@ -39,7 +40,8 @@ std::exception_ptr Callbacks::forEach(Hook hook) {
       throw;
     }
     inHook_ = false;
-    const double seconds = std::chrono::duration<double>(Clock::now() - hookStart_).count();
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - hookStart_).count() - hookNotCallbacks_;
     epochSeconds_[i] += seconds;
     total_ += seconds;
   }
@@ -55,7 +57,12 @@ void rethrowStop(const std::exception_ptr& stop) {
 double Callbacks::secondsInCallbacks() const {
   if (!inHook_) return total_;
   return total_ +
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - hookStart_).count();
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - hookStart_).count() -
+         hookNotCallbacks_;
+}
+
+void Callbacks::notInCallbacks(double seconds) {
+  if (inHook_) hookNotCallbacks_ += seconds;
 }
 
 void Callbacks::onSetupGraph() {

@@ -7,7 +7,8 @@
 //   after all have run.
 // - StopTraining from a callback lets the others of the same hook run before it is rethrown
 //   (Note [A stop lets the hook finish], Callbacks.cpp).
-// - secondsInCallbacks() is the total time spent in hooks, used to exclude it from throughput.
+// - secondsInCallbacks() is the total time spent in hooks, used to exclude it from throughput
+//   (less the trainer's work a hook waited for: notInCallbacks).
 
 #include <chrono>
 #include <exception>
@@ -25,6 +26,10 @@ class Callbacks : public Callback {
   /// included up to this moment: a callback that reads it and restarts its own clock inside its
   /// hook (ThroughputTracker) must not later see the part of that hook run before the read.
   double secondsInCallbacks() const;
+  /// `seconds` of the hook running now were the trainer's work, not the callback's: the
+  /// step's values read from the device when a callback asked for one (their wait is the
+  /// queued steps' device time, Trainer::mainLoop), so throughput does not exclude them.
+  void notInCallbacks(double seconds);
   std::string name() const override { return "Callbacks"; }
 
  private:
@@ -48,6 +53,7 @@ class Callbacks : public Callback {
   std::vector<double> epochSeconds_;  ///< time per callback in the current epoch
   double total_ = 0;
   bool inHook_ = false;
+  double hookNotCallbacks_ = 0;  ///< notInCallbacks's seconds in the hook running now
   std::chrono::steady_clock::time_point hookStart_;
 };
 

@@ -11,10 +11,12 @@
 // by more than min_delta (above, in mode max); otherwise the epoch counts as one without
 // improvement, and after `patience` of them in a row training ends (Lightning's wait_count >=
 // patience). A value that is NaN or infinite ends it at once (Lightning's check_finite). The end
-// is StopTraining at the epoch's end, after the epoch's other callbacks and savers ran: the run
-// ends as a success, "finished, stopped early" (stoppedEarly(), read by RunPreparation). Every
-// rank of a distributed run sees the same validation stats (Note [Sharded validation]), so all
-// stop at the same epoch. Its state (best, epochs without improvement) is part of checkpoints: a
+// is StopTraining at the epoch's end, after the epoch's other callbacks and savers ran (Note [A
+// stop lets the hook finish], Callbacks.cpp): the run ends as a success, "finished, stopped
+// early" (stoppedEarly(), read by RunPreparation). Every rank of a distributed run sees the same
+// validation stats (Note [Sharded validation]); on a stat of each rank's own batches
+// (train_error) one rank may stop alone, and the ranks' stop vote after the epoch
+// (DistributedTrainer::onEpochTriggered) stops them all at that epoch. Its state (best, epochs without improvement) is part of checkpoints: a
 // resumed run goes on counting.
 
 #include <cstdint>

@@ -8,7 +8,12 @@
 namespace tbench {
 
 void EstimatedTimeLeft::onTriggerEpoch() {
-  durations_.push_back(clock_.seconds() - (context().secondsPaused() - pausedAtStart_));
+  double seconds = clock_.seconds() - (context().secondsPaused() - pausedAtStart_);
+  const int64_t steps = context().stepsPerEpoch();
+  if (stepsBefore_ > 0 && stepsBefore_ < steps) {
+    seconds *= static_cast<double>(steps) / static_cast<double>(steps - stepsBefore_);
+  }
+  durations_.push_back(seconds);
   std::vector<double> sorted = durations_;
   std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
   const double median = sorted[sorted.size() / 2];

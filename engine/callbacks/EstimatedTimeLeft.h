@@ -1,7 +1,10 @@
 #pragma once
 // EstimatedTimeLeft: logs the estimated time to the end of training after every epoch, from
 // the median epoch duration so far (robust to one slow epoch with validation or checkpoints).
+// The part of an epoch a run resumed mid-epoch ran counts as the whole epoch it would have
+// taken at that speed.
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
@@ -18,12 +21,14 @@ class EstimatedTimeLeft : public Callback {
   void onBeforeEpoch() override {
     clock_.restart();
     pausedAtStart_ = context().secondsPaused();
+    stepsBefore_ = context().localStep();  // > 0: a run resumed mid-epoch
   }
   void onTriggerEpoch() override;
 
   Stopwatch clock_;
   std::vector<double> durations_;
   double pausedAtStart_ = 0;  // secondsPaused() when the epoch began: paused time is excluded
+  int64_t stepsBefore_ = 0;   // steps of the epoch run before it began here (a resume)
   double secondsLeft_ = -1;
 };
 

@@ -34,6 +34,10 @@ void ProgressBar::onBeforeTrain() {
 
 void ProgressBar::onBeforeEpoch() {
   epochClock_.restart();
+  // A run resumed mid-epoch ran this epoch's first steps before: the rate counts the steps
+  // run here, over the time not paused.
+  stepsBefore_ = context().localStep();
+  pausedAtStart_ = context().secondsPaused();
   lastDraw_ = -1;
   lastPlainDecile_ = 0;
 }
@@ -73,7 +77,8 @@ std::string ProgressBar::scalarText() const {
 void ProgressBar::draw(int64_t done, bool final) {
   const int64_t total = context().stepsPerEpoch();
   const double elapsed = epochClock_.seconds();
-  const double rate = elapsed > 0 ? done / elapsed : 0.0;
+  const double running = elapsed - (context().secondsPaused() - pausedAtStart_);
+  const double rate = running > 0 ? static_cast<double>(done - stepsBefore_) / running : 0.0;
   const double left = rate > 0 ? (total - done) / rate : NAN;
   const int percent = total > 0 ? static_cast<int>(100 * done / total) : 100;
 

@@ -31,6 +31,8 @@ class ProgressBar : public Callback {
   Stopwatch epochClock_;
   double lastDraw_ = -1;
   int64_t lastPlainDecile_ = 0;
+  int64_t stepsBefore_ = 0;   // steps of the epoch run before it began here (a resume)
+  double pausedAtStart_ = 0;  // secondsPaused() at the epoch's start: a pause is not running
 };
 
 /// Formats seconds as "1:02:03" or "02:03".

@@ -156,7 +156,14 @@ void Trainer::train(const LoopOptions& options) {
 
 void Trainer::mainLoop() {
   std::exception_ptr failure;
-  monitors_->setBeforeRead([this] { readStepScalars(); });
+  // A callback that reads a step's value (the progress bar's cost) waits for the steps queued
+  // on the device: that wait is the steps' time, not the callback's (ThroughputTracker).
+  monitors_->setBeforeRead([this] {
+    const auto start = std::chrono::steady_clock::now();
+    readStepScalars();
+    group_->notInCallbacks(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  });
   try {
     group_->beforeTrain();
     runAfterTriggers();  // a trigger in beforeTrain (PeriodicTrigger's atStart) saves the start

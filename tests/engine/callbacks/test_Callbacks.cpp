@@ -83,6 +83,25 @@ class TestCallbacks : public QObject {
     QCOMPARE(estimates[3], 0.0);
   }
 
+  // A run resumed at step 8 of 10 runs 2 steps of its first epoch: they stand for an epoch of
+  // 10 such steps, not for an epoch (the estimate had been 5 times too short).
+  void estimatedTimeLeftAfterAMidEpochResume() {
+    auto trainer = makeNoOpTrainer(
+        [](NoOpTrainer&) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); });
+    auto eta = std::make_shared<EstimatedTimeLeft>();
+    std::vector<double> estimates;
+    trainer->registerCallback(eta);
+    trainer->registerCallback(
+        atEveryEpoch("read", [&](TrainerContext&) { estimates.push_back(eta->secondsLeft()); }));
+    LoopOptions loop{10, 1, 3};
+    loop.startingGlobalStep = 8;
+    loop.startingLocalStep = 8;
+    trainer->train(loop);
+    QCOMPARE(estimates.size(), size_t{3});
+    // 2 epochs of at least 10 x 20 ms left.
+    QVERIFY2(estimates[0] >= 0.4, qPrintable(QString::number(estimates[0])));
+  }
+
   void periodicTriggerBySteps() {
     auto trainer = makeNoOpTrainer();
     auto rec = std::make_shared<Recorder>();
@@ -670,6 +689,31 @@ print(json.dumps({
     QVERIFY(stepsOf(rec->events, "beforeRun").empty());
     QVERIFY(stepsOf(rec->events, "triggerStep").empty());
     QVERIFY(stepsOf(rec->events, "triggerEpoch").empty());
+  }
+
+  // On a GPU a callback that reads a step's value (the progress bar's cost) waits in
+  // readStepScalars for the steps queued on the device: that is the steps' time. Here every
+  // read after a step takes 20 ms (the device's work): the rate must count it, at most 50
+  // steps/s; it had been excluded as the callback's, for thousands of steps/s.
+  void aCallbacksWaitForTheStepsValuesIsTheStepsTime() {
+    struct SlowDevice : NoOpTrainer {
+      using NoOpTrainer::NoOpTrainer;
+      int64_t readAt = 0;
+      void readStepScalars() override {
+        if (globalStep() == readAt) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        readAt = globalStep();
+      }
+    };
+    SlowDevice trainer(std::make_shared<DummyConstantInput>(4), tbench::testing::loopSpecs());
+    auto history = attachHistory(trainer);
+    trainer.registerCallback(CallbackFactory::everyStep(
+        "reader", [](TrainerContext& c) { (void)c.monitors().latest("cost"); }));
+    trainer.registerCallback(std::make_shared<ThroughputTracker>());
+    trainer.train({10, 1, 2});
+    const auto steps = history->get("ThroughputTracker/steps_per_sec");
+    QCOMPARE(steps.size(), size_t{2});
+    for (const auto& p : steps) QVERIFY2(p.value <= 51, std::to_string(p.value).c_str());
   }
 
   void throughputTrackerReportsRates() {
