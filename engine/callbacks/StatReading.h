@@ -27,9 +27,10 @@ struct StatReading {
     if (latest && count == countSeen) return std::nullopt;
     countSeen = count;
     if (!latest && !warnedMissing) {
-      TB_LOG(Warning) << who << ": no value of \"" << stat << "\" at the end of epoch "
+      TB_LOG(Warning) << who << ": no value of \"" << stat << "\" yet at the end of epoch "
                       << context.epochNum()
-                      << " (is the callback that puts it registered before this one?)";
+                      << " (fine if it is put every few epochs, inference.every_k_epochs; "
+                         "otherwise, is the callback that puts it registered before this one?)";
       warnedMissing = true;
     }
     return latest;
