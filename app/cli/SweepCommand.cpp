@@ -276,16 +276,19 @@ void printResults(const SweepSpec& sweep, const SweepState& state, std::ostream&
     return at(a) < at(b);
   });
   // "values": the metric's logged values (Note [A sweep's metric by occurrence]).
-  std::vector<std::string> header = {
-      "trial", "state", sweep.metric.name.empty() ? "(no metric)" : sweep.metric.name, "values"};
+  const bool hasMetric = !sweep.metric.name.empty();  // else its columns are left out
+  std::vector<std::string> header = {"trial", "state"};
+  if (hasMetric) header.insert(header.end(), {sweep.metric.name, "values"});
   for (const auto& p : sweep.parameters) header.push_back(p.path);
   std::vector<std::vector<std::string>> rows;
   for (const TrialRecord* t : order) {
     std::string state = toString(t->state);
     if (t->state == TrialState::Pruned) state += " at " + std::to_string(t->prunedAt);
-    std::vector<std::string> row = {std::to_string(t->index), state,
-                                    t->metric.empty() ? "-" : valueText(t->metric.back()),
-                                    std::to_string(t->metric.size())};
+    std::vector<std::string> row = {std::to_string(t->index), state};
+    if (hasMetric) {
+      row.insert(row.end(), {t->metric.empty() ? "-" : valueText(t->metric.back()),
+                             std::to_string(t->metric.size())});
+    }
     for (const auto& p : sweep.parameters) {
       row.push_back(t->values.contains(p.path) ? valueText(t->values[p.path]) : "-");
     }
@@ -299,7 +302,8 @@ void printResults(const SweepSpec& sweep, const SweepState& state, std::ostream&
         << "): " << t.runDir << "/project.json\n";
   }
   if (sweep.metric.name.empty()) {
-    out << "no metric: the trials are not ranked (compare their runs, or give metric.name)\n";
+    out << "no metric: the trials are not ranked (compare their curves in the window's Run "
+           "History, or give metric.name)\n";
     return;
   }
   std::vector<TrialOutcome> outcomes;

@@ -137,7 +137,7 @@ SweepSpec sweepOf(const json& doc, const std::string& source, const std::string&
   } else {
     s.notes.push_back(
         "no metric: every trial runs, and none is ranked, pruned or named best "
-        "(compare them in the window's Runs, or give metric.name)");
+        "(compare their curves in the window's Run History, or give metric.name)");
   }
   std::vector<std::pair<std::string, json>> parameters;
   std::vector<ProjectIssue> unused;

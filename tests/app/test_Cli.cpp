@@ -94,6 +94,24 @@ class TestCli : public QObject {
     QVERIFY2(r.err.contains("$.metric.name: no part of the project puts \"score\"") &&
                  r.err.contains("cost, ") && r.err.contains("validation_error"),
              qPrintable(r.err));
+    // W&B's grid without a metric runs its trials unranked; its report has no metric columns.
+    std::ifstream in(project("synthetic-mlp.json").toStdString());
+    nlohmann::json base = nlohmann::json::parse(in);
+    base["run_root"] = dir.filePath("runs").toStdString();
+    std::ofstream(dir.filePath("unranked-base.json").toStdString()) << base.dump();
+    QFile unranked(dir.filePath("unranked.json"));
+    QVERIFY(unranked.open(QIODevice::WriteOnly));
+    unranked.write(R"({"project": "unranked-base.json", "method": "grid", "parameters":
+      {"optimizer.learning_rate": {"values": [0.01, 0.02]}, "max_epoch": {"value": 1}}})");
+    unranked.close();
+    r = runCli({"sweep", dir.filePath("unranked.json"), "--dry-run"});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("grid search, 2 trial(s), no metric, 1 epoch(s)"),
+             qPrintable(r.out + r.err));
+    r = runCli({"sweep", dir.filePath("unranked.json"), "--sweep-dir", dir.filePath("ud")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("no metric: the trials are not ranked") && !r.out.contains("best:") &&
+                 r.out.contains("trial state    max_epoch optimizer.learning_rate\n"),
+             qPrintable(r.out));
   }
 
   // sweep --slurm without --submit: the state and the job array's script, nothing submitted;
