@@ -331,6 +331,9 @@ CliArgs parseCliArgs(const std::vector<std::string>& allArgs) {
                                                                : " needs a PROJECT file"));
   }
   if (out.newRun && out.resume) throw UsageError("--new-run and --resume exclude each other");
+  if (out.raw && out.checkpoint.empty()) {
+    throw UsageError("--raw goes with --checkpoint (the trained weights instead of its average)");
+  }
   if (out.submit && !out.slurm) throw UsageError("--submit goes with --slurm");
   if (!out.slurm && (out.cpusPerTrial > 0 || out.gpusPerTrial >= 0 || !out.sbatchArgs.empty())) {
     throw UsageError("--cpus-per-trial, --gpus-per-trial and --sbatch go with --slurm");

@@ -337,7 +337,18 @@ int reportSweep(const CliArgs& args, const SweepSpec& sweep, std::ostream& out, 
     return 1;
   }
   out << "sweep: " << dir << ", " << state->trials.size() << " trial(s)\n";
-  printResults(sweep, *state, out);
+  // Ranked by the metric and goal the sweep ran (and pruned) with, as the window ranks it; a
+  // file edited since is said.
+  SweepSpec ran = sweep;
+  ran.metric.name = state->metric;
+  ran.metric.maximize = state->maximize;
+  if (ran.metric.name != sweep.metric.name || ran.metric.maximize != sweep.metric.maximize) {
+    const auto goal = [](bool maximize) { return maximize ? "maximize" : "minimize"; };
+    out << "note: " << args.project << " now says metric " << sweep.metric.name << " ("
+        << goal(sweep.metric.maximize) << "); the sweep ran with " << ran.metric.name << " ("
+        << goal(ran.metric.maximize) << "), which ranks it here\n";
+  }
+  printResults(ran, *state, out);
   return 0;
 }
 

@@ -19,7 +19,9 @@ Callbacks::Callbacks(std::vector<CallbackPtr> callbacks) : callbacks_(std::move(
 // triggerEpoch) ends training after the point it was thrown at, not inside it: the callbacks
 // after it in the same hook still run (a MinSaver's best of that epoch, the printer's and the
 // trackers' last figures, the monitors' flush), then the first StopTraining is rethrown, and
-// the loop runs the point's deferred saves before it stops (Trainer::mainLoop). Keras' and
+// the loop runs the point's deferred saves before it stops (Trainer::mainLoop; a stop in an
+// epoch's last triggerStep drops them, as the epoch's triggers they wait for do not run; a
+// distributed run votes an epoch's stop, so that every rank stops there). Keras' and
 // Lightning's early stopping set a flag the loop reads at the epoch's end to the same effect;
 // tensorpack lets the exception skip the rest of the hook. Any other exception ends the hook
 // at once.

@@ -8,10 +8,12 @@
 namespace tbench {
 
 void EstimatedTimeLeft::onTriggerEpoch() {
-  double seconds = clock_.seconds() - (context().secondsPaused() - pausedAtStart_);
+  double seconds = running();
   const int64_t steps = context().stepsPerEpoch();
   if (stepsBefore_ > 0 && stepsBefore_ < steps) {
-    seconds *= static_cast<double>(steps) / static_cast<double>(steps - stepsBefore_);
+    // Only the steps scale: validation at the epoch's end takes as long after a resume.
+    seconds += stepsSeconds_ *
+               (static_cast<double>(stepsBefore_) / static_cast<double>(steps - stepsBefore_));
   }
   durations_.push_back(seconds);
   std::vector<double> sorted = durations_;

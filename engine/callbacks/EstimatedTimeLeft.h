@@ -1,8 +1,8 @@
 #pragma once
 // EstimatedTimeLeft: logs the estimated time to the end of training after every epoch, from
 // the median epoch duration so far (robust to one slow epoch with validation or checkpoints).
-// The part of an epoch a run resumed mid-epoch ran counts as the whole epoch it would have
-// taken at that speed.
+// The steps a run resumed mid-epoch ran stand for the epoch's steps at that speed; the epoch's
+// end (validation, checkpoints) counts as it is.
 
 #include <cstdint>
 #include <vector>
@@ -23,12 +23,16 @@ class EstimatedTimeLeft : public Callback {
     pausedAtStart_ = context().secondsPaused();
     stepsBefore_ = context().localStep();  // > 0: a run resumed mid-epoch
   }
+  void onAfterEpoch() override { stepsSeconds_ = running(); }
+  /// Seconds since the epoch began here, less those paused.
+  double running() const { return clock_.seconds() - (context().secondsPaused() - pausedAtStart_); }
   void onTriggerEpoch() override;
 
   Stopwatch clock_;
   std::vector<double> durations_;
   double pausedAtStart_ = 0;  // secondsPaused() when the epoch began: paused time is excluded
   int64_t stepsBefore_ = 0;   // steps of the epoch run before it began here (a resume)
+  double stepsSeconds_ = 0;   // running() at afterEpoch: the steps' part of the epoch
   double secondsLeft_ = -1;
 };
 

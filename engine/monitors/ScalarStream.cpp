@@ -43,7 +43,9 @@ void ScalarStream::onBeforeTrain() {
 // again. As stats.json (JSONWriter::loadUpTo) and TensorBoard's purge of orphaned steps, the
 // stream keeps what came up to the resume's step and drops the rest (and a last line cut by
 // the kill, which the first appended line would have joined), replacing the file atomically:
-// a chart of the run (the window's history, a new follower) has one value a step. A follower
+// a chart of the run (the window's history, a new follower) does not show the dead tail
+// beside the resumed values. Lines at the resume's own step are kept (the checkpoint's epoch-
+// end validation is among them). A follower
 // reading the file meanwhile sees it replaced (RunFollower).
 void ScalarStream::keepUpTo(int64_t globalStep) {
   std::ifstream in(path_, std::ios::binary);

@@ -215,6 +215,12 @@ RecordedState trainPreparedRun(PreparedRun& run, std::string* error) {
       const auto* e = dynamic_cast<const EarlyStopping*>(callback.get());
       if (e != nullptr && e->stoppedEarly()) early = e->reason();
     }
+    // The stop vote of a distributed run: another rank's early stopping (on a stat of its own
+    // batches) ended the run at an epoch's end, a success as on that rank.
+    if (early.empty() && trainer.stoppedByAnotherRank()) {
+      early = "another rank's callback ended training after epoch " +
+              std::to_string(trainer.epochNum());
+    }
     outcome =
         trainer.stoppedEarly() && early.empty() ? RecordedState::Stopped : RecordedState::Finished;
     TB_LOG(Info) << (outcome == RecordedState::Stopped ? "training stopped at epoch "

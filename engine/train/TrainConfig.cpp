@@ -100,7 +100,8 @@ void resume(const std::string& path, TowerTrainer& trainer, InputSource& input,
   const int64_t steps = options.stepsPerEpoch;
   // The run's first global step: a run that began at starting_epoch E counted its steps from
   // (E - 1) x steps_per_epoch while its input began at the first batch. E is the saved
-  // project's (the run's own), else this one's.
+  // project's (the run's own; 1 when it has none, its default), else, for a checkpoint without
+  // its project, this run's.
   int64_t firstEpoch = options.startingEpoch;
   if (!state.project.empty()) {
     try {

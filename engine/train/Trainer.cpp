@@ -198,7 +198,9 @@ void Trainer::mainLoop() {
       // saves: the epoch is complete.
       std::exception_ptr stop = stopAfter([this] { group_->triggerEpoch(); });
       if (onEpochTriggered(stop != nullptr) && !stop) {
-        stop = std::make_exception_ptr(StopTraining("another rank stops after this epoch"));
+        stoppedByAnotherRank_ = true;
+        stop = std::make_exception_ptr(
+            StopTraining("a callback of another rank ended training after this epoch"));
       }
       runAfterTriggers();
       if (stop) std::rethrow_exception(stop);

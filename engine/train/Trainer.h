@@ -16,8 +16,10 @@
 //       afterTrain                         (always, see below)
 //
 // The counters follow TrainerContext.h. StopTraining thrown by a callback or a step ends the
-// loop cleanly and train() returns normally (thrown in triggerStep or triggerEpoch, after the
-// point's other callbacks and deferred saves: Note [A stop lets the hook finish]); any other
+// loop cleanly and train() returns normally (thrown in triggerEpoch: after the epoch's other
+// callbacks and its deferred saves; in triggerStep: after the step's other callbacks, and its
+// deferred saves except on an epoch's last step, whose saves wait for the epoch's triggers a
+// stop skips: Note [A stop lets the hook finish]); any other
 // exception propagates after afterTrain ran on every callback. train() runs once per trainer.
 //
 // Threads: train() and every hook run on the calling (engine) thread. requestStop(),
@@ -83,6 +85,9 @@ class Trainer : public TrainerContext {
   void post(std::function<void()> command);
   /// Whether the loop ended before maxEpoch because of StopTraining or requestStop().
   bool stoppedEarly() const { return stoppedEarly_; }
+  /// Whether the stop came from another rank's callback at an epoch's end (the stop vote,
+  /// DistributedTrainer::onEpochTriggered): this rank's own callbacks did not ask for it.
+  bool stoppedByAnotherRank() const { return stoppedByAnotherRank_; }
 
   /// The current value of every hyper-parameter, by name (what checkpoints keep).
   std::map<std::string, double> hyperParamValues() const;
@@ -157,6 +162,7 @@ class Trainer : public TrainerContext {
   std::string runDir_;
   bool trained_ = false;
   bool stoppedEarly_ = false;
+  bool stoppedByAnotherRank_ = false;
   bool failed_ = false;
 
   int64_t epochNum_ = 0;

@@ -338,6 +338,9 @@ class TestCli : public QObject {
     QVERIFY2(std::abs(averaged - recorded) < 1e-5 * std::max(1.0, recorded),
              qPrintable(QString("eval %1, the run %2").arg(averaged).arg(recorded)));
     QVERIFY2(raw >= 0 && raw != averaged, qPrintable(rawOut));
+    const Result alone = runCli({"eval", dir.filePath("fine-tune.json"), "--raw"});
+    QVERIFY2(alone.exitCode == 2 && alone.err.contains("--raw goes with --checkpoint"),
+             qPrintable(alone.err));
     const char* compare = R"(
 import sys, torch
 before = torch.load(sys.argv[1], weights_only=True)

@@ -342,6 +342,9 @@ class TestDistributed : public QObject {
           qPrintable(r.out.right(3000)));
     }
     QVERIFY2(epoch.toInt() < 30, qPrintable(epoch));
+    // Rank 0 records the run (run.json): finished early, whichever rank's stat stopped it.
+    const auto status = nlohmann::json::parse(readText(dir.filePath("run/run.json")).toStdString());
+    QCOMPARE(QString::fromStdString(status.value("state", "")), QString("finished"));
   }
 
   // Issue 34 (N10, F3): a model with BatchNorm (the TorchScript CNN): every rank's running

@@ -35,7 +35,8 @@ void RunFollower::follow(const QString& runDir) {
   streamHead_.clear();
   partial_.clear();
   streamFile_ = 0;
-  newestTime_ = givenUpTo_ = -1;
+  given_.clear();
+  replaced_ = false;
   statsPoints_ = 0;
   statsSteps_.clear();
   usingStream_ = false;
@@ -86,12 +87,12 @@ bool RunFollower::readStream(bridge::MetricSamples& out) {
   if (size < streamOffset_ || !head.startsWith(streamHead_) ||
       (streamFile_ != 0 && inode != streamFile_)) {
     // Shorter, other first bytes or another file: rewritten or replaced (a resume that dropped
-    // the values after its checkpoint, a new run in this directory). Its lines up to the
-    // newest given were given.
+    // the values after its checkpoint, a new run in this directory). The lines it kept were
+    // given (the same name, step and time).
     streamOffset_ = 0;
     streamHead_.clear();
     partial_.clear();
-    givenUpTo_ = newestTime_;
+    replaced_ = true;
   }
   streamFile_ = inode;
   if (streamHead_.size() < kHeadBytes) streamHead_ = head;
@@ -116,8 +117,9 @@ bool RunFollower::readStream(bridge::MetricSamples& out) {
     // Points stats.json gave before the stream appeared are not given twice, nor those read
     // before the file was replaced.
     if (sample->step <= statsSteps_.value(sample->name, -1)) continue;
-    if (sample->wallTime <= givenUpTo_) continue;
-    newestTime_ = std::max(newestTime_, sample->wallTime);
+    const quint64 key = qHashMulti(0, sample->name, sample->step, sample->wallTime);
+    if (replaced_ && given_.contains(key)) continue;
+    given_.insert(key);
     out.append(*sample);
   }
   if (damaged > 0 && !reported_.contains("scalars.jsonl")) {

@@ -10,8 +10,8 @@
 //                   shrank or whose first bytes changed (rewritten or replaced: a new run
 //                   in this directory, or the rewrite of a resumed run that dropped the
 //                   values after its checkpoint: Note [A resumed stream]) is read again from
-//                   its start, its lines no newer than those already given skipped (the
-//                   dropped ones stay on the charts until the run is followed again)
+//                   its start, the lines it had given skipped (the dropped ones stay on
+//                   the charts until the run is followed again)
 //   stats.json      only while there is no scalars.jsonl (older runs): entries not seen yet,
 //                   one point per epoch
 //   run.json        the state, epoch, global step, plan (engine/run/RunStatus.h)
@@ -21,6 +21,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QTimer>
 
@@ -85,8 +86,8 @@ class RunFollower : public QObject {
   QByteArray streamHead_;   // the file's first bytes (up to kHeadBytes): a new file differs
   QByteArray partial_;      // a last line without its newline yet
   quint64 streamFile_ = 0;  // the file's inode: a file replaced (a resume's rewrite) differs
-  double newestTime_ = -1;  // the newest wallTime given so far
-  double givenUpTo_ = -1;   // after a replacement: lines this old were given already
+  QSet<quint64> given_;     // the lines given (hashes of name, step, time)
+  bool replaced_ = false;   // the file was replaced: a line given before is not given again
   qsizetype statsPoints_ = 0;
   QHash<QString, qint64> statsSteps_;  // the last step stats.json gave per scalar
   bool usingStream_ = false;
