@@ -22,7 +22,10 @@ using namespace sweep_detail;
 
 namespace {
 
-/// W&B's rounding: numpy.round (half to even), integers when q is one.
+/// W&B's rounding: numpy.round (half to even). A difference: here the value is an integer
+/// whenever q is a whole number (q 1, 8, 8.0 or q omitted), where W&B gives an integer only for
+/// a q written as an integer (its default q is 1.0, so an omitted q gives floats there): a
+/// q_ distribution on an integer key (batch_size, a width) then yields what the key takes.
 json quantize(double value, double q) {
   const double r = std::nearbyint(value / q) * q;
   if (std::floor(q) == q) return static_cast<int64_t>(std::llround(r));
