@@ -4,11 +4,15 @@
 #include <QtTest>
 
 #include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryFile>
 
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <thread>
+
+#include <unistd.h>
 
 #include "engine/callbacks/CallbackFactory.h"
 #include "engine/callbacks/CheckNumerics.h"
@@ -18,9 +22,11 @@
 #include "engine/callbacks/HyperParamSetter.h"
 #include "engine/callbacks/NamedSchedule.h"
 #include "engine/callbacks/PeriodicTrigger.h"
+#include "engine/callbacks/ProgressBar.h"
 #include "engine/callbacks/StatMonitorParamSetter.h"
 #include "engine/callbacks/ThroughputTracker.h"
 #include "engine/core/Check.h"
+#include "engine/core/Logging.h"
 #include "engine/monitors/Monitors.h"
 #include "engine/monitors/ScalarHistory.h"
 #include "tests/support/Python.h"
@@ -100,6 +106,35 @@ class TestCallbacks : public QObject {
     QCOMPARE(estimates.size(), size_t{3});
     // 2 epochs of at least 10 x 20 ms left.
     QVERIFY2(estimates[0] >= 0.4, qPrintable(QString::number(estimates[0])));
+  }
+
+  // The progress bar of a run resumed at step 80 of 100: its rate counts the 20 steps run
+  // here (2 ms each: at most 500 it/s), not the 100 of the epoch (it had said ~2500 it/s).
+  void progressBarRateAfterAMidEpochResume() {
+    auto trainer = makeNoOpTrainer(
+        [](NoOpTrainer&) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); });
+    trainer->registerCallback(std::make_shared<ProgressBar>());
+    LoopOptions loop{100, 1, 1};
+    loop.startingGlobalStep = 80;
+    loop.startingLocalStep = 80;
+    const LogLevel level = logging::level();
+    logging::setLevel(LogLevel::Info);
+    QTemporaryFile captured;
+    QVERIFY(captured.open());
+    std::fflush(stderr);
+    const int saved = ::dup(STDERR_FILENO);
+    ::dup2(captured.handle(), STDERR_FILENO);  // not a terminal: plain lines
+    trainer->train(loop);
+    std::fflush(stderr);
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    logging::setLevel(level);
+    captured.seek(0);
+    const QString text = QString::fromUtf8(captured.readAll());
+    const QRegularExpressionMatch m =
+        QRegularExpression(R"(100/100 \[[^,]*, ([0-9.]+)it/s)").match(text);
+    QVERIFY2(m.hasMatch(), qPrintable(text));
+    QVERIFY2(m.captured(1).toDouble() <= 500, qPrintable(text));
   }
 
   void periodicTriggerBySteps() {
