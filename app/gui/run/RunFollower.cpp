@@ -42,6 +42,7 @@ void RunFollower::follow(const QString& runDir) {
   usingStream_ = false;
   endedSeen_ = false;
   endedSent_ = false;
+  deadPolls_ = 0;
   reported_.clear();
   status_ = FollowedStatus();
   timer_.start();
@@ -159,6 +160,15 @@ void RunFollower::readStatus() {
   status.maxEpoch = std::max<qint64>(run.maxEpoch, 0);
   status.stepsPerEpoch = std::max<qint64>(run.stepsPerEpoch, 0);
   status.error = run.errorMessage;
+  // A run killed without recording its end (SIGKILL, the OOM killer) stays "running" in
+  // run.json: its process gone on this host, seen twice a poll apart (not the moment between
+  // its last write and its exit), the follow ends with the state unknown.
+  deadPolls_ = run.state == bridge::RunState::Running && !run.writerAlive ? deadPolls_ + 1 : 0;
+  if (deadPolls_ >= 2) {
+    status.state = bridge::RunState::Unknown;
+    status.error = tr("its process is gone without recording an end (killed?)");
+    endedSeen_ = true;
+  }
   status_ = status;
   if (bridge::hasEnded(status_.state)) endedSeen_ = true;
 }

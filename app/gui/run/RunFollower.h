@@ -16,7 +16,8 @@
 //                   one point per epoch
 //   run.json        the state, epoch, global step, plan (engine/run/RunStatus.h)
 // and reports new points (metricsRead), the status when it changes (statusChanged) and, once,
-// that the run ended (run.json no longer "running"; only after the rest of scalars.jsonl). Damaged
+// that the run ended (run.json no longer "running", or "running" with its process gone from
+// this host on two polls: unknown; only after the rest of scalars.jsonl). Damaged
 // lines and files are skipped and reported once (problem), never fatal. Qt only; GUI thread.
 
 #include <QHash>
@@ -91,7 +92,8 @@ class RunFollower : public QObject {
   qsizetype statsPoints_ = 0;
   QHash<QString, qint64> statsSteps_;  // the last step stats.json gave per scalar
   bool usingStream_ = false;
-  bool endedSeen_ = false;  // run.json says the run ended
+  bool endedSeen_ = false;  // run.json says the run ended (or its writer is gone)
+  int deadPolls_ = 0;       // polls in a row that saw "running" with its process gone
   bool endedSent_ = false;
   QStringList reported_;  // files whose damage was reported
   FollowedStatus status_;

@@ -156,10 +156,14 @@ bridge::RunProgress RunSession::followedProgress() const {
   progress.stepsPerEpoch = s.stepsPerEpoch;
   progress.globalStep = std::max(followedStep_, s.globalStep);
   if (s.stepsPerEpoch > 0) {
-    const bool done = bridge::hasEnded(s.state);
-    progress.epoch = std::min<qint64>(progress.globalStep / s.stepsPerEpoch + (done ? 0 : 1),
-                                      std::max<qint64>(s.maxEpoch, 1));
-    progress.stepInEpoch = progress.globalStep - (progress.epoch - 1) * s.stepsPerEpoch;
+    // Running: the epoch the next step is in. Ended: the epoch of the last step (a run
+    // stopped at global step 250 of 100 a epoch is in epoch 3 at its step 50, not "epoch 2,
+    // step 150").
+    const qint64 g = progress.globalStep, spe = s.stepsPerEpoch;
+    const bool done = bridge::hasEnded(s.state) || s.state == RunState::Unknown;
+    progress.epoch = std::clamp<qint64>(done ? (g + spe - 1) / spe : g / spe + 1, 1,
+                                        std::max<qint64>(s.maxEpoch, 1));
+    progress.stepInEpoch = std::clamp<qint64>(g - (progress.epoch - 1) * spe, 0, spe);
   }
   return progress;
 }

@@ -43,7 +43,7 @@ void RunStatusBar::setState(bridge::RunState state) {
   }
   current_ = state;
   showState();
-  if (bridge::hasEnded(state)) eta_->clear();
+  if (bridge::hasEnded(state) || state == RunState::Unknown) eta_->clear();
   showPause();
 }
 
@@ -76,6 +76,9 @@ void RunStatusBar::showState() {
       break;
     case RunState::Failed:
       text = tr("Failed") + where;
+      break;
+    case RunState::Unknown:
+      text = tr("Ended without a record (process gone)") + where;
       break;
     default:
       text = bridge::toString(state);

@@ -5,9 +5,12 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <unistd.h>
 
 #include "app/bridge/ProjectViews.h"
 #include "app/bridge/RunDirectoryServices.h"
@@ -74,6 +77,11 @@ class TestRunSession : public QObject {
     QCOMPARE(ended.size(), 1);
     QVERIFY(ended.front().at(0).value<RunState>() == RunState::Stopped);
     QVERIFY(session.state() == RunState::Stopped);
+    // Stopped at global step 15 of 10 a epoch: the last step was epoch 2's fifth (it had said
+    // "epoch 1, step 15 of 10").
+    const auto last = progress.back().front().value<bridge::RunProgress>();
+    QCOMPARE(last.epoch, qint64(2));
+    QCOMPARE(last.stepInEpoch, qint64(5));
     QVERIFY(states.back().front().value<RunState>() == RunState::Stopped);
     QVERIFY(!session.follower()->isFollowing());
     bool said = false;
@@ -85,6 +93,42 @@ class TestRunSession : public QObject {
     QVERIFY(session.state() == RunState::Idle);
     QCOMPARE(session.kind(), RunSession::Kind::None);
     QVERIFY(session.runDir().isEmpty());
+  }
+
+  // A followed run killed without recording its end (run.json still "running", its process
+  // gone from this host) ends the follow as unknown; it had said "Running" forever.
+  void aFollowedRunWhoseProcessIsGoneEndsUnknown() {
+    QTemporaryDir dir;
+    QProcess gone;  // a process of this host that has ended
+    gone.start("sleep", {"0.1"});
+    QVERIFY(gone.waitForStarted(10000));
+    const qint64 pid = gone.processId();
+    QVERIFY(pid > 0 && gone.waitForFinished(10000));
+    char host[256] = {};
+    QVERIFY(::gethostname(host, sizeof(host) - 1) == 0);
+    QFile file(dir.filePath("run.json"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject{{"format", 1},
+                                         {"state", "running"},
+                                         {"host", QString::fromLocal8Bit(host)},
+                                         {"pid", pid},
+                                         {"epoch", 1},
+                                         {"global_step", 25},
+                                         {"max_epoch", 5},
+                                         {"steps_per_epoch", 10}})
+                   .toJson());
+    file.close();
+    RunSession session;
+    QSignalSpy ended(&session, &RunSession::ended);
+    session.follow(dir.path());
+    QVERIFY(ended.isEmpty());  // once is not enough: the process may just have written its end
+    session.follower()->poll();
+    QCOMPARE(ended.size(), 1);
+    QVERIFY(ended.front().at(0).value<RunState>() == RunState::Unknown);
+    QVERIFY2(ended.front().at(1).toString().contains("gone without recording an end"),
+             qPrintable(ended.front().at(1).toString()));
+    QVERIFY(session.state() == RunState::Unknown);
+    QVERIFY(!session.follower()->isFollowing());
   }
 
   void anInProcessRunIsStartedThenStopped() {
