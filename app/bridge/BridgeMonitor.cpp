@@ -46,6 +46,9 @@ void BridgeMonitor::onBeforeTrain() {
   trainStart_ = now_();
   pausedAtStart_ = context().secondsPaused();
   firstStepDone_ = false;
+  endStart_ = -1;
+  endSeconds_ = 0;
+  ends_ = 0;
   recent_.clear();
   recent_.emplace_back(0.0, context().globalStep());
   publishProgress(trainStart_);
@@ -70,6 +73,15 @@ void BridgeMonitor::publishFirstLearningRate() {
                                    context().epochNum(), wallTime, rate->get()});
 }
 
+void BridgeMonitor::onAfterEpoch() { endStart_ = activeSeconds(now_()); }
+
+void BridgeMonitor::onTriggerEpoch() {
+  if (endStart_ < 0) return;
+  endSeconds_ += activeSeconds(now_()) - endStart_;
+  ++ends_;
+  endStart_ = -1;
+}
+
 void BridgeMonitor::onAfterTrain() { publishProgress(now_()); }
 
 double BridgeMonitor::activeSeconds(Clock::time_point now) const {
@@ -91,7 +103,9 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   p.stepInEpoch =
       std::clamp<int64_t>(c.stepsDoneInEpoch(), 0, std::max<int64_t>(0, p.stepsPerEpoch));
 
-  const double active = activeSeconds(now);
+  // The steps' own time: the epochs' ends are not steps (a rate measured across a validation
+  // had dropped for 3 s after each).
+  const double active = activeSeconds(now) - endSeconds_;
   recent_.emplace_back(active, p.globalStep);
   while (recent_.size() > 2 && active - recent_.front().first > kRateWindowSeconds) {
     recent_.pop_front();
@@ -100,8 +114,14 @@ void BridgeMonitor::publishProgress(Clock::time_point now) {
   const int64_t steps = p.globalStep - recent_.front().second;
   if (seconds > 0.05 && steps > 0) {
     p.stepsPerSecond = steps / seconds;
-    const int64_t remaining = p.maxEpoch * p.stepsPerEpoch - p.globalStep;
-    p.etaSeconds = remaining > 0 ? remaining / p.stepsPerSecond : 0.0;
+    // The steps left by the loop's position (not max_epoch x steps_per_epoch less the global
+    // step, which a resume with another steps_per_epoch breaks), and the ends of the epochs
+    // left, this one's included, at their mean so far.
+    const int64_t epochsAfter = std::max<int64_t>(0, p.maxEpoch - p.epoch);
+    const int64_t remaining = epochsAfter * p.stepsPerEpoch + (p.stepsPerEpoch - p.stepInEpoch);
+    const double ends =
+        ends_ > 0 ? endSeconds_ / static_cast<double>(ends_) * double(epochsAfter + 1) : 0.0;
+    p.etaSeconds = remaining > 0 ? remaining / p.stepsPerSecond + ends : 0.0;
   }
   mailbox_->setProgress(p);
 }

@@ -48,6 +48,8 @@ class BridgeMonitor : public TrainingMonitor {
  private:
   void onBeforeTrain() override;
   void onAfterRun() override;
+  void onAfterEpoch() override;
+  void onTriggerEpoch() override;
   void onAfterTrain() override;
   void publishProgress(Clock::time_point now);
   /// Seconds of training since beforeTrain at `now`: wall time less the time spent paused.
@@ -61,7 +63,13 @@ class BridgeMonitor : public TrainingMonitor {
   Clock::time_point trainStart_{};
   double pausedAtStart_ = 0;
   bool firstStepDone_ = false;
-  std::deque<std::pair<double, int64_t>> recent_;  // (activeSeconds, global step), ~3 s
+  std::deque<std::pair<double, int64_t>> recent_;  // (step seconds, global step), ~3 s
+  // An epoch's end (validation, the callbacks' triggers): timed from afterEpoch to this
+  // monitor's triggerEpoch (monitors trigger last), kept out of the step rate and added to the
+  // ETA once per epoch left, as their mean so far (validation every k epochs included).
+  double endStart_ = -1;
+  double endSeconds_ = 0;
+  int64_t ends_ = 0;
 };
 
 }  // namespace tbench::bridge

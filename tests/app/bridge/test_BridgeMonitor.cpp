@@ -9,6 +9,7 @@
 
 #include "app/bridge/BridgeMonitor.h"
 #include "app/bridge/RunMailbox.h"
+#include "engine/callbacks/CallbackFactory.h"
 #include "engine/input/DummyConstantInput.h"
 #include "engine/monitors/Monitors.h"
 #include "tests/support/Recorder.h"
@@ -107,6 +108,32 @@ class TestBridgeMonitor : public QObject {
     QVERIFY(last.has_value());
     QCOMPARE(last->globalStep, qint64{40});
     QVERIFY(qAbs(last->stepsPerSecond - 100.0) < 1e-6);
+  }
+
+  // An epoch's end (validation) is neither in the step rate nor missing from the ETA: steps of
+  // 10 ms and 1 s at each epoch's end on the test's clock, 3 epochs of 10. The progress after
+  // step 11 (published every 100 ms) has the rate at 100 steps/s and the ETA at 19 steps
+  // (0.19 s) plus the ends of epochs 2 and 3 (2 s); it had said 0.19 s at a rate pulled down
+  // by the last validation.
+  void anEpochsEndIsInTheEtaNotInTheRate() {
+    BridgeMonitor::Clock::time_point clock{};
+    auto mailbox = std::make_shared<RunMailbox>([] {});
+    auto monitor = std::make_shared<BridgeMonitor>(mailbox, [&] { return clock; });
+    std::optional<RunProgress> published;
+    auto trainer = makeNoOpTrainer([&](NoOpTrainer& t) {
+      clock += std::chrono::milliseconds(10);
+      if (t.globalStep() == 15) mailbox->take(&published);  // the newest progress by then
+    });
+    trainer->registerCallback(CallbackFactory::everyTrigger(
+        "validation", [&](TrainerContext&) { clock += std::chrono::seconds(1); }));
+    trainer->setMonitors(std::make_shared<Monitors>(std::vector<TrainingMonitorPtr>{monitor}));
+    trainer->train({10, 1, 3});
+    QVERIFY(published.has_value());
+    QCOMPARE(published->globalStep, qint64{11});
+    QVERIFY2(qAbs(published->stepsPerSecond - 100.0) < 1e-6,
+             qPrintable(QString::number(published->stepsPerSecond)));
+    QVERIFY2(qAbs(published->etaSeconds - 2.19) < 1e-9,
+             qPrintable(QString::number(published->etaSeconds)));
   }
 };
 
