@@ -79,7 +79,9 @@ void runOnEngineThread(const std::shared_ptr<EngineRun>& engine, const StartOpti
     request.project = projectFromJson(doc, source);
     request.runDir = options.runDir.toStdString();
     request.resume = options.resume;
-    request.origin = str("started from the GUI (", source, ")");
+    // "resumed" in the origin tells a resumed session (whose run.json times cover it alone)
+    // from a whole run, as the CLI's --resume does (RunDirectoryInfo's epoch time).
+    request.origin = str(options.resume ? "resumed" : "started", " from the GUI (", source, ")");
     request.extraMonitors = {engine->monitor};
     const bool scheduleEnabled = request.project.schedule.enabled;
     const std::unique_ptr<PreparedRun> run = prepareRun(std::move(request));

@@ -4,7 +4,8 @@
 // a run's state.
 //
 //   {"format": 1, "state": "running" | "finished" | "stopped" | "failed",
-//    "origin": "towerbench-cli train p.json" | "started from the GUI (p.json)",
+//    "origin": "towerbench-cli train p.json" | "started from the GUI (p.json)" |
+//              "resumed from the GUI (p.json)",
 //    "project": "name",
 //    "host": "...", "pid": 1234, "started": "2026-11-24T01:05:00Z", "updated": "...",
 //    "ended": "..." | null, "epoch": 3, "global_step": 1404, "max_epoch": 10,

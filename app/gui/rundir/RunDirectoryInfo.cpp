@@ -283,7 +283,8 @@ EpochTime newestEpochTime(const QString& runRoot, const QString& projectName) {
     const bridge::RunStatusView status = readRunStatusFile(dir);
     if (status.state != bridge::RunState::Finished || status.epoch <= 0 ||
         !status.started.isValid() || !status.ended.isValid() || !status.idTime.isValid() ||
-        status.origin.contains("--resume") || (newest.isValid() && status.ended <= newest)) {
+        status.origin.contains("--resume") || status.origin.startsWith("resumed from the GUI") ||
+        (newest.isValid() && status.ended <= newest)) {
       continue;
     }
     newest = status.ended;

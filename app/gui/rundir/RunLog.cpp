@@ -41,7 +41,8 @@ QDateTime dateOf(const QString& stamp, const QDateTime& modified) {
 
 bool isStartLine(const QString& message) {
   return message.startsWith(QLatin1String("command: ")) ||
-         message.startsWith(QLatin1String("started from the GUI"));
+         message.startsWith(QLatin1String("started from the GUI")) ||
+         message.startsWith(QLatin1String("resumed from the GUI"));
 }
 
 }  // namespace

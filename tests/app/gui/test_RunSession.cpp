@@ -131,6 +131,36 @@ class TestRunSession : public QObject {
     QVERIFY(!session.follower()->isFollowing());
   }
 
+  // New Sweep's time per epoch comes from the newest whole run, not from a session resumed in
+  // the window (its run.json times cover that session, its epochs the whole run: 6 s an epoch
+  // here instead of 60).
+  void theEpochTimeSkipsARunResumedInTheWindow() {
+    QTemporaryDir root;
+    const auto write = [&](const QString& id, const QString& origin, const QString& started,
+                           const QString& ended) {
+      QVERIFY(QDir(root.path()).mkpath("p/" + id));
+      QFile file(root.filePath("p/" + id + "/run.json"));
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(QJsonDocument(QJsonObject{{"format", 1},
+                                           {"state", "finished"},
+                                           {"origin", origin},
+                                           {"started", started},
+                                           {"ended", ended},
+                                           {"epoch", 10},
+                                           {"global_step", 100},
+                                           {"max_epoch", 10},
+                                           {"steps_per_epoch", 10}})
+                     .toJson());
+    };
+    write("20261101-100000", "towerbench-cli train p.json", "2026-11-01T10:00:00Z",
+          "2026-11-01T10:10:00Z");
+    write("20261101-110000", "resumed from the GUI (p.json)", "2026-11-01T11:00:00Z",
+          "2026-11-01T11:01:00Z");
+    const EpochTime time = newestEpochTime(root.path(), "p");
+    QCOMPARE(time.runId, QString("20261101-100000"));
+    QCOMPARE(time.seconds, 60.0);
+  }
+
   void anInProcessRunIsStartedThenStopped() {
     QTemporaryDir dir;
     const QString path = tbench::testing::writeProjectFrom(dir, "long.json", [](nlohmann::json& d) {
