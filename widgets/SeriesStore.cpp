@@ -25,7 +25,6 @@ QVector<SeriesKey> SeriesStore::append(const MetricPoints& points) {
       lastInfo = &runInfo_[p.run];  // stable until the next insertion, which re-fetches it
       if (!lastInfo->started) {
         lastInfo->started = true;
-        lastInfo->wallOrigin = p.wallTime;
         runs_.append(p.run);
       }
       lastKey = key;
@@ -34,6 +33,9 @@ QVector<SeriesKey> SeriesStore::append(const MetricPoints& points) {
         touched.append(key);
       }
     }
+    // The wall clock starts at the run's first dated point: the past a resumed run is drawn
+    // with (stats.json's, undated: 0) does not make it 0 (the live points sat at 1.7e9 s).
+    if (!(lastInfo->wallOrigin > 0.0) && p.wallTime > 0.0) lastInfo->wallOrigin = p.wallTime;
     noteEpoch(*lastInfo, p.epoch, p.step);
     lastInfo->lastStep = std::max(lastInfo->lastStep, p.step);
     lastInfo->lastEpoch = std::max(lastInfo->lastEpoch, p.epoch);
@@ -111,7 +113,7 @@ double SeriesStore::runEndX(const QString& run, XAxisMode mode) const {
       return perEpoch > 0.0 ? double(it->lastStep) / perEpoch : double(it->lastEpoch);
     }
     case XAxisMode::WallTime:
-      return it->lastWallTime - it->wallOrigin;
+      return it->lastWallTime > 0.0 ? it->lastWallTime - it->wallOrigin : 0.0;
     case XAxisMode::Step:
       break;
   }

@@ -236,6 +236,22 @@ class TestSeriesStore : public QObject {
     QCOMPARE(store.runs(), QStringList{"r"});
     QCOMPARE(store.xMapping("r", XAxisMode::WallTime).x(*store.series({"r", "cost"}), 1), 2.0);
   }
+
+  // A run resumed in the window: its past from stats.json (no wall time), then live points.
+  // The clock starts at the first live point; the past sits at 0 (the live points had been
+  // at 1.7e9 s, the origin taken from an undated point).
+  void undatedPointsDoNotStartTheWallClock() {
+    SeriesStore store;
+    store.append({point("r", "cost", 10, 1, 0.0, 1), point("r", "cost", 20, 2, 0.0, 1)});
+    QCOMPARE(store.runEndX("r", XAxisMode::WallTime), 0.0);
+    store.append({point("r", "cost", 21, 3, 1.7e9, 1), point("r", "cost", 22, 3, 1.7e9 + 4, 1)});
+    const Series& s = *store.series({"r", "cost"});
+    const XMapping wall = store.xMapping("r", XAxisMode::WallTime);
+    QCOMPARE(wall.x(s, 0), 0.0);
+    QCOMPARE(wall.x(s, 2), 0.0);
+    QCOMPARE(wall.x(s, 3), 4.0);
+    QCOMPARE(store.runEndX("r", XAxisMode::WallTime), 4.0);
+  }
 };
 
 }  // namespace test_SeriesStore
