@@ -343,10 +343,9 @@ int reportSweep(const CliArgs& args, const SweepSpec& sweep, std::ostream& out, 
   ran.metric.name = state->metric;
   ran.metric.maximize = state->maximize;
   if (ran.metric.name != sweep.metric.name || ran.metric.maximize != sweep.metric.maximize) {
-    const auto goal = [](bool maximize) { return maximize ? "maximize" : "minimize"; };
     out << "note: " << args.project << " now says metric " << sweep.metric.name << " ("
-        << goal(sweep.metric.maximize) << "); the sweep ran with " << ran.metric.name << " ("
-        << goal(ran.metric.maximize) << "), which ranks it here\n";
+        << goalName(sweep.metric.maximize) << "); the sweep ran with " << ran.metric.name << " ("
+        << goalName(ran.metric.maximize) << "), which ranks it here\n";
   }
   printResults(ran, *state, out);
   return 0;
@@ -412,8 +411,7 @@ int runSweep(const CliArgs& args, std::ostream& out, std::ostream& err) {
     if (sweep.metric.name.empty()) {
       out << ", no metric, ";
     } else {
-      out << ", metric " << sweep.metric.name << " ("
-          << (sweep.metric.maximize ? "maximize" : "minimize");
+      out << ", metric " << sweep.metric.name << " (" << goalName(sweep.metric.maximize);
       if (sweep.metric.target) out << ", target " << *sweep.metric.target;
       out << "), ";
     }

@@ -8,12 +8,11 @@
 namespace tbench {
 
 void EstimatedTimeLeft::onTriggerEpoch() {
-  double seconds = running();
-  const int64_t steps = context().stepsPerEpoch();
-  if (stepsBefore_ > 0 && stepsBefore_ < steps) {
+  double seconds = clock_.running(context());
+  const int64_t steps = context().stepsPerEpoch(), before = clock_.stepsBefore();
+  if (before > 0 && before < steps) {
     // Only the steps scale: validation at the epoch's end takes as long after a resume.
-    seconds += stepsSeconds_ *
-               (static_cast<double>(stepsBefore_) / static_cast<double>(steps - stepsBefore_));
+    seconds += stepsSeconds_ * (static_cast<double>(before) / static_cast<double>(steps - before));
   }
   durations_.push_back(seconds);
   std::vector<double> sorted = durations_;

@@ -33,11 +33,7 @@ void ProgressBar::onBeforeTrain() {
 }
 
 void ProgressBar::onBeforeEpoch() {
-  epochClock_.restart();
-  // A run resumed mid-epoch ran this epoch's first steps before: the rate counts the steps
-  // run here, over the time not paused.
-  stepsBefore_ = context().localStep();
-  pausedAtStart_ = context().secondsPaused();
+  epochClock_.restart(context());
   lastDraw_ = -1;
   lastPlainDecile_ = 0;
 }
@@ -46,7 +42,7 @@ void ProgressBar::onTriggerStep() {
   if (!enabled_) return;
   const int64_t done = context().localStep() + 1;
   if (terminal_) {
-    const double now = epochClock_.seconds();
+    const double now = epochClock_.elapsed();
     if (lastDraw_ >= 0 && now - lastDraw_ < 0.1) return;  // at most 10 redraws a second
     lastDraw_ = now;
     draw(done, false);
@@ -76,9 +72,10 @@ std::string ProgressBar::scalarText() const {
 
 void ProgressBar::draw(int64_t done, bool final) {
   const int64_t total = context().stepsPerEpoch();
-  const double elapsed = epochClock_.seconds();
-  const double running = elapsed - (context().secondsPaused() - pausedAtStart_);
-  const double rate = running > 0 ? static_cast<double>(done - stepsBefore_) / running : 0.0;
+  const double elapsed = epochClock_.elapsed();
+  const double running = epochClock_.running(context());
+  const double rate =
+      running > 0 ? static_cast<double>(done - epochClock_.stepsBefore()) / running : 0.0;
   const double left = rate > 0 ? (total - done) / rate : NAN;
   const int percent = total > 0 ? static_cast<int>(100 * done / total) : 100;
 

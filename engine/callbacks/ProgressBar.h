@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/callbacks/Callback.h"
-#include "engine/core/Stopwatch.h"
+#include "engine/callbacks/EpochClock.h"
 
 namespace tbench {
 
@@ -28,11 +28,9 @@ class ProgressBar : public Callback {
   std::vector<std::string> scalars_;
   bool enabled_ = true;
   bool terminal_ = false;
-  Stopwatch epochClock_;
+  EpochClock epochClock_;  // the rate counts the steps run here, over the time not paused
   double lastDraw_ = -1;
   int64_t lastPlainDecile_ = 0;
-  int64_t stepsBefore_ = 0;   // steps of the epoch run before it began here (a resume)
-  double pausedAtStart_ = 0;  // secondsPaused() at the epoch's start: a pause is not running
 };
 
 /// Formats seconds as "1:02:03" or "02:03".

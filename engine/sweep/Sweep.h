@@ -85,6 +85,9 @@ struct SweepMetric {
   bool reaches(double value) const;
 };
 
+/// W&B's word for a goal: "maximize" or "minimize".
+inline const char* goalName(bool maximize) { return maximize ? "maximize" : "minimize"; }
+
 /// W&B's hyperband (Hyperband.h): bands from min_iter up by eta, or (max_iter and s) the s
 /// bands int(max_iter / eta^i), i = 1..s, that are >= 1.
 struct HyperbandSpec {

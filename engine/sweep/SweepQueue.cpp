@@ -187,7 +187,7 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
       // Its trials so far are the state's: the same sweep has the same parameters and metric.
       std::vector<std::string> paths;
       for (const auto& p : sweep_.parameters) paths.push_back(p.path);
-      same = existing->parameters == paths && existing->metric == sweep_.metric.name;
+      same = existing->parameters == paths;  // the metric: below
     }
     if (!same) {
       throw InputError(options_.sweepDir + " holds another sweep than " + sweepFile +
@@ -197,11 +197,10 @@ SweepQueue::SweepQueue(const std::string& sweepFile, Options options)
     // right, a metric renamed) would rank the trials so far by another rule than the one they
     // were pruned by, and the window (which ranks by the state) and the CLI (by the file)
     // would name different best trials. W&B does not let a sweep's metric change either.
-    const auto goal = [](bool maximize) { return maximize ? "maximize" : "minimize"; };
     if (existing->metric != sweep_.metric.name || existing->maximize != sweep_.metric.maximize) {
       throw InputError(options_.sweepDir + " holds a sweep of metric " + existing->metric + " (" +
-                       goal(existing->maximize) + "), but " + sweepFile + " says " +
-                       sweep_.metric.name + " (" + goal(sweep_.metric.maximize) +
+                       goalName(existing->maximize) + "), but " + sweepFile + " says " +
+                       sweep_.metric.name + " (" + goalName(sweep_.metric.maximize) +
                        "): a sweep keeps the metric it started with; give another --sweep-dir "
                        "for the new one");
     }

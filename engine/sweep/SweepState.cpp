@@ -14,6 +14,7 @@
 #include "engine/core/AtomicFile.h"
 #include "engine/core/Check.h"
 #include "engine/project/ProjectFiles.h"
+#include "engine/sweep/Sweep.h"
 
 namespace tbench {
 namespace fs = std::filesystem;
@@ -65,7 +66,7 @@ json SweepState::toJson() const {
           {"base_project", baseProject},
           {"queue", {{"pid", queuePid}, {"host", queueHost}}},
           {"sweep_id", sweepId},
-          {"metric", {{"name", metric}, {"goal", maximize ? "maximize" : "minimize"}}},
+          {"metric", {{"name", metric}, {"goal", goalName(maximize)}}},
           {"parameters", parameters},
           {"trials", trialsJson}};
 }
